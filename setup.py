@@ -1,0 +1,24 @@
+"""Build script: compiles ``pyjit/_core.pyx`` unless PYJIT_PUREPYTHON=1.
+
+A failed compile is an error: pyjit never falls back silently to the pure-Python
+loop at build time.  Set PYJIT_PUREPYTHON=1 to build without a compiler.
+"""
+
+import os
+
+from setuptools import setup
+
+ext_modules = []
+if os.environ.get("PYJIT_PUREPYTHON", "") not in ("1", "true", "yes"):
+    import numpy
+    from Cython.Build import cythonize
+    from setuptools import Extension
+
+    ext_modules = cythonize(
+        [Extension("pyjit._core", ["pyjit/_core.pyx"],
+                   include_dirs=[numpy.get_include()],
+                   define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")])],
+        compiler_directives={"language_level": "3"},
+    )
+
+setup(ext_modules=ext_modules)
