@@ -10,14 +10,12 @@ from setuptools import setup
 
 ext_modules = []
 if os.environ.get("PYJIT_PUREPYTHON", "") not in ("1", "true", "yes"):
-    import numpy
     from Cython.Build import cythonize
     from setuptools import Extension
 
     ext_modules = cythonize(
         [Extension("pyjit._core", ["pyjit/_core.pyx"],
-                   include_dirs=[numpy.get_include()],
-                   define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")])],
+                   )],
         compiler_directives={"language_level": "3"},
     )
 
