@@ -1,0 +1,44 @@
+"""Source locations: where in the user's program a node came from."""
+
+from __future__ import annotations
+
+import linecache
+from dataclasses import dataclass
+from typing import Optional
+
+__all__ = ["SourceLocation"]
+
+
+@dataclass(frozen=True)
+class SourceLocation:
+    """A position in a source file, printed as torch prints it: ``file:line:col``.
+
+    ``line`` is 1-based and ``col`` 0-based, as in torch's graph comments
+    (``# f.py:3:12`` is the thirteenth character of line 3).
+    """
+
+    file: str
+    line: int
+    col: int
+
+    def __str__(self) -> str:
+        return f"{self.file}:{self.line}:{self.col}"
+
+    def source_line(self) -> Optional[str]:
+        """The text of the line, or None when the file cannot be read."""
+        text = linecache.getline(self.file, self.line)
+        return text.rstrip("\n") if text else None
+
+    def highlight(self) -> str:
+        """``file:line:col``, then the source line and a caret under the column
+        when the file is readable: the form error messages use."""
+        text = self.source_line()
+        if text is None:
+            return str(self)
+        return f"{self}\n    {text}\n    {' ' * self.col}^"
+
+    @classmethod
+    def parse(cls, text: str) -> "SourceLocation":
+        """Read ``file:line:col`` (the file may itself contain colons)."""
+        file, line, col = text.rsplit(":", 2)
+        return cls(file, int(line), int(col))

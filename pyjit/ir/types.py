@@ -1,0 +1,239 @@
+"""The types that annotate values, printed exactly as torch prints them in graphs.
+
+Types are immutable and compare structurally::
+
+    >>> ListType(INT) == ListType(INT)
+    True
+    >>> str(DictType(STR, OptionalType(ListType(FLOAT))))
+    'Dict(str, float[]?)'
+
+Names torch knows but pyjit gives no meaning to (``Device``, ``ScalarType``,
+``__torch__.MyModule``...) are kept as opaque :class:`NamedType`s, so that any graph
+torch prints can be read and written back unchanged.
+"""
+
+from __future__ import annotations
+
+from typing import Optional, Tuple
+
+__all__ = [
+    "Type", "NamedType", "TensorType", "ListType", "TupleType", "DictType",
+    "OptionalType", "UnionType", "GenericType", "FutureType",
+    "INT", "FLOAT", "BOOL", "STR", "NONE", "TENSOR", "ANY", "FUNCTION", "NUMBER",
+    "is_subtype",
+]
+
+
+class Type:
+    """Base of all types.  Subclasses define ``_key`` (for equality) and ``__str__``."""
+
+    __slots__ = ()
+
+    def _key(self) -> tuple:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def __eq__(self, other: object) -> bool:
+        return type(self) is type(other) and self._key() == other._key()  # type: ignore[attr-defined]
+
+    def __hash__(self) -> int:
+        return hash((type(self).__name__, self._key()))
+
+    def __repr__(self) -> str:
+        return f"<type {self}>"
+
+    def contained(self) -> Tuple["Type", ...]:
+        """The types this one is built from (empty for leaf types)."""
+        return ()
+
+
+class NamedType(Type):
+    """A leaf type known by its name: ``int``, ``float``, ``str``, ``NoneType``, ``Any``,
+    ``Function``, ``Device``, a class such as ``__torch__.M``..."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def _key(self) -> tuple:
+        return (self.name,)
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class TensorType(Type):
+    """``Tensor``, or a refined tensor type as the tracer prints it.
+
+    A refined type keeps its scalar name and the text between its parentheses, e.g.
+    ``Float(2, 3, strides=[3, 1], requires_grad=0, device=cpu)`` has ``scalar="Float"``
+    and ``detail="2, 3, strides=[3, 1], requires_grad=0, device=cpu"``; pyjit does
+    not check shapes, it only carries them.
+    """
+
+    __slots__ = ("scalar", "detail")
+
+    def __init__(self, scalar: Optional[str] = None, detail: Optional[str] = None) -> None:
+        self.scalar = scalar
+        self.detail = detail
+
+    def _key(self) -> tuple:
+        return (self.scalar, self.detail)
+
+    def __str__(self) -> str:
+        if self.scalar is None and self.detail is None:
+            return "Tensor"
+        return f"{self.scalar or 'Tensor'}({self.detail or ''})"
+
+
+class ListType(Type):
+    """``T[]``."""
+
+    __slots__ = ("elem",)
+
+    def __init__(self, elem: Type) -> None:
+        self.elem = elem
+
+    def _key(self) -> tuple:
+        return (self.elem,)
+
+    def contained(self) -> Tuple[Type, ...]:
+        return (self.elem,)
+
+    def __str__(self) -> str:
+        return f"{self.elem}[]"
+
+
+class TupleType(Type):
+    """``(T1, T2)``; torch prints a named tuple as its class name, kept as NamedType."""
+
+    __slots__ = ("elems",)
+
+    def __init__(self, elems) -> None:
+        self.elems = tuple(elems)
+
+    def _key(self) -> tuple:
+        return self.elems
+
+    def contained(self) -> Tuple[Type, ...]:
+        return self.elems
+
+    def __str__(self) -> str:
+        return "(" + ", ".join(map(str, self.elems)) + ")"
+
+
+class DictType(Type):
+    """``Dict(K, V)``."""
+
+    __slots__ = ("key", "value")
+
+    def __init__(self, key: Type, value: Type) -> None:
+        self.key = key
+        self.value = value
+
+    def _key(self) -> tuple:
+        return (self.key, self.value)
+
+    def contained(self) -> Tuple[Type, ...]:
+        return (self.key, self.value)
+
+    def __str__(self) -> str:
+        return f"Dict({self.key}, {self.value})"
+
+
+class OptionalType(Type):
+    """``T?``: a T or None."""
+
+    __slots__ = ("elem",)
+
+    def __init__(self, elem: Type) -> None:
+        self.elem = elem
+
+    def _key(self) -> tuple:
+        return (self.elem,)
+
+    def contained(self) -> Tuple[Type, ...]:
+        return (self.elem,)
+
+    def __str__(self) -> str:
+        return f"{self.elem}?"
+
+
+class UnionType(Type):
+    """``Union(T1, T2)``."""
+
+    __slots__ = ("elems",)
+
+    def __init__(self, elems) -> None:
+        self.elems = tuple(elems)
+
+    def _key(self) -> tuple:
+        return self.elems
+
+    def contained(self) -> Tuple[Type, ...]:
+        return self.elems
+
+    def __str__(self) -> str:
+        return "Union(" + ", ".join(map(str, self.elems)) + ")"
+
+
+class GenericType(Type):
+    """A named type with bracketed parameters: ``Future[T]``, ``RRef[T]``, ``Await[T]``."""
+
+    __slots__ = ("name", "args")
+
+    def __init__(self, name: str, args) -> None:
+        self.name = name
+        self.args = tuple(args)
+
+    def _key(self) -> tuple:
+        return (self.name, self.args)
+
+    def contained(self) -> Tuple[Type, ...]:
+        return self.args
+
+    def __str__(self) -> str:
+        return f"{self.name}[" + ", ".join(map(str, self.args)) + "]"
+
+
+def FutureType(elem: Type) -> GenericType:
+    """``Future[T]``, the type of ``prim::fork``'s result."""
+    return GenericType("Future", (elem,))
+
+
+INT = NamedType("int")
+FLOAT = NamedType("float")
+BOOL = NamedType("bool")
+STR = NamedType("str")
+NONE = NamedType("NoneType")
+ANY = NamedType("Any")
+FUNCTION = NamedType("Function")
+NUMBER = NamedType("number")  # torch's Scalar in schemas: int, float or bool
+TENSOR = TensorType()
+
+
+def is_subtype(sub: Type, sup: Type) -> bool:
+    """Whether a value of type ``sub`` may be used where ``sup`` is expected.
+
+    The rules torch applies when matching schemas, restricted to what pyjit uses:
+    everything is an ``Any``; a refined tensor is a ``Tensor``; ``T`` and ``NoneType``
+    are ``T?``; ``int``, ``float`` and ``bool`` are ``number``; lists are invariant;
+    tuples and unions are covariant element by element.
+    """
+    if sub == sup or sup == ANY:
+        return True
+    if isinstance(sup, TensorType) and sup == TENSOR:
+        return isinstance(sub, TensorType)
+    if isinstance(sup, OptionalType):
+        return sub == NONE or is_subtype(sub, sup.elem) or (
+            isinstance(sub, OptionalType) and is_subtype(sub.elem, sup.elem))
+    if sup == NUMBER:
+        return sub in (INT, FLOAT, BOOL)
+    if isinstance(sup, UnionType):
+        if isinstance(sub, UnionType):
+            return all(is_subtype(s, sup) for s in sub.elems)
+        return any(is_subtype(sub, e) for e in sup.elems)
+    if isinstance(sup, TupleType) and isinstance(sub, TupleType):
+        return len(sub.elems) == len(sup.elems) and all(
+            is_subtype(a, b) for a, b in zip(sub.elems, sup.elems))
+    return False
