@@ -1,0 +1,293 @@
+"""The operator registry: which Python callable runs a node.
+
+Every node kind that is not one of the interpreter's own instructions (``If``,
+``Loop``, ``Constant``, ``Load``/``Store``/``Drop``, ``wait``) is run by an operator
+looked up here **when the Code is built**, from the node's kind and the types of its
+inputs, so the hot loop never dispatches on types::
+
+    aten::add(int, int)              -> operator.add
+    aten::add(str, str)              -> operator.add
+    aten::add(Tensor, Tensor, number) -> a wrapper applying alpha
+    aten::add(t[], t[])              -> list concatenation
+
+An operator is one of:
+
+* a plain callable, called with the node's inputs as positional arguments and
+  returning its output (a tuple for several outputs, anything for none).  Where a
+  function of ``operator``, ``math`` or numpy already has the right semantics it is
+  registered directly, so the compiled loop calls C code with no Python frame;
+* a *factory* ``factory(node) -> callable``, for operators that depend on the node
+  itself (its attributes, its number of inputs, its output types);
+* with ``stack=True``, a callable using the seed's stack protocol: it receives a
+  list holding its inputs, leaves its outputs in it, and may return a relative jump.
+
+Input type patterns follow torch's schema types: ``int``, ``float``, ``bool``,
+``str``, ``Tensor``, ``number`` / ``Scalar`` (int, float or bool), ``Any``, ``T?``,
+``T[]``, ``Dict(K, V)``, tuples; a lower-case single letter such as ``t`` is a type
+variable matching anything (``t[]`` is any list).  When several overloads match,
+the most specific wins (the one with the fewest wildcards); among equally specific
+ones the one registered last wins, so users can override the library.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from typing import Callable, Dict, List, NamedTuple, Optional, Sequence, Tuple, Union
+
+from .errors import OperatorNotFoundError
+from .ir import types as T
+from .ir.symbols import is_qualified
+
+__all__ = ["Operator", "Registry", "register_operator", "default_registry", "Resolved"]
+
+TypeSpec = Union[str, T.Type]
+
+_SCALAR = T.NamedType("Scalar")
+
+
+class Operator(NamedTuple):
+    """One registered overload."""
+
+    kind: str
+    fn: Optional[Callable]
+    factory: Optional[Callable]
+    types: Optional[Tuple[T.Type, ...]]   # None: any inputs
+    varargs: bool                         # the last pattern type repeats (or any count if no types)
+    stack: bool                           # the seed's stack protocol
+    serial: int                           # registration order
+
+    def signature(self) -> str:
+        if self.types is None:
+            return f"{self.kind}(...)"
+        args = ", ".join(map(str, self.types)) + (", ..." if self.varargs else "")
+        return f"{self.kind}({args})"
+
+    def specificity(self) -> int:
+        return 0 if self.types is None else sum(_concreteness(t) for t in self.types)
+
+
+class Resolved(NamedTuple):
+    """What the code generator needs to emit an instruction for a node."""
+
+    fn: Callable
+    stack: bool
+    operator: Operator
+
+
+def _is_type_var(t: T.Type) -> bool:
+    return isinstance(t, T.NamedType) and len(t.name) == 1 and t.name.islower()
+
+
+def _concreteness(t: T.Type) -> int:
+    if _is_type_var(t) or t == T.ANY:
+        return 0
+    if t in (T.NUMBER, _SCALAR):
+        return 1
+    return 2 + sum(_concreteness(c) for c in t.contained())
+
+
+def matches(actual: T.Type, pattern: T.Type) -> bool:
+    """Whether a value of type ``actual`` may be passed where ``pattern`` is declared."""
+    if _is_type_var(pattern) or pattern == T.ANY:
+        return True
+    if pattern in (T.NUMBER, _SCALAR):
+        return actual in (T.INT, T.FLOAT, T.BOOL, T.NUMBER, _SCALAR)
+    if isinstance(pattern, T.TensorType):
+        return isinstance(actual, T.TensorType)
+    if isinstance(pattern, T.OptionalType):
+        if actual == T.NONE:
+            return True
+        if isinstance(actual, T.OptionalType):
+            return matches(actual.elem, pattern.elem)
+        return matches(actual, pattern.elem)
+    if type(pattern) is type(actual) and isinstance(pattern, (T.ListType, T.DictType, T.TupleType,
+                                                                  T.GenericType, T.UnionType)):
+        pc, ac = pattern.contained(), actual.contained()
+        if isinstance(pattern, T.GenericType) and pattern.name != actual.name:  # type: ignore[attr-defined]
+            return False
+        return len(pc) == len(ac) and all(matches(a, p) for a, p in zip(ac, pc))
+    return T.is_subtype(actual, pattern)
+
+
+_SCHEMA = re.compile(r"^\s*(?P<kind>[A-Za-z_][\w]*::[\w]+)(?:\.[\w]+)?\s*\((?P<args>.*)\)\s*(->.*)?$",
+                     re.S)
+
+
+def _split_top(text: str) -> List[str]:
+    """Split on commas that are not inside brackets."""
+    parts, depth, cur = [], 0, []
+    for ch in text:
+        if ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth -= 1
+        if ch == "," and depth == 0:
+            parts.append("".join(cur))
+            cur = []
+        else:
+            cur.append(ch)
+    if "".join(cur).strip():
+        parts.append("".join(cur))
+    return [p.strip() for p in parts]
+
+
+def parse_schema(schema: str) -> Tuple[str, Tuple[T.Type, ...], bool]:
+    """``"aten::add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor"``
+    -> ``("aten::add", (Tensor, Tensor, Scalar), False)``.
+
+    Argument names, defaults and the keyword-only marker are dropped: graphs pass
+    every argument positionally.  A trailing ``...`` makes the last type repeat.
+    """
+    m = _SCHEMA.match(schema)
+    if not m:
+        raise ValueError(f"malformed operator schema {schema!r}; expected "
+                         "'ns::name(Type arg, ...) -> Ret'")
+    types: List[T.Type] = []
+    varargs = False
+    for arg in _split_top(m.group("args")):
+        if arg == "*":
+            continue
+        if arg == "...":
+            varargs = True
+            continue
+        arg = arg.split("=", 1)[0].strip()
+        type_text = arg.rsplit(None, 1)[0] if " " in arg else arg
+        types.append(parse_type_spec(type_text))
+    return m.group("kind"), tuple(types), varargs
+
+
+def parse_type_spec(spec: TypeSpec) -> T.Type:
+    """A type pattern from a Type or its text (``"int"``, ``"t[]"``, ``"Tensor?"``)."""
+    if isinstance(spec, T.Type):
+        return spec
+    if not isinstance(spec, str):
+        raise TypeError(f"a type pattern is a pyjit type or its text, not {spec!r}")
+    from .ir.parser import parse_type
+    # torch's schemas say Scalar where graphs say number; both mean int/float/bool.
+    return parse_type(spec.strip())
+
+
+class Registry:
+    """A table of operators by kind.  Thread-safe for registration and lookup."""
+
+    def __init__(self) -> None:
+        self._ops: Dict[str, List[Operator]] = {}
+        self._serial = 0
+        self._lock = threading.Lock()
+
+    def register(self, kind: str, fn: Optional[Callable] = None, *,
+                 types: Optional[Sequence[TypeSpec]] = None, schema: Optional[str] = None,
+                 factory: Optional[Callable] = None, varargs: bool = False,
+                 stack: bool = False):
+        """Register an operator for ``kind``; see the module docstring.
+
+        Args:
+            kind: the qualified node kind, e.g. ``"aten::add"`` or ``"myns::op"``.
+            fn: the callable; omit it to use ``register`` as a decorator.
+            types: the input type patterns, e.g. ``["int", "int"]``; omit for any.
+            schema: alternatively a torch-style schema string giving kind and types.
+            factory: instead of ``fn``, a callable ``factory(node) -> callable``.
+            varargs: the last type pattern repeats (``types=["t"], varargs=True``
+                for any number of inputs of any type).
+            stack: ``fn`` uses the seed's stack protocol.
+        Returns:
+            ``fn`` (or the decorator).
+        """
+        if fn is None and factory is None:
+            def decorate(f: Callable) -> Callable:
+                self.register(kind, f, types=types, schema=schema, varargs=varargs, stack=stack)
+                return f
+            return decorate
+        if fn is not None and factory is not None:
+            raise TypeError("give an operator function or a factory, not both")
+        if not callable(fn if fn is not None else factory):
+            raise TypeError(f"operator for {kind} must be callable")
+        if schema is not None:
+            if types is not None:
+                raise TypeError("give types or a schema, not both")
+            skind, stypes, varargs = parse_schema(schema)
+            if skind != kind:
+                raise ValueError(f"schema {schema!r} is not for {kind}")
+            pattern: Optional[Tuple[T.Type, ...]] = stypes
+        elif types is not None:
+            pattern = tuple(parse_type_spec(t) for t in types)
+        else:
+            pattern = None
+        if not is_qualified(kind):
+            raise ValueError(f"operator kind must be 'namespace::name', got {kind!r}")
+        if varargs and pattern == ():
+            raise ValueError("varargs needs at least one type pattern to repeat")
+        with self._lock:
+            self._serial += 1
+            op = Operator(kind, fn, factory, pattern, varargs, stack, self._serial)
+            self._ops.setdefault(kind, []).append(op)
+        return fn if fn is not None else factory
+
+    def overloads(self, kind: str) -> List[Operator]:
+        return list(self._ops.get(kind, ()))
+
+    def kinds(self) -> List[str]:
+        return sorted(self._ops)
+
+    def find(self, kind: str, input_types: Sequence[T.Type]) -> Optional[Operator]:
+        """The best overload of ``kind`` for these input types, or None."""
+        best: Optional[Operator] = None
+        for op in self._ops.get(kind, ()):
+            if not _accepts(op, input_types):
+                continue
+            if best is None or (op.specificity(), op.serial) > (best.specificity(), best.serial):
+                best = op
+        return best
+
+    def lookup(self, node) -> Resolved:
+        """The callable that runs ``node``; raises :class:`OperatorNotFoundError`
+        naming the node, its input types, its source location and the overloads
+        that exist."""
+        input_types = [v.type for v in node.inputs]
+        op = self.find(node.kind, input_types)
+        if op is None:
+            from .ir.printer import node_header
+            where = f" at {node.source_location}" if node.source_location else ""
+            sig = f"{node.kind}({', '.join(map(str, input_types))})"
+            known = self._ops.get(node.kind)
+            if not known:
+                msg = f"unknown operator {node.kind}{where}: no operator is registered for it"
+            else:
+                listed = "; ".join(o.signature() for o in known)
+                msg = f"no overload of {node.kind} accepts {sig}{where}; registered: {listed}"
+            raise OperatorNotFoundError(f"{msg}\n  in: {node_header(node)}")
+        fn = op.fn if op.factory is None else op.factory(node)
+        if not callable(fn):
+            raise TypeError(f"the factory for {op.signature()} returned {fn!r}, not a callable")
+        return Resolved(fn, op.stack, op)
+
+
+def _accepts(op: Operator, input_types: Sequence[T.Type]) -> bool:
+    pattern = op.types
+    if pattern is None:
+        return True
+    n = len(input_types)
+    if op.varargs:
+        if n < len(pattern) - 1:
+            return False
+        pattern = pattern + (pattern[-1],) * (n - len(pattern))
+    if n != len(pattern):
+        return False
+    return all(matches(a, p) for a, p in zip(input_types, pattern))
+
+
+#: The registry the library fills and ``register_operator`` adds to.
+default_registry = Registry()
+
+
+def register_operator(kind: str, fn: Optional[Callable] = None, **options):
+    """Register an operator in the default registry (see :meth:`Registry.register`).
+
+    Example::
+
+        @pyjit.register_operator("myns::scale", types=["Tensor", "float"])
+        def scale(x, k):
+            return x * k
+    """
+    return default_registry.register(kind, fn, **options)
