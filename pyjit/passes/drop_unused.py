@@ -1,0 +1,64 @@
+"""``drop_unused``: give every value that is never used a ``prim::Drop`` use."""
+
+from __future__ import annotations
+
+from typing import Optional, Sequence
+
+from ..ir.graph import Block, Node, Value
+from ..ir.symbols import prim
+
+__all__ = ["drop_unused"]
+
+
+def _drop_if_unused(block: Block, values: Sequence[Value]) -> Optional[Node]:
+    """A new (not yet inserted) Drop of the values among ``values`` that have no
+    uses, or None when they are all used."""
+    to_drop = [v for v in values if not v.has_uses()]
+    if not to_drop:
+        return None
+    return block.owning_graph.create(prim.Drop, to_drop, 0)
+
+
+def drop_unused(block: Block) -> None:
+    """Insert ``prim::Drop`` nodes (no outputs) that use every unused value: the
+    unused inputs of each block (one Drop prepended to the block) and the unused
+    outputs of each node (one Drop right after the node), recursing into nested
+    blocks.
+
+    Why: the interpreter frees a register at the last use of its value (a move,
+    see :func:`~pyjit.passes.find_last_uses.find_last_uses`).  A value that is
+    never used has no last use, so without a dummy use its register would keep the
+    object alive until the frame ends -- e.g. the second result of ``a, b = foo()``
+    when only ``a`` is returned.  A Drop just pops its inputs, releasing them.
+
+    Before::
+
+        graph(%a : int, %b : int):
+          %q : int, %r : int = prim::TupleUnpack(%a)
+          return (%q)
+
+    After::
+
+        graph(%a : int, %b : int):
+           = prim::Drop(%b)
+          %q : int, %r : int = prim::TupleUnpack(%a)
+           = prim::Drop(%r)
+          return (%q)
+
+    Order, as in the seed: a block's Drop first, then each node in turn gets its
+    Drop and then its blocks are visited.  The loop over the nodes also meets the
+    Drops it inserted (right after the current node); having no outputs and no
+    blocks, they add nothing.
+
+    Recursion: one Python frame per nesting level of blocks, as in the seed, so
+    the default recursion limit (1000) allows several hundred nested levels.
+    """
+    drop = _drop_if_unused(block, block.inputs)
+    if drop is not None:
+        block.prepend_node(drop)
+    for n in block.nodes():
+        drop = _drop_if_unused(block, n.outputs)
+        if drop is not None:
+            drop.insert_after(n)
+        for sub in n.blocks:
+            drop_unused(sub)

@@ -1,0 +1,71 @@
+"""``preprocess``: the seed's ``PreprocessGraph``, run once per graph before code
+generation."""
+
+from __future__ import annotations
+
+from typing import Dict, List
+
+from ..ir.graph import Graph, Node
+from .desugar_trip_counts import desugar_trip_counts
+from .drop_unused import drop_unused
+from .find_last_uses import find_last_uses
+from .flatten_io import flatten_io
+
+__all__ = ["Preprocessed", "preprocess"]
+
+
+class Preprocessed:
+    """The outputs of :func:`preprocess`.
+
+    Attributes:
+        graph: the rewritten copy of the user's graph (no inputs or outputs, a
+            ``prim::Load`` first and a ``prim::Store`` last, Drops inserted,
+            trip counts desugared).
+        move_flags: ``{node: [bool per input]}``, True where the use moves the
+            value out of its register (see :func:`find_last_uses`).
+        n_outputs: how many outputs the graph had before :func:`flatten_io` (the
+            interpreter needs it to return one value or a tuple).
+    """
+
+    __slots__ = ("graph", "move_flags", "n_outputs")
+
+    def __init__(self, graph: Graph, move_flags: Dict[Node, List[bool]],
+                 n_outputs: int) -> None:
+        self.graph = graph
+        self.move_flags = move_flags
+        self.n_outputs = n_outputs
+
+    def __repr__(self) -> str:
+        return (f"<Preprocessed graph with {len(self.move_flags)} flagged nodes, "
+                f"{self.n_outputs} outputs>")
+
+
+def preprocess(graph: Graph) -> Preprocessed:
+    """Copy ``graph`` and bring the copy into the form the code generator
+    translates one node at a time; ``graph`` itself is not changed.
+
+    The passes run in the seed's order, each relying on the previous ones:
+
+    1. :func:`desugar_trip_counts` -- loop counters become carried ints;
+    2. :func:`flatten_io` -- inputs/outputs become ``prim::Load``/``prim::Store``
+       (so the Load's outputs and the Store's inputs take part in 3 and 4);
+    3. :func:`drop_unused` -- a ``prim::Drop`` for every unused value;
+    4. :func:`find_last_uses` -- move flags, plus Drops after If/Loop nodes whose
+       blocks hold the last use of an outer value.
+
+    Example::
+
+        graph(%x : int, %unused : int):        graph():
+          %y : int = aten::add(%x, %x)    ->     %x : int, %unused : int = prim::Load()
+          return (%y)                              = prim::Drop(%unused)   # M
+                                                 %y : int = aten::add(%x, %x)  # c, M
+                                                   = prim::Store(%y)        # M
+                                                 return ()
+    """
+    g = graph.copy()
+    n_outputs = len(g.outputs)
+    desugar_trip_counts(g.block)
+    flatten_io(g)
+    drop_unused(g.block)
+    move_flags = find_last_uses(g)
+    return Preprocessed(g, move_flags, n_outputs)
