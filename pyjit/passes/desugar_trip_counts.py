@@ -62,17 +62,17 @@ def desugar_trip_counts(block: Block) -> None:
 
         graph(%n : int, %x : int):
           %c : bool = prim::Constant[value=1]()
-          %9 : int = prim::Constant[value=0]()
-          %10 : bool = aten::lt(%9, %n)
-          %11 : bool = aten::__and__(%10, %c)
-          %8 : int, %r : int = prim::Loop(%11, %9, %x)
+          %8 : int = prim::Constant[value=0]()
+          %9 : bool = aten::lt(%8, %n)
+          %10 : bool = aten::__and__(%9, %c)
+          %7 : int, %r : int = prim::Loop(%10, %8, %x)
             block0(%i : int, %acc : int):
               %acc.2 : int = aten::add(%acc, %i)
-              %12 : int = prim::Constant[value=1]()
-              %13 : int = aten::add(%i, %12)
-              %14 : bool = aten::lt(%13, %n)
-              %15 : bool = aten::__and__(%14, %c)
-              -> (%15, %13, %acc.2)
+              %11 : int = prim::Constant[value=1]()
+              %12 : int = aten::add(%i, %11)
+              %13 : bool = aten::lt(%12, %n)
+              %14 : bool = aten::__and__(%13, %c)
+              -> (%14, %12, %acc.2)
           return (%r)
 
     Recursion: one Python frame per nesting level of blocks, as in the seed, so

@@ -33,15 +33,15 @@ def drop_unused(block: Block) -> None:
 
     Before::
 
-        graph(%a : int, %b : int):
-          %q : int, %r : int = prim::TupleUnpack(%a)
+        graph(%t : (int, int), %b : int):
+          %q : int, %r : int = prim::TupleUnpack(%t)
           return (%q)
 
     After::
 
-        graph(%a : int, %b : int):
+        graph(%t : (int, int), %b : int):
            = prim::Drop(%b)
-          %q : int, %r : int = prim::TupleUnpack(%a)
+          %q : int, %r : int = prim::TupleUnpack(%t)
            = prim::Drop(%r)
           return (%q)
 
