@@ -1,0 +1,150 @@
+"""The ``pyjit`` command line.
+
+::
+
+    pyjit run FILE.ir ARG...     run a graph; ARGs are Python literals or .npy files
+    pyjit dump FILE.ir           the preprocessed graph and its instruction listing
+    pyjit info                   version, active backend, Cython version
+    pyjit bench [--quick]        benchmarks against the alternatives (see bench/)
+
+Bad input (a missing file, malformed IR, an unknown operator, a failing graph)
+prints one line, ``pyjit: error: ...``, and exits with status 1, never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import os
+import sys
+from typing import Any, List, Optional
+
+__all__ = ["main"]
+
+
+class CLIError(Exception):
+    """A user error: reported on one line, exit status 1."""
+
+
+def _read_graph(path: str):
+    from .ir.parser import parse_ir
+    try:
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+    except OSError as exc:
+        raise CLIError(f"cannot read {path}: {exc.strerror or exc}") from exc
+    return parse_ir(text, file=path)
+
+
+def _parse_arg(text: str) -> Any:
+    """A Python literal, or the array stored in a ``.npy`` file."""
+    if text.endswith(".npy"):
+        import numpy as np
+        try:
+            return np.load(text, allow_pickle=False)
+        except (OSError, ValueError) as exc:
+            raise CLIError(f"cannot load array {text}: {exc}") from exc
+    try:
+        return ast.literal_eval(text)
+    except (ValueError, SyntaxError) as exc:
+        raise CLIError(f"argument {text!r} is not a Python literal or a .npy path") from exc
+
+
+def _show(value: Any) -> str:
+    import numpy as np
+    if isinstance(value, np.ndarray):
+        return np.array2string(value, separator=", ") + f"  # {value.dtype}{list(value.shape)}"
+    return repr(value) if isinstance(value, str) else str(value)
+
+
+def cmd_run(ns: argparse.Namespace) -> int:
+    from .interpreter import Function
+    graph = _read_graph(ns.file)
+    fn = Function(graph)
+    args = [_parse_arg(a) for a in ns.args]
+    if len(args) != fn.code.n_inputs:
+        names = ", ".join(f"%{v.debug_name} : {v.type}" for v in graph.inputs)
+        raise CLIError(f"{ns.file} takes {fn.code.n_inputs} argument(s) ({names}), "
+                       f"got {len(args)}")
+    result = fn(*args)
+    outputs = result if fn.code.n_outputs != 1 else (result,)
+    for out in outputs or ():
+        print(_show(out))
+    return 0
+
+
+def cmd_dump(ns: argparse.Namespace) -> int:
+    from . import opcodes
+    from .code import Code
+    code = Code(_read_graph(ns.file))
+    sys.stdout.write(str(code))
+    if ns.opcodes:
+        print("\n" + opcodes.describe())
+    return 0
+
+
+def cmd_info(ns: argparse.Namespace) -> int:
+    import numpy
+    from . import __version__, _backend
+    print(f"pyjit {__version__}")
+    if _backend.HAS_CEXT:
+        core = _backend.loop
+        print(f"backend: compiled ({core.__name__}, {os.path.basename(core.__file__)})")
+        print(f"cython: {getattr(core, 'CYTHON_VERSION', 'unknown')} (compiled with)")
+    else:
+        why = "PYJIT_PUREPYTHON is set" if _backend.want_pure() else "the core was not built"
+        print(f"backend: pure Python (pyjit._pure; {why})")
+    print(f"python: {sys.version.split()[0]}")
+    print(f"numpy: {numpy.__version__}")
+    return 0
+
+
+def cmd_bench(ns: argparse.Namespace) -> int:
+    try:
+        from .benchmarks import main as bench_main
+    except ImportError as exc:  # pragma: no cover - depends on the install
+        raise CLIError(f"benchmarks are not available: {exc}") from exc
+    return bench_main(ns)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="pyjit", description="Run graphs in torch's IR text "
+                                "with the register interpreter of the early PyTorch JIT.")
+    sub = p.add_subparsers(dest="command", required=True)
+    r = sub.add_parser("run", help="run a graph and print its output(s)")
+    r.add_argument("file", help="graph text (.ir) as torch prints it")
+    r.add_argument("args", nargs="*", help="inputs: Python literals, or .npy files for tensors")
+    r.set_defaults(func=cmd_run)
+    d = sub.add_parser("dump", help="print the preprocessed graph and its instructions")
+    d.add_argument("file")
+    d.add_argument("--opcodes", action="store_true", help="also print the instruction set")
+    d.set_defaults(func=cmd_dump)
+    i = sub.add_parser("info", help="version and backend")
+    i.set_defaults(func=cmd_info)
+    b = sub.add_parser("bench", help="benchmarks against the alternatives")
+    b.add_argument("--quick", action="store_true", help="fewer rounds: under a minute")
+    b.add_argument("--json", metavar="FILE", help="save the numbers as JSON")
+    b.add_argument("--only", metavar="NAME", action="append", help="run only these workloads")
+    b.set_defaults(func=cmd_bench)
+    return p
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    from .errors import PyjitError
+    ns = build_parser().parse_args(argv)
+    try:
+        return ns.func(ns)
+    except (CLIError, PyjitError, TypeError, ValueError) as exc:
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        location = getattr(exc, "location", None)
+        if location is not None and str(location) not in first:
+            first += f" (at {location})"
+        print(f"pyjit: error: {first}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("pyjit: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

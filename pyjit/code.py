@@ -1,0 +1,291 @@
+"""The code generator: a preprocessed graph becomes an instruction table.
+
+``Code(graph)`` reproduces the seed's ``CodeImpl``.  It preprocesses a copy of the
+graph (``pyjit.passes.preprocess``: trip counts desugared, inputs and outputs turned
+into ``prim::Load``/``prim::Store``, ``prim::Drop`` for unused values, move flags at
+last uses), then walks it once, emitting one instruction per node and lowering
+control flow to jumps exactly as the seed does::
+
+    x = If c: <then> -> (vt)          JUMPNZ c -> then
+        else: <else> -> (vf)          <else>
+                                      x = ASSIGN vf
+                                      JUMP -> end
+                                then: <then>
+                                      x = ASSIGN vt
+                                 end:
+
+    o = Loop c i0: (l) <body>         l = ASSIGN c, i0     (c stays on the stack)
+                   -> (c', v)         JUMPZ -> end
+                               body:  <body>
+                                      l = ASSIGN c', v
+                                      JUMPNZ -> body
+                                end:  (o shares l's register)
+
+The table is struct-of-arrays: one int32 column per field, plus the seed's two
+arenas (``int_data`` for register numbers, ``bool_data`` for move flags) that
+instructions point into with (start, size) handles.  Registers are allocated on a
+value's first definition (``getOrAllocateRegister``); a Loop's outputs share the
+registers of its body's inputs (``aliasRegistersTo``).
+
+A Code is immutable once built and may be run by any number of
+:class:`~pyjit.interpreter.InterpreterState` at once, from several threads.
+"""
+
+from __future__ import annotations
+
+import threading
+from types import ModuleType
+from typing import Dict, List, Optional, Sequence
+
+import numpy as np
+
+from . import opcodes as op
+from ._backend import loop as _default_loop
+from .ir import Graph, Node, Value
+from .ir.printer import format_attr_value
+from .ir.symbols import aten, prim
+from .passes import preprocess
+from .registry import Registry, default_registry
+
+__all__ = ["Code"]
+
+_INT32_MAX = 2**31 - 1
+
+
+class _Builder:
+    """The mutable state of one code generation; the seed's CodeImpl fields."""
+
+    def __init__(self, move_flags: Dict[Node, List[bool]], registry: Registry) -> None:
+        self.move_flags = move_flags
+        self.registry = registry
+        # struct-of-arrays columns, one entry per instruction
+        self.op: List[int] = []
+        self.in_start: List[int] = []
+        self.in_size: List[int] = []
+        self.flag_start: List[int] = []
+        self.out_start: List[int] = []
+        self.out_size: List[int] = []
+        self.arg: List[int] = []
+        self.names: List[str] = []          # debug name printed by the listing
+        self.nodes: List[Node] = []         # the node each instruction came from
+        # the arenas
+        self.int_data: List[int] = []
+        self.bool_data: List[int] = []
+        self.callbacks: List[object] = []
+        self.constants: List[object] = []
+        self.reg_of: Dict[int, int] = {}    # Value.unique -> register
+        self.register_size = 0
+
+    # -- registers --------------------------------------------------------------
+    def register(self, v: Value, required: bool = False) -> int:
+        """``getOrAllocateRegister``: a use (``required``) must find one."""
+        r = self.reg_of.get(v.unique)
+        if r is not None:
+            return r
+        if required:
+            raise ValueError(f"%{v.debug_name} is used before any instruction defines it "
+                             "(run graph.lint() to find the ill-formed node)")
+        r = self.register_size
+        self.register_size += 1
+        self.reg_of[v.unique] = r
+        return r
+
+    def alias(self, new: Sequence[Value], existing: Sequence[Value]) -> None:
+        """``aliasRegistersTo``: ``new`` values live in the registers of ``existing``."""
+        assert len(new) == len(existing)
+        for n, e in zip(new, existing):
+            assert e.unique in self.reg_of and n.unique not in self.reg_of
+            self.reg_of[n.unique] = self.reg_of[e.unique]
+
+    # -- instructions -----------------------------------------------------------
+    def emit(self, opcode: int, name: str, node: Node, inputs: Sequence[Value],
+             flags: Sequence[bool], outputs: Sequence[Value], arg: int = 0) -> int:
+        if len(flags) != len(inputs):
+            raise AssertionError(f"{name}: {len(inputs)} inputs but {len(flags)} move flags")
+        self.op.append(opcode)
+        self.names.append(name)
+        self.nodes.append(node)
+        self.arg.append(arg)
+        self.in_start.append(len(self.int_data))
+        self.in_size.append(len(inputs))
+        self.int_data.extend(self.register(v, required=True) for v in inputs)
+        self.flag_start.append(len(self.bool_data))
+        self.bool_data.extend(1 if f else 0 for f in flags)
+        self.out_start.append(len(self.int_data))
+        self.out_size.append(len(outputs))
+        self.int_data.extend(self.register(v) for v in outputs)
+        return len(self.op) - 1
+
+    def flags(self, node: Node) -> List[bool]:
+        return self.move_flags[node]
+
+    def emit_node(self, node: Node) -> None:
+        kind = node.kind
+        ins, outs, flags = node.inputs, node.outputs, self.flags(node)
+        if kind == prim.Constant:
+            from .ops.constants import constant_value
+            self.constants.append(constant_value(node))
+            name = prim.Constant
+            if node.attrs:
+                name += "[" + ", ".join(f"{k}={format_attr_value(v)}"
+                                        for k, v in node.attrs.items()) + "]"
+            self.emit(op.CONST, name, node, ins, flags, outs, len(self.constants) - 1)
+        elif kind == prim.Load:
+            self.emit(op.LOAD, kind, node, ins, flags, outs)
+        elif kind == prim.Store:
+            self.emit(op.STORE, kind, node, ins, flags, outs)
+        elif kind == prim.Drop:
+            self.emit(op.DROP, kind, node, ins, flags, outs)
+        elif kind == aten.wait:
+            self.emit(op.WAIT, kind, node, ins, flags, outs)
+        else:
+            resolved = self.registry.lookup(node)
+            self.callbacks.append(resolved.fn)
+            opcode = op.STACKCALL if resolved.stack else op.CALL
+            self.emit(opcode, kind, node, ins, flags, outs, len(self.callbacks) - 1)
+
+    def emit_block(self, block) -> None:
+        # Control flow recurses once per nesting level, like the seed.
+        for node in block.nodes():
+            if node.kind == prim.If:
+                self.emit_if(node)
+            elif node.kind == prim.Loop:
+                self.emit_loop(node)
+            else:
+                self.emit_node(node)
+
+    def emit_if(self, node: Node) -> None:
+        then_block, else_block = node.blocks
+        cond = self.emit(op.JUMPNZ, prim.JumpNZ, node, node.inputs, self.flags(node), ())
+        self.emit_block(else_block)
+        self.emit(op.ASSIGN, prim.Assign, node, else_block.outputs,
+                  self.flags(else_block.return_node), node.outputs)
+        jump = self.emit(op.JUMP, prim.Jump, node, (), (), ())
+        then_start = len(self.op)
+        self.emit_block(then_block)
+        self.emit(op.ASSIGN, prim.Assign, node, then_block.outputs,
+                  self.flags(then_block.return_node), node.outputs)
+        self.arg[jump] = len(self.op)
+        self.arg[cond] = then_start
+
+    def emit_loop(self, node: Node) -> None:
+        (body,) = node.blocks
+        # Leaves the condition on the stack for the JUMPZ.
+        self.emit(op.ASSIGN, prim.Assign, node, node.inputs, self.flags(node), body.inputs)
+        cond = self.emit(op.JUMPZ, prim.JumpZ, node, (), (), ())
+        entry = len(self.op)
+        self.emit_block(body)
+        self.emit(op.ASSIGN, prim.Assign, node, body.outputs,
+                  self.flags(body.return_node), body.inputs)
+        self.emit(op.JUMPNZ, prim.JumpNZ, node, (), (), (), arg=entry)
+        self.alias(node.outputs, body.inputs)
+        self.arg[cond] = len(self.op)
+
+
+def _column(values: List[int]) -> np.ndarray:
+    a = np.array(values, dtype=np.int64)
+    if a.size and (a.min() < 0 or a.max() > _INT32_MAX):
+        raise OverflowError("instruction table does not fit in int32")
+    a = a.astype(np.int32)
+    a.setflags(write=False)
+    return a
+
+
+class Code:
+    """A graph compiled into an instruction table.
+
+    Args:
+        graph: the graph to compile; it is copied, never modified.
+        registry: where operators are looked up (the default registry, filled by
+            ``pyjit.ops``, unless given).
+
+    Raises:
+        OperatorNotFoundError: a node has no operator for its kind and input types
+            (the message names the node and its source location).
+
+    Attributes:
+        graph: the preprocessed copy of the graph the instructions were made from.
+        n_inputs, n_outputs: of the original graph.
+        register_size: the number of registers a run needs.
+    """
+
+    def __init__(self, graph: Graph, *, registry: Optional[Registry] = None) -> None:
+        if not isinstance(graph, Graph):
+            raise TypeError(f"Code() takes a pyjit Graph, not {type(graph).__name__}")
+        if registry is None:
+            import pyjit.ops  # noqa: F401  (fills the default registry)
+            registry = default_registry
+        self.n_inputs = len(graph.inputs)
+        pre = preprocess(graph)
+        self.graph: Graph = pre.graph
+        self.n_outputs: int = pre.n_outputs
+        b = _Builder(pre.move_flags, registry)
+        b.emit_block(pre.graph.block)
+        self._names = tuple(b.names)
+        self._nodes = tuple(b.nodes)
+        self.register_size = b.register_size
+        self.columns = {name: _column(getattr(b, name)) for name in
+                        ("op", "in_start", "in_size", "flag_start", "out_start", "out_size", "arg")}
+        self.int_data = _column(b.int_data)
+        self.bool_data = np.array(b.bool_data, dtype=np.uint8)
+        self.bool_data.setflags(write=False)
+        self.callbacks = tuple(b.callbacks)
+        self.constants = tuple(b.constants)
+        self._programs: Dict[str, object] = {}
+        self._lock = threading.Lock()
+
+    # -- the validated table a loop runs ------------------------------------------
+    def program(self, loop: Optional[ModuleType] = None):
+        """The table as a ``Program`` of the given loop module (the active backend by
+        default), validated once and cached."""
+        loop = loop or _default_loop
+        prog = self._programs.get(loop.__name__)
+        if prog is None:
+            from .futures import Future
+            with self._lock:
+                prog = self._programs.get(loop.__name__)
+                if prog is None:
+                    c = self.columns
+                    prog = loop.Program(c["op"], c["in_start"], c["in_size"], c["flag_start"],
+                                        c["out_start"], c["out_size"], c["arg"],
+                                        self.int_data, self.bool_data, self.callbacks,
+                                        self.constants, self.register_size, Future)
+                    self._programs[loop.__name__] = prog
+        return prog
+
+    # -- introspection --------------------------------------------------------------
+    def __len__(self) -> int:
+        return len(self._names)
+
+    def node_at(self, pc: int) -> Node:
+        """The node instruction ``pc`` was generated from (If/Loop for their jumps and
+        assigns), for error messages."""
+        return self._nodes[pc]
+
+    def instruction(self, pc: int) -> str:
+        """One instruction in the seed's dump format, e.g.
+        ``4, 5 = aten::add move(2), 3``; jumps add ``-> target``."""
+        c = self.columns
+        ints, flags = self.int_data, self.bool_data
+        s, n = int(c["out_start"][pc]), int(c["out_size"][pc])
+        outs = ", ".join(str(r) for r in ints[s:s + n])
+        s, n, f = int(c["in_start"][pc]), int(c["in_size"][pc]), int(c["flag_start"][pc])
+        ins = ", ".join(f"move({r})" if flags[f + i] else str(r)
+                        for i, r in enumerate(ints[s:s + n]))
+        line = f"{outs} = {self._names[pc]} {ins}".rstrip()
+        if int(c["op"][pc]) in (op.JUMP, op.JUMPZ, op.JUMPNZ):
+            line += f" -> {int(c['arg'][pc])}"
+        return line
+
+    def dump(self) -> str:
+        """The instruction listing, one numbered line per instruction."""
+        width = len(str(max(len(self) - 1, 0)))
+        return "".join(f"{pc:>{width}}  {self.instruction(pc)}\n" for pc in range(len(self)))
+
+    def __str__(self) -> str:
+        # As the seed's operator<<: the preprocessed graph, a blank line, the listing.
+        return f"{self.graph}\n{self.dump()}"
+
+    def __repr__(self) -> str:
+        return (f"<pyjit Code: {len(self)} instructions, {self.register_size} registers, "
+                f"{self.n_inputs} inputs, {self.n_outputs} outputs>")

@@ -1,0 +1,122 @@
+"""``pyjit.Future``: a value that will exist later (the seed's ``c10::ivalue::Future``).
+
+A graph that waits (``aten::wait``) on a future that is not done suspends; it is
+resumed when the future completes.  Futures are thread-safe: any thread may
+complete one, and any number of threads may wait on it.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Any, Callable, List, Optional
+
+__all__ = ["Future"]
+
+_PENDING = object()
+
+
+class Future:
+    """A value or an error that becomes available once.
+
+    >>> f = Future()
+    >>> f.add_callback(lambda fut: print("got", fut.value()))
+    >>> f.mark_completed(3)
+    got 3
+    """
+
+    __slots__ = ("_lock", "_cond", "_value", "_error", "_callbacks", "__weakref__")
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._cond = threading.Condition(self._lock)
+        self._value: Any = _PENDING
+        self._error: Optional[BaseException] = None
+        self._callbacks: List[Callable[["Future"], Any]] = []
+
+    def done(self) -> bool:
+        """Whether a value or an error has been set."""
+        return self._value is not _PENDING or self._error is not None
+
+    def _complete(self, value: Any, error: Optional[BaseException]) -> None:
+        with self._lock:
+            if self.done():
+                raise RuntimeError("this future is already completed")
+            if error is not None:
+                self._error = error
+            else:
+                self._value = value
+            callbacks, self._callbacks = self._callbacks, []
+            self._cond.notify_all()
+        # Outside the lock: a callback may wait on or complete other futures.
+        for cb in callbacks:
+            _run_callback(cb, self)
+
+    def mark_completed(self, value: Any) -> None:
+        """Set the value and run the callbacks; completing twice is an error."""
+        self._complete(value, None)
+
+    def set_error(self, error: BaseException) -> None:
+        """Complete with an error that :meth:`value` and :meth:`wait` will raise."""
+        if not isinstance(error, BaseException):
+            raise TypeError(f"set_error takes an exception, not {type(error).__name__}")
+        self._complete(None, error)
+
+    def wait(self, timeout: Optional[float] = None) -> Any:
+        """Block until done; return the value or raise the error.  With a timeout,
+        raise ``TimeoutError`` when it passes first."""
+        with self._lock:
+            if not self._cond.wait_for(self.done, timeout):
+                raise TimeoutError("future not completed within the timeout")
+        return self.value()
+
+    def value(self) -> Any:
+        """The value; raises the error if the future failed, and RuntimeError if it is
+        not done yet."""
+        if self._error is not None:
+            raise self._error
+        if self._value is _PENDING:
+            raise RuntimeError("future is not completed yet")
+        return self._value
+
+    def error(self) -> Optional[BaseException]:
+        """The error the future failed with, or None."""
+        return self._error
+
+    def add_callback(self, fn: Callable[["Future"], Any]) -> None:
+        """Run ``fn(future)`` once the future is done: at once if it already is,
+        otherwise exactly once on the thread that completes it.  An exception raised
+        by one callback is reported (``threading.excepthook``-style, via
+        ``sys.unraisablehook``) and does not stop the others."""
+        with self._lock:
+            if not self.done():
+                self._callbacks.append(fn)
+                return
+        _run_callback(fn, self)
+
+    def __repr__(self) -> str:
+        if self._error is not None:
+            state = f"failed: {self._error!r}"
+        elif self._value is not _PENDING:
+            state = f"done: {self._value!r}"
+        else:
+            state = "pending"
+        return f"<pyjit.Future {state}>"
+
+
+def _run_callback(cb: Callable[[Future], Any], fut: Future) -> None:
+    try:
+        cb(fut)
+    except Exception as exc:  # a callback must not break the others
+        import sys
+        sys.unraisablehook(_Unraisable(exc, cb))
+
+
+class _Unraisable:
+    """The argument ``sys.unraisablehook`` expects."""
+
+    def __init__(self, exc: BaseException, obj: Any) -> None:
+        self.exc_type = type(exc)
+        self.exc_value = exc
+        self.exc_traceback = exc.__traceback__
+        self.err_msg = "Exception ignored in pyjit.Future callback"
+        self.object = obj
