@@ -52,7 +52,19 @@ class Use(NamedTuple):
 
 
 def _is_numeric(name: str) -> bool:
-    return name.isdigit()
+    # torch's isNumber: ASCII digits only ("²" or "٣" are names, not ids).
+    return all(c in "0123456789" for c in name)
+
+
+def _split_suffix(name: str) -> "tuple[str, int]":
+    """``"x.3"`` -> ``("x", 3)``; a name without a numeric ``.N`` tail -> ``(name, 1)``.
+
+    As torch's ``setDebugName``: the base may be empty (``".5"`` -> ``("", 5)``).
+    """
+    head, dot, tail = name.rpartition(".")
+    if dot and tail and _is_numeric(tail):
+        return head, int(tail)
+    return name, 1
 
 
 class Value:
@@ -118,12 +130,26 @@ class Value:
         return self._name is not None
 
     def set_debug_name(self, name: Optional[str]) -> "Value":
-        """Name this value; torch's rules.
+        """Name this value, with torch's rules (``Value::setDebugName``).
 
-        A purely numeric name is refused (it would read as another value's id).  If
-        another value of the graph already holds ``name``, that value is renamed to
-        ``base.N`` with the next free suffix N, where a name ``x.3`` has base ``x``.
-        ``None`` or ``""`` clears the name.
+        Args:
+            name: the new name; ``None`` or ``""`` clears the name.  A purely
+                numeric name is refused: it would read as another value's id.
+
+        Returns:
+            this value, for chaining.
+
+        Names are unique within a graph.  If another value already holds ``name``,
+        that value is renamed ``base.N``: ``x.3`` has base ``x`` and suffix 3, any
+        other name has itself as base and suffix 1.  N starts from that suffix, or
+        from one more than the graph's record for the base, whichever is larger,
+        and skips names in use; the record then becomes N + 1 (torch stores the
+        suffix after incrementing it, which is why torch's renamings go ``x.1``,
+        ``x.3``, ``x.5``)::
+
+            a.set_debug_name("x")   # a: x
+            b.set_debug_name("x")   # a: x.1, b: x
+            c.set_debug_name("x")   # b: x.3, c: x
         """
         graph = self._node._graph
         names = graph._names
@@ -136,18 +162,12 @@ class Value:
             return self
         other = names.get(name)
         if other is not None:
-            base, suffix = name, 1
-            head, dot, tail = name.rpartition(".")
-            if dot and tail.isdigit() and head:
-                base, suffix = head, int(tail)
+            base, suffix = _split_suffix(name)
             suffix = max(suffix, graph._name_suffix.get(base, 0) + 1)
-            while True:
-                candidate = f"{base}.{suffix}"
-                if candidate not in names:
-                    break
+            while f"{base}.{suffix}" in names:
                 suffix += 1
-            graph._name_suffix[base] = suffix
-            other.set_debug_name(candidate)
+            graph._name_suffix[base] = suffix + 1
+            other.set_debug_name(f"{base}.{suffix}")
         names[name] = self
         self._name = name
         return self
@@ -162,9 +182,19 @@ class Value:
         return bool(self._uses)
 
     def replace_all_uses_with(self, other: "Value") -> None:
-        """Make every user of this value use ``other`` instead."""
+        """Make every user of this value use ``other`` instead (``replaceAllUsesWith``).
+
+        ``other`` collects the uses in this value's use order; this value is left
+        with none::
+
+            %3 = f(%1, %2)            %3 = f(%1, %2)
+            %4 = g(%3)        ->      %4 = g(%6)
+            %5 = h(%3, %3)            %5 = h(%6, %6)     (%3.replace_all_uses_with(%6))
+        """
         if other is self:
             return
+        if self._uses:
+            self._uses[0].user._check_value(other)
         for user, offset in list(self._uses):
             user._set_input(offset, other)
 
@@ -225,14 +255,41 @@ class Node:
     def blocks(self) -> tuple:
         return tuple(self._blocks)
 
-    def input(self, i: int = 0) -> Value:
+    def input(self, i: Optional[int] = None) -> Value:
+        """Input ``i``; without an argument, the only input (torch's ``input()``,
+        which refuses a node with zero or several inputs)."""
+        if i is None:
+            if len(self._inputs) != 1:
+                raise IRError(f"input() of a {self._kind} node, which has "
+                              f"{len(self._inputs)} inputs: say which one")
+            i = 0
         return self._inputs[i]
 
-    def output(self, i: int = 0) -> Value:
-        """Output ``i``; without an argument the node must have exactly one output."""
-        if i == 0 and len(self._outputs) != 1:
-            raise IRError(f"{self._kind} has {len(self._outputs)} outputs, not exactly one")
+    def output(self, i: Optional[int] = None) -> Value:
+        """Output ``i``; without an argument, the only output (torch's ``output()``,
+        which refuses a node with zero or several outputs)."""
+        if i is None:
+            if len(self._outputs) != 1:
+                raise IRError(f"output() of a {self._kind} node, which has "
+                              f"{len(self._outputs)} outputs: say which one")
+            i = 0
         return self._outputs[i]
+
+    def has_uses(self) -> bool:
+        """Whether any output of this node is used."""
+        return any(v._uses for v in self._outputs)
+
+    def replace_all_uses_with(self, other: "Node") -> None:
+        """Make every use of output ``i`` a use of ``other.outputs[i]``, for each i.
+
+        Both nodes must have the same number of outputs; this node is then unused
+        and can be destroyed.
+        """
+        if len(other._outputs) != len(self._outputs):
+            raise IRError(f"replace_all_uses_with: {self._kind} has {len(self._outputs)} "
+                          f"outputs but {other._kind} has {len(other._outputs)}")
+        for mine, theirs in zip(self._outputs, other._outputs):
+            mine.replace_all_uses_with(theirs)
 
     @property
     def next(self) -> Optional["Node"]:
@@ -258,6 +315,14 @@ class Node:
         self._inputs[i] = v
         v._uses.append(Use(self, i))
 
+    def _index(self, i: int, items: list, what: str) -> int:
+        """``i`` as an index into ``items``, negative indices counting from the end;
+        use lists record offsets >= 0, so they must never see a negative one."""
+        try:
+            return range(len(items))[i]
+        except IndexError:
+            raise IndexError(f"{what} {i} of a {self._kind} node with {len(items)}") from None
+
     def _shift_uses(self, start: int, delta: int) -> None:
         for j in range(start, len(self._inputs)):
             uses = self._inputs[j]._uses
@@ -281,21 +346,32 @@ class Node:
         return v
 
     def replace_input(self, i: int, v: Value) -> Value:
-        """Make input ``i`` be ``v``; returns the old input (``replaceInput``)."""
+        """Make input ``i`` be ``v``; returns the old input (``replaceInput``).
+
+        ``%3 = f(%1, %2)`` -> ``%3 = f(%1, %4)`` for ``replace_input(1, %4)``.
+        """
         self._check_value(v)
+        i = self._index(i, self._inputs, "input")
         old = self._inputs[i]
         self._set_input(i, v)
         return old
 
     def replace_input_with(self, old: Value, new: Value) -> None:
-        """Replace every occurrence of ``old`` among the inputs (``replaceInputWith``)."""
+        """Replace every occurrence of ``old`` among the inputs (``replaceInputWith``).
+
+        ``%3 = f(%1, %2, %1)`` -> ``%3 = f(%4, %2, %4)`` for ``replace_input_with(%1, %4)``.
+        """
         self._check_value(new)
         for i, v in enumerate(self._inputs):
             if v is old:
                 self._set_input(i, new)
 
     def remove_input(self, i: int) -> None:
-        """Remove input ``i``, shifting the later ones (``removeInput``)."""
+        """Remove input ``i``, shifting the later ones (``removeInput``).
+
+        ``%3 = f(%1, %2)`` -> ``%3 = f(%1)`` for ``remove_input(1)``.
+        """
+        i = self._index(i, self._inputs, "input")
         v = self._inputs[i]
         v._uses.remove(Use(self, i))
         self._shift_uses(i + 1, -1)
@@ -322,7 +398,9 @@ class Node:
         return v
 
     def erase_output(self, i: int) -> None:
-        """Remove output ``i``, which must have no uses (``eraseOutput``)."""
+        """Remove output ``i``, which must have no uses (``eraseOutput``); the value
+        gives up its debug name."""
+        i = self._index(i, self._outputs, "output")
         v = self._outputs[i]
         if v._uses:
             raise IRError(f"cannot erase output %{v.debug_name} of {self._kind}: it still has "
@@ -334,16 +412,45 @@ class Node:
 
     # -- blocks --------------------------------------------------------------
     def add_block(self) -> "Block":
+        """Append a new empty block (``addBlock``): an If has two, a Loop one."""
         b = Block(self._graph, self)
         self._blocks.append(b)
         return b
 
+    def erase_block(self, i: int) -> None:
+        """Remove block ``i`` and everything in it (``eraseBlock``).
+
+        Refused (nothing changes) if a value defined in the block is used outside it.
+        """
+        i = self._index(i, self._blocks, "block")
+        b = self._blocks[i]
+        nodes, blocks = _contents([b])
+        _check_unused(nodes, blocks, f"block{i} of {self._kind}")
+        _free(nodes, blocks)
+        del self._blocks[i]
+        b._owning_node = None
+
     # -- placement -----------------------------------------------------------
+    def _is_sentinel(self) -> bool:
+        """Whether this is a block's own param or return node."""
+        b = self._block
+        return b is not None and (self is b._param or self is b._return)
+
     def _link_after(self, anchor: "Node") -> None:
+        """Splice this node into ``anchor``'s block right after it, after checking
+        that the result is still a tree of blocks in one graph."""
         if self._next is not None:
             raise IRError(f"{self._kind} node is already in a block")
         if anchor._next is None:
-            raise IRError("cannot insert next to a node that is not in a block")
+            raise IRError(f"cannot insert next to a {anchor._kind} node that is not in a block")
+        if anchor._graph is not self._graph:
+            raise IRError(f"cannot insert a {self._kind} node into a block of another graph")
+        # A node placed inside one of its own blocks would hang off itself.
+        owner = anchor._block._owning_node
+        while owner is not None:
+            if owner is self:
+                raise IRError(f"cannot insert a {self._kind} node into its own block")
+            owner = owner._block._owning_node if owner._block is not None else None
         self._block = anchor._block
         self._prev = anchor
         self._next = anchor._next
@@ -351,18 +458,34 @@ class Node:
         anchor._next = self
 
     def insert_after(self, n: "Node") -> "Node":
-        """Place this (not yet inserted) node right after ``n`` (``insertAfter``)."""
-        if n._kind == prim.Return:
+        """Place this (not yet inserted) node right after ``n`` (``insertAfter``).
+
+        After a block's param node means first in the block; after its return
+        node is refused.  Returns this node::
+
+            %3 = f(%1, %2)            %3 = f(%1, %2)
+            %4 = g(%3)        ->      %4 = g(%3)
+                                      %5 = h(%1)        (%5.insert_after(%4))
+        """
+        if n._is_sentinel() and n is n._block._return:
             raise IRError("cannot insert a node after a block's return node")
-        self._link_after(n if n._kind != prim.Param else n._block._return)
+        self._link_after(n._block._return if n._is_sentinel() else n)
         return self
 
     def insert_before(self, n: "Node") -> "Node":
-        """Place this (not yet inserted) node right before ``n`` (``insertBefore``)."""
-        if n._kind == prim.Param:
+        """Place this (not yet inserted) node right before ``n`` (``insertBefore``).
+
+        Before a block's return node means last in the block; before its param
+        node is refused.  Returns this node::
+
+            %3 = f(%1, %2)            %3 = f(%1, %2)
+            %4 = g(%3)        ->      %5 = h(%1)        (%5.insert_before(%4))
+                                      %4 = g(%3)
+        """
+        if n._is_sentinel() and n is n._block._param:
             raise IRError("cannot insert a node before a block's param node")
         if n._prev is None:
-            raise IRError("cannot insert next to a node that is not in a block")
+            raise IRError(f"cannot insert next to a {n._kind} node that is not in a block")
         self._link_after(n._prev)
         return self
 
@@ -372,37 +495,54 @@ class Node:
         self._next = self._prev = None
         self._block = None
 
-    def move_before(self, n: "Node") -> None:
+    def _move(self, anchor: "Node", place) -> None:
+        if self._next is None or self._is_sentinel():
+            raise IRError(f"only a node in a block can be moved, not this {self._kind} node")
+        if anchor is self:
+            raise IRError("cannot move a node next to itself")
+        prev = self._prev
         self._unlink()
-        self.insert_before(n)
+        try:
+            place(anchor)
+        except IRError:
+            self._link_after(prev)  # leave the graph as it was
+            raise
+
+    def move_before(self, n: "Node") -> None:
+        """Move this node (already in a block) to right before ``n`` (``moveBefore``).
+
+        Like torch, this does not check that values are still defined before
+        their uses: :meth:`Graph.lint` does.
+        """
+        self._move(n, self.insert_before)
 
     def move_after(self, n: "Node") -> None:
-        self._unlink()
-        self.insert_after(n)
+        """Move this node (already in a block) to right after ``n`` (``moveAfter``)."""
+        self._move(n, self.insert_after)
 
     def destroy(self) -> None:
-        """Remove this node and its blocks from the graph (``destroy``).
+        """Remove this node, with its blocks and all they hold, from the graph
+        (``destroy``).
 
-        Refused while any output still has uses: replace them first.
+        Refused while any output is still used (replace or erase the uses first);
+        nothing changes then.  The node's inputs are released (their use lists
+        drop it), its values give up their debug names, and the node is left
+        detached with no inputs, outputs or blocks::
+
+            %2 = f(%1)
+            %3 = g(%1)      ->    %3 = g(%1)         (%2's node .destroy())
+
+        A node may be destroyed while iterating over its block: the iteration
+        carries on with the node after the one that preceded it.
         """
-        for v in self._outputs:
-            if v._uses:
-                users = ", ".join(u.user.kind for u in v._uses)
-                raise IRError(f"cannot destroy {self._kind}: output %{v.debug_name} is still "
-                              f"used by {users}")
-        stack = [self]
-        while stack:
-            node = stack.pop()
-            node.remove_all_inputs()
-            for b in node._blocks:
-                b._return.remove_all_inputs()
-                for inner in b.nodes():
-                    stack.append(inner)
-            for v in node._outputs:
-                v.set_debug_name(None)
-            if node._next is not None and node._kind not in (prim.Param, prim.Return):
-                node._unlink()
-        self._blocks.clear()
+        if self._is_sentinel():
+            raise IRError(f"a block's {self._kind} node cannot be destroyed")
+        nodes, blocks = _contents(self._blocks)
+        nodes.append(self)
+        _check_unused(nodes, blocks, f"{self._kind} node")
+        if self._next is not None:
+            self._unlink()
+        _free(nodes, blocks)
 
     # -- queries -------------------------------------------------------------
     def is_before(self, other: "Node") -> bool:
@@ -421,11 +561,64 @@ class Node:
         return node_header(self)
 
 
-class _NodeList:
-    """The nodes of a block, iterable forwards or (``reversed``) backwards.
+def _contents(blocks: Sequence["Block"]) -> "tuple[List[Node], List[Block]]":
+    """Every node and block nested in ``blocks`` (the blocks included), found with
+    a work list rather than recursion."""
+    nodes: List[Node] = []
+    found: List[Block] = []
+    work = list(blocks)
+    while work:
+        b = work.pop()
+        found.append(b)
+        for n in b.nodes():
+            nodes.append(n)
+            work.extend(n._blocks)
+    return nodes, found
 
-    Iteration reads the next node only when it is needed, so inserting nodes after
-    the current one during a loop is safe and they are visited too.
+
+def _check_unused(nodes: List["Node"], blocks: List["Block"], what: str) -> None:
+    """Refuse to free ``nodes``/``blocks`` while something outside them uses one of
+    the values they define."""
+    dying = {id(n) for n in nodes}
+    dying.update(id(b._return) for b in blocks)
+    for owner in [*nodes, *(b._param for b in blocks)]:
+        for v in owner._outputs:
+            for use in v._uses:
+                if id(use.user) not in dying:
+                    from .printer import node_header
+                    raise IRError(f"cannot destroy {what}: %{v.debug_name} is still used by "
+                                  f"{node_header(use.user)}")
+
+
+def _free(nodes: List["Node"], blocks: List["Block"]) -> None:
+    """Release everything ``nodes`` and ``blocks`` hold (they are already out of
+    their lists, or inside a block that is): uses, debug names, links."""
+    returns = [b._return for b in blocks]
+    for n in nodes + returns:
+        n.remove_all_inputs()
+    for n in nodes + [b._param for b in blocks]:
+        for v in n._outputs:
+            v.set_debug_name(None)
+        n._outputs = []
+    for n in nodes + returns:
+        n._next = n._prev = None
+        n._block = None
+        n._blocks = []
+
+
+class _NodeList:
+    """The nodes of a block: iterate forwards, or backwards with ``reversed()``.
+
+    Iteration reads the next node only when it is needed, as torch's iterators do,
+    so the loop body may rewrite the block:
+
+    * nodes inserted after the current one (before it, when going backwards) are
+      visited, nodes inserted behind it are not;
+    * the current node may be destroyed: iteration carries on from the node that
+      preceded it (torch's ``destroyCurrent``);
+    * a node moved elsewhere carries the iteration with it.
+
+    ``len()`` counts by walking the list (O(n)); ``bool()`` is O(1).
     """
 
     __slots__ = ("_sentinel",)
@@ -433,29 +626,28 @@ class _NodeList:
     def __init__(self, sentinel: Node) -> None:
         self._sentinel = sentinel
 
-    def __iter__(self) -> Iterator[Node]:
+    def _walk(self, forward: bool) -> Iterator[Node]:
         end = self._sentinel
-        n = end._next
+        n = end._next if forward else end._prev
         while n is not end:
-            nxt_owner = n
+            behind = n._prev if forward else n._next
             yield n
-            if nxt_owner._next is None:
-                raise IRError(f"{nxt_owner.kind} node was removed while iterating over its block")
-            n = nxt_owner._next
+            if n._next is None:  # removed by the loop body
+                if behind._next is None:
+                    raise IRError(f"{n._kind} node and the node before it were both removed "
+                                  "while iterating over their block")
+                n = behind
+            n = n._next if forward else n._prev
+
+    def __iter__(self) -> Iterator[Node]:
+        return self._walk(True)
 
     def __reversed__(self) -> Iterator[Node]:
-        end = self._sentinel
-        n = end._prev
-        while n is not end:
-            cur = n
-            yield n
-            if cur._prev is None:
-                raise IRError(f"{cur.kind} node was removed while iterating over its block")
-            n = cur._prev
+        return self._walk(False)
 
     def reverse(self) -> Iterator[Node]:
-        """The seed's ``nodes().reverse()``."""
-        return reversed(self)
+        """The seed's ``nodes().reverse()``: the same as ``reversed(nodes)``."""
+        return self._walk(False)
 
     def __len__(self) -> int:
         return sum(1 for _ in self)
@@ -464,15 +656,29 @@ class _NodeList:
         return self._sentinel._next is not self._sentinel
 
     def front(self) -> Node:
+        """The first node (the block's return node when the block is empty)."""
         return self._sentinel._next
 
     def back(self) -> Node:
+        """The last node (the block's return node when the block is empty)."""
         return self._sentinel._prev
+
+    def __repr__(self) -> str:
+        return f"<nodes of a block: {len(self)}>"
 
 
 class Block:
     """A list of nodes with inputs and outputs: a graph body, or one branch of an If or
-    the body of a Loop."""
+    the body of a Loop.
+
+    The block's inputs are the outputs of its param node, its outputs the inputs of
+    its return node, so block outputs are ordinary uses::
+
+        block0(%i : int, %acc : int):      <- param node's outputs
+          %acc.2 : int = aten::add(%acc, %i)
+          -> (%c, %acc.2)                  <- return node's inputs: %acc.2 has a
+                                              Use(return_node, 1)
+    """
 
     __slots__ = ("_graph", "_owning_node", "_param", "_return", "__weakref__")
 
@@ -516,15 +722,18 @@ class Block:
 
     # -- inputs and outputs ----------------------------------------------------
     def add_input(self, name: Optional[str] = None, type: T.Type = T.TENSOR) -> Value:
+        """Append a new input value, named ``name`` if given (``addInput``)."""
         return self.insert_input(len(self._param._outputs), name, type)
 
     def insert_input(self, i: int, name: Optional[str] = None, type: T.Type = T.TENSOR) -> Value:
+        """Insert a new input value at position ``i`` (``insertInput``)."""
         v = self._param.insert_output(i, type)
         if name:
             v.set_debug_name(name)
         return v
 
     def erase_input(self, i: int) -> None:
+        """Remove input ``i``, which must be unused (``eraseInput``)."""
         self._param.erase_output(i)
 
     def register_output(self, v: Value) -> int:
@@ -534,10 +743,15 @@ class Block:
 
     add_output = register_output
 
-    def insert_output(self, i: int, v: Value) -> None:
+    def insert_output(self, i: int, v: Value) -> int:
+        """Make ``v`` output ``i``, shifting the later ones; returns ``i``
+        (``insertOutput``)."""
         self._return.insert_input(i, v)
+        return i
 
     def erase_output(self, i: int) -> None:
+        """Remove output ``i`` (``eraseOutput``): only that use of the value goes,
+        even if the same value is also another output."""
         self._return.remove_input(i)
 
     # -- nodes -------------------------------------------------------------------
@@ -600,7 +814,25 @@ class Graph:
         return self._block._return
 
     def nodes(self) -> _NodeList:
+        """The nodes of the top block (not those of nested blocks)."""
         return self._block.nodes()
+
+    def all_nodes(self) -> Iterator[Node]:
+        """Every node of the graph, nested ones included, depth first in program
+        order: a node, then the nodes of its blocks, then the next node.
+
+        Walks with an explicit stack of block iterators, so nesting depth is not
+        limited by Python's recursion limit, and like :meth:`Block.nodes` it may
+        be used while nodes are inserted.
+        """
+        stack = [iter(self._block.nodes())]
+        while stack:
+            n = next(stack[-1], None)
+            if n is None:
+                stack.pop()
+                continue
+            yield n
+            stack.extend(iter(b.nodes()) for b in reversed(n._blocks))
 
     def add_input(self, name: Optional[str] = None, type: T.Type = T.TENSOR) -> Value:
         return self._block.add_input(name, type)
@@ -614,16 +846,30 @@ class Graph:
     def register_output(self, v: Value) -> int:
         return self._block.register_output(v)
 
-    def insert_output(self, i: int, v: Value) -> None:
-        self._block.insert_output(i, v)
+    def insert_output(self, i: int, v: Value) -> int:
+        return self._block.insert_output(i, v)
 
     def erase_output(self, i: int) -> None:
         self._block.erase_output(i)
 
     # -- creating and placing nodes ----------------------------------------------
-    def create(self, kind: str, inputs: Sequence[Value] = (), num_outputs: int = 1) -> Node:
-        """A new node, not yet in any block, with ``num_outputs`` Tensor-typed outputs
-        (set their types afterwards, as the seed does)."""
+    def create(self, kind: str, inputs: "Sequence[Value] | int" = (),
+               num_outputs: int = 1) -> Node:
+        """A new node, not yet in any block (``create``).
+
+        Args:
+            kind: a qualified kind, e.g. ``"aten::add"`` or ``prim.Drop``.
+            inputs: its inputs, all values of this graph.  An int here is the
+                number of outputs, as in torch's ``create(kind, num_outputs)``:
+                ``g.create(prim.Load, 0)``.
+            num_outputs: how many outputs, each typed ``Tensor`` until told
+                otherwise (set their types afterwards, as the seed does).
+
+        Returns:
+            the node; place it with :meth:`insert_node` or ``Node.insert_*``.
+        """
+        if isinstance(inputs, int):
+            inputs, num_outputs = (), inputs
         n = Node(self, kind)
         for v in inputs:
             n.add_input(v)
@@ -637,18 +883,29 @@ class Graph:
         return self._insert_point
 
     def set_insert_point(self, where: "Node | Block") -> None:
-        """Insert before a node, or at the end of a block."""
+        """Insert before a node, or at the end of a block (``setInsertPoint``)."""
         if isinstance(where, Block):
             where = where._return
         if where._graph is not self:
             raise IRError("insertion point belongs to another graph")
+        if where._next is None:
+            raise IRError(f"insertion point {where._kind} is not in a block")
+        if where._is_sentinel() and where is where._block._param:
+            raise IRError("cannot insert before a block's param node")
         self._insert_point = where
 
     @contextlib.contextmanager
     def inserting_before(self, where: "Node | Block") -> Iterator[None]:
         """``with g.inserting_before(n):`` new nodes go before ``n`` (or at the end of a
-        block) for the duration, then the previous insertion point returns (the
-        seed's ``WithInsertPoint``)."""
+        block) for the duration, then the previous insertion point returns, even
+        on an exception (the seed's ``WithInsertPoint``).  Nests::
+
+            with g.inserting_before(loop):        # constants before the loop
+                zero = g.insert_constant(0)
+                with g.inserting_before(body):    # at the end of the body
+                    one = g.insert_constant(1)
+                two = g.insert_constant(2)        # before the loop again
+        """
         saved = self._insert_point
         self.set_insert_point(where)
         try:
@@ -660,7 +917,10 @@ class Graph:
         return self.inserting_before(block)
 
     def insert_node(self, n: Node) -> Node:
-        """Place ``n`` at the insertion point (``insertNode``)."""
+        """Place ``n`` at the insertion point (``insertNode``); returns ``n``."""
+        if self._insert_point._next is None:
+            raise IRError(f"the insertion point ({self._insert_point._kind} node) is no "
+                          "longer in a block")
         return n.insert_before(self._insert_point)
 
     def append_node(self, n: Node) -> Node:
@@ -690,9 +950,16 @@ class Graph:
 
     # -- whole-graph operations ---------------------------------------------------
     def copy(self) -> "Graph":
-        """A deep copy: same value ids, names, types, attributes and source locations.
+        """A deep copy (``copy``), which prints exactly as this graph does.
 
-        Graph-valued attributes (fork subgraphs) are copied too.
+        Every value keeps its unique id, debug name and type; every node its kind,
+        attributes, source location and scope; nested blocks are copied, and so are
+        graph-valued attributes (fork subgraphs) and the containers holding them.
+        Other attribute values (numbers, strings, tensors) are shared, being
+        treated as immutable.  Unlike torch, which renumbers the copy, ids are kept:
+        the code generator allocates registers by id, and a copy that prints the
+        same is easier to compare.  The copy's insertion point is the end of its
+        top block.
         """
         new = Graph()
         env: Dict[Value, Value] = {}
@@ -716,6 +983,9 @@ class Graph:
             for n in src.nodes():
                 m = Node(new, n._kind)
                 for v in n._inputs:
+                    if v not in env:
+                        raise IRError(f"copy: %{v.debug_name}, an input of {n!r}, is not "
+                                      "in scope there (run lint)")
                     m.add_input(env[v])
                 for v in n._outputs:
                     clone_value(v, m)
@@ -729,6 +999,9 @@ class Graph:
             # A block's outputs are in scope at its end, so they are all copied by
             # now (nested blocks, copied later, cannot define them).
             for v in src.outputs:
+                if v not in env:
+                    raise IRError(f"copy: block output %{v.debug_name} is not in scope "
+                                  "(run lint)")
                 dst._return.add_input(env[v])
         new._next_unique = self._next_unique
         new._name_suffix = dict(self._name_suffix)
@@ -756,10 +1029,17 @@ class Graph:
 
 
 def _copy_attr(a: Any) -> Any:
+    """An attribute value for a copied node: graphs are copied, containers rebuilt
+    (so that mutating the copy's list never shows in the original), the rest
+    shared."""
     if isinstance(a, Graph):
         return a.copy()
     if isinstance(a, list):
         return [_copy_attr(x) for x in a]
+    if isinstance(a, tuple):
+        return tuple(_copy_attr(x) for x in a)
+    if isinstance(a, dict):
+        return {k: _copy_attr(x) for k, x in a.items()}
     return a
 
 
@@ -775,15 +1055,22 @@ def constant_type(value: Any) -> T.Type:
         return T.FLOAT
     if isinstance(value, str):
         return T.STR
-    if isinstance(value, (list, tuple)):
-        elems = {constant_type(v) for v in value}
-        if isinstance(value, tuple):
-            return T.TupleType(constant_type(v) for v in value)
-        if len(elems) == 1:
-            return T.ListType(elems.pop())
-        if not value:
-            raise IRError("the type of an empty list constant must be given")
-        raise IRError(f"list constant mixes types: {sorted(map(str, elems))}")
+    if isinstance(value, tuple):
+        return T.TupleType(constant_type(v) for v in value)
+    if isinstance(value, list):
+        return T.ListType(_one_type(value, "list"))
+    if isinstance(value, dict):
+        return T.DictType(_one_type(value.keys(), "dict key"),
+                          _one_type(value.values(), "dict value"))
     if hasattr(value, "dtype") and hasattr(value, "shape"):
         return T.TENSOR
     raise IRError(f"no constant type for {type(value).__name__} value {value!r}")
+
+
+def _one_type(values, what: str) -> T.Type:
+    types = {constant_type(v) for v in values}
+    if len(types) == 1:
+        return types.pop()
+    if not types:
+        raise IRError(f"the type of an empty {what.split()[0]} constant must be given")
+    raise IRError(f"{what}s of a constant mix types: {sorted(map(str, types))}")

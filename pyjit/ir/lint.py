@@ -1,111 +1,175 @@
-"""``Graph.lint()``: the invariants every pass must preserve."""
+"""``Graph.lint()``: the invariants every pass must preserve.
+
+The mutators of :mod:`pyjit.ir.graph` keep these by themselves; lint is for
+finding the pass (or the hand-made graph) that broke one.  It checks, with the
+first violation raised as an :class:`IRError` naming the node:
+
+=================  ==========================================================
+ownership          a block's param/return nodes point back at it; a nested
+                   block names the node that holds it (the top block none);
+                   every node in a block says so and belongs to this graph
+links              ``prev``/``next`` agree along each block's list, which closes
+                   at the return node; no node is listed twice (a cycle)
+kinds              ``prim::Param``/``prim::Return`` nodes only as a block's own
+                   (never in its node list); a param node has no inputs, a
+                   return node no outputs, a ``prim::Constant`` no inputs (as
+                   torch's ``Node::lint``)
+outputs            each output records its node and offset; ids are unique and
+                   below the graph's next id
+scoping            each input is a value of this graph defined before its use,
+                   in the same block or an enclosing one (a node's outputs are
+                   not in scope in its own blocks)
+use lists          each input is recorded exactly once in its value's uses,
+                   and every recorded use is a real input of a live node
+names              the graph's name table holds exactly the named values
+subgraphs          graph-valued attributes are linted too
+=================  ==========================================================
+
+The walk keeps its own stack, so deep nesting cannot hit the recursion limit.
+"""
 
 from __future__ import annotations
 
 from typing import Dict, List, Set
 
-from .graph import Graph, IRError, Use
+from .graph import Graph, IRError, Node, Use
 
 __all__ = ["lint_graph"]
 
 
-def _where(node) -> str:
+def _where(node: Node) -> str:
     from .printer import node_header
-    return node_header(node)
+    return node_header(node).lstrip()
 
 
 def lint_graph(graph: Graph) -> None:
     """Check ``graph``; raise :class:`IRError` describing the first violation."""
-    uniques: Dict[int, object] = {}
-    all_values: Set[int] = set()   # ids of live Value objects
-    named: Dict[str, object] = {}
+    _Linter(graph).run()
 
-    def define(v, node, offset) -> None:
-        if v._node is not node or v._offset != offset:
-            raise IRError(f"output {offset} of {_where(node)} records node/offset "
-                          f"{v._node.kind}/{v._offset}")
-        if v._unique in uniques:
-            raise IRError(f"value id {v._unique} is used twice (%{v.debug_name})")
-        uniques[v._unique] = v
-        all_values.add(id(v))
-        if v._name is not None:
-            named[v._name] = v
 
-    def check_inputs(node, scope: List[Set[int]]) -> None:
+class _Linter:
+    def __init__(self, graph: Graph) -> None:
+        self.graph = graph
+        self.uniques: Dict[int, object] = {}
+        self.named: Dict[str, object] = {}
+        self.users: Set[int] = set()      # ids of live nodes, return nodes included
+        self.seen_nodes: Set[int] = set()
+        self.scope: List[Set[int]] = []   # ids of values in scope, one set per block
+        self.subgraphs: List[Graph] = []
+
+    # -- values ------------------------------------------------------------------
+    def define(self, node: Node) -> None:
+        local = self.scope[-1]
+        for i, v in enumerate(node._outputs):
+            if v._node is not node or v._offset != i:
+                raise IRError(f"output {i} of {_where(node)} records node/offset "
+                              f"{v._node.kind}/{v._offset}")
+            if v._unique in self.uniques:
+                raise IRError(f"value id {v._unique} is used twice (%{v.debug_name})")
+            if v._unique >= self.graph._next_unique:
+                raise IRError(f"value id {v._unique} of %{v.debug_name} is not below the "
+                              f"graph's next id {self.graph._next_unique}")
+            self.uniques[v._unique] = v
+            local.add(id(v))
+            if v._name is not None:
+                self.named[v._name] = v
+
+    def check_inputs(self, node: Node) -> None:
         for i, v in enumerate(node._inputs):
-            if v._node._graph is not graph:
+            if v._node._graph is not self.graph:
                 raise IRError(f"input {i} of {_where(node)} belongs to another graph")
-            if not any(id(v) in s for s in scope):
+            if not any(id(v) in s for s in self.scope):
                 raise IRError(f"input %{v.debug_name} of {_where(node)} is not defined "
                               f"before this use in an enclosing scope")
             if v._uses.count(Use(node, i)) != 1:
                 raise IRError(f"use list of %{v.debug_name} does not record its use as "
                               f"input {i} of {_where(node)} exactly once")
+        self.users.add(id(node))
 
-    # Depth-first walk with an explicit stack (deep nesting must not recurse).
-    # Each frame is [block, node iterator, values defined so far in the block,
-    # blocks of the current node still to visit, the current node, previous node].
-    users: List = []
-    scope: List[Set[int]] = []
-
-    def enter(block) -> list:
-        if block._param._block is not block or block._return._block is not block:
-            raise IRError("a block's param/return node does not point back at it")
-        local: Set[int] = set()
-        scope.append(local)
-        for i, v in enumerate(block._param._outputs):
-            define(v, block._param, i)
-            local.add(id(v))
-        return [block, iter(block.nodes()), local, [], None, block._return]
-
-    frames = [enter(graph.block)]
-    while frames:
-        frame = frames[-1]
-        block, nodes, local, todo, current, prev = frame
-        if todo:
-            b = todo.pop(0)
-            if b._owning_node is not current:
-                raise IRError(f"a block of {_where(current)} names another owner")
-            frames.append(enter(b))
-            continue
-        if current is not None:
-            # The node's blocks are done: its outputs are defined from here on.
-            for i, v in enumerate(current._outputs):
-                define(v, current, i)
-                local.add(id(v))
-            frame[4] = None
-        node = next(nodes, None)
-        if node is None:
-            if block._return._prev is not prev:
-                raise IRError("broken node links at the end of a block")
-            check_inputs(block._return, scope)
-            users.append(block._return)
-            scope.pop()
-            frames.pop()
-            continue
+    # -- nodes and blocks --------------------------------------------------------
+    def check_node(self, node: Node, block) -> None:
+        if id(node) in self.seen_nodes:
+            raise IRError(f"{_where(node)} is listed twice (the node list has a cycle)")
+        self.seen_nodes.add(id(node))
         if node._block is not block:
             raise IRError(f"{_where(node)} is listed in a block it does not own")
-        if node._prev is not prev:
-            raise IRError(f"broken node links before {_where(node)}")
-        if node._graph is not graph:
+        if node._graph is not self.graph:
             raise IRError(f"{_where(node)} belongs to another graph")
-        check_inputs(node, scope)
-        users.append(node)
-        frame[3] = list(node._blocks)
-        frame[4] = node
-        frame[5] = node
-    # Every recorded use must be a real input of a live node.
-    live_users = {id(n) for n in users}
-    for v in uniques.values():
-        for user, offset in v._uses:
-            if id(user) not in live_users:
-                raise IRError(f"%{v.debug_name} records a use by a {user.kind} node that is "
-                              f"not in the graph")
-            if offset >= len(user._inputs) or user._inputs[offset] is not v:
-                raise IRError(f"%{v.debug_name} records a use as input {offset} of "
-                              f"{_where(user)}, which is not that value")
-    if named.keys() != graph._names.keys() or any(
-            graph._names[k] is not v for k, v in named.items()):
-        raise IRError("the graph's name table does not match its values' names")
-    if uniques and max(uniques) >= graph._next_unique:
-        raise IRError("a value id is not below the graph's next unique id")
+        if node is block._param or node is block._return or node._kind in (
+                "prim::Param", "prim::Return"):
+            raise IRError(f"a {node._kind} node is listed among a block's nodes")
+        if node._kind == "prim::Constant" and node._inputs:
+            raise IRError(f"{_where(node)}: a constant has no inputs")
+        for value in node.attrs.values():
+            if isinstance(value, Graph):
+                self.subgraphs.append(value)
+        self.check_inputs(node)
+
+    def enter(self, block, owner) -> list:
+        if block._owning_node is not owner:
+            where = f"a block of {_where(owner)}" if owner is not None else "the top block"
+            raise IRError(f"{where} names another owning node")
+        param, ret = block._param, block._return
+        if param._block is not block or ret._block is not block:
+            raise IRError("a block's param/return node does not point back at it")
+        if param._kind != "prim::Param" or ret._kind != "prim::Return":
+            raise IRError("a block's param/return nodes have the wrong kinds")
+        if param._inputs:
+            raise IRError("a block's param node has inputs")
+        if ret._outputs:
+            raise IRError("a block's return node has outputs")
+        self.scope.append(set())
+        self.define(param)
+        # Frame: the block, the last node checked, and the node whose blocks are
+        # being visited (its outputs come into scope once they are done).
+        return [block, ret, None]
+
+    def run(self) -> None:
+        frames = [self.enter(self.graph._block, None)]
+        pending: List[list] = [[]]  # per frame: blocks of its current node to visit
+        while frames:
+            frame = frames[-1]
+            block, prev, current = frame
+            todo = pending[-1]
+            if todo:
+                frames.append(self.enter(todo.pop(0), current))
+                pending.append([])
+                continue
+            if current is not None:
+                self.define(current)   # its blocks are done: outputs in scope now
+                frame[2] = None
+            node = prev._next
+            if node is None or node._prev is not prev:
+                raise IRError(f"broken node links after {_where(prev)}")
+            if node is block._return:
+                self.check_inputs(node)
+                self.scope.pop()
+                frames.pop()
+                pending.pop()
+                continue
+            self.check_node(node, block)
+            frame[1] = node
+            frame[2] = node
+            todo.extend(node._blocks)
+        self.check_uses()
+        for sub in self.subgraphs:
+            lint_graph(sub)
+
+    # -- whole graph ---------------------------------------------------------------
+    def check_uses(self) -> None:
+        for v in self.uniques.values():
+            for user, offset in v._uses:  # type: ignore[attr-defined]
+                if id(user) not in self.users:
+                    raise IRError(f"%{v.debug_name} records a use by a {user.kind} node "  # type: ignore[attr-defined]
+                                  f"that is not in the graph")
+                if offset >= len(user._inputs) or user._inputs[offset] is not v:
+                    raise IRError(f"%{v.debug_name} records a use as input {offset} of "  # type: ignore[attr-defined]
+                                  f"{_where(user)}, which is not that value")
+        names = self.graph._names
+        if names.keys() != self.named.keys() or any(
+                names[k] is not v for k, v in self.named.items()):
+            extra = sorted(names.keys() - self.named.keys())
+            missing = sorted(self.named.keys() - names.keys())
+            raise IRError("the graph's name table does not match its values' names"
+                          + (f"; names of no live value: {extra}" if extra else "")
+                          + (f"; names not in the table: {missing}" if missing else ""))

@@ -23,7 +23,7 @@ recursion limit.
 from __future__ import annotations
 
 import math
-from typing import Any, List
+from typing import Any, List, Optional
 
 __all__ = ["print_graph", "node_header", "format_attr_value", "quote_string", "format_float"]
 
@@ -31,16 +31,20 @@ SUBGRAPH = "Subgraph"
 
 
 def format_float(x: float) -> str:
-    """A float as torch prints it: 17 significant digits, integral values ending in a
-    dot (``3.``), and ``inf``/``-inf``/``nan`` spelled so."""
+    """A float as torch prints it (``printDouble`` in ``ivalue.cpp``).
+
+    An integral value below 1e10 in magnitude prints as the integer and a dot
+    (``3.``, ``-0.``); anything else with 17 significant digits, C++ stream
+    style (``0.10000000000000001``, ``1.0000000000000001e-05``, ``1e+20``, and
+    ``10000000000`` for 1e10, without a dot); ``inf``, ``-inf`` and ``nan`` so.
+    """
     if math.isnan(x):
         return "nan"
     if math.isinf(x):
         return "inf" if x > 0 else "-inf"
-    text = "%.17g" % x
-    if "." not in text and "e" not in text:
-        text += "."
-    return text
+    if abs(x) < 1e10 and x == int(x):
+        return ("-" if math.copysign(1.0, x) < 0 else "") + f"{abs(int(x))}."
+    return "%.17g" % x
 
 
 _ESCAPES = {
@@ -49,10 +53,32 @@ _ESCAPES = {
 }
 
 
+def _octal_escape(byte: int) -> str:
+    """torch's three-digit escape of one byte of the UTF-8 text.
+
+    torch computes the digits on a *signed* ``char`` with C's truncating ``/`` and
+    ``%``, so bytes >= 0x80 come out as "digits" below ``0``: byte 0xC3 (-61) is
+    ``\\0)+`` (0, -7, -5).  The text is still unambiguous (a reader can undo it:
+    ``64*d0 + 8*d1 + d2`` with ``di = ord(ci) - ord("0")``, plus 256 if negative),
+    and it is what torch prints on x86, so pyjit prints the same.
+    """
+    s = byte - 256 if byte >= 0x80 else byte
+    digits = []
+    for _ in range(2):
+        digits.append(int(math.fmod(s, 8)))
+        s = int(s / 8)
+    digits.append(s)
+    return "\\" + "".join(chr(ord("0") + d) for d in reversed(digits))
+
+
 def quote_string(s: str) -> str:
-    """A string literal as torch's ``printQuotedString`` writes it: C escapes for the
-    usual control characters, three-digit octal escapes for every other byte of
-    the UTF-8 encoding that is not printable ASCII."""
+    """A string literal as torch's ``printQuotedString`` writes it.
+
+    C escapes for ``\\ ' " \\a \\b \\f \\n \\r \\t \\v``, printable ASCII as is, and
+    a three-digit escape for every other byte of the UTF-8 encoding: octal
+    (``\\000``, ``\\177``) below 0x80, torch's signed-char digits above (see
+    :func:`_octal_escape`; ``"é"`` prints as ``"\\0)+\\/.)"``).
+    """
     out = ['"']
     for ch in s:
         esc = _ESCAPES.get(ch)
@@ -61,32 +87,69 @@ def quote_string(s: str) -> str:
         elif " " <= ch <= "~":
             out.append(ch)
         else:
-            out.extend("\\%03o" % b for b in ch.encode("utf-8"))
+            out.extend(_octal_escape(b) for b in ch.encode("utf-8"))
     out.append('"')
     return "".join(out)
 
 
 def format_attr_value(value: Any) -> str:
-    """An attribute value as it appears between ``[name=`` and ``]``."""
+    """An attribute value as it appears between ``[name=`` and ``]``, as torch
+    prints each attribute kind::
+
+        3 -> 3      True -> 1 (torch keeps bools as int attributes)
+        3.0 -> 3.   "a\\nb" -> "a\\nb"      int -> int (a type)
+        [1, 2] -> [1, 2]     [1.0, 2.5] -> [1., 2.5]     [True] -> [True]
+        (1, 2.0) -> (1, 2.)  (1,) -> (1,)    {"a": 1} -> {"a": 1}
+        a Graph -> <Graph>   a list of graphs -> [<Graphs>]
+        a list of tensors -> [<Tensors>]     a tensor -> its ``text``
+    """
     from .graph import Graph
-    from .types import Type
 
     if isinstance(value, bool):
         return "1" if value else "0"
+    if isinstance(value, Graph):
+        return "<Graph>"
+    if isinstance(value, list) and value:
+        if all(isinstance(v, Graph) for v in value):
+            return "[<Graphs>]"
+        if all(_tensor_text(v) is not None for v in value):
+            return "[<Tensors>]"
+    return _repr_value(value)
+
+
+def _tensor_text(value: Any) -> "str | None":
+    text = getattr(value, "text", None)  # literals kept verbatim, e.g. tensors
+    return text if isinstance(text, str) else None
+
+
+def _repr_value(value: Any) -> str:
+    """A value as torch's ``IValue::repr`` prints it (inside containers, a bool
+    is ``True``/``False``)."""
+    from .types import Type
+
+    if value is None:
+        return "None"
+    if isinstance(value, bool):
+        return "True" if value else "False"
     if isinstance(value, int):
         return str(value)
     if isinstance(value, float):
         return format_float(value)
     if isinstance(value, str):
         return quote_string(value)
-    if isinstance(value, (list, tuple)):
-        return "[" + ", ".join(format_attr_value(v) for v in value) + "]"
+    if isinstance(value, list):
+        return "[" + ", ".join(map(_repr_value, value)) + "]"
+    if isinstance(value, tuple):
+        if len(value) == 1:
+            return f"({_repr_value(value[0])},)"
+        return "(" + ", ".join(map(_repr_value, value)) + ")"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{_repr_value(k)}: {_repr_value(v)}"
+                               for k, v in value.items()) + "}"
     if isinstance(value, Type):
         return str(value)
-    if isinstance(value, Graph):
-        return "<Graph>"
-    text = getattr(value, "text", None)  # literals kept verbatim, e.g. tensors
-    if isinstance(text, str):
+    text = _tensor_text(value)
+    if text is not None:
         return text
     raise TypeError(f"cannot print attribute value of type {type(value).__name__}")
 
@@ -99,13 +162,17 @@ def _typed_refs(values, sep: str = ", ") -> str:
     return sep.join(f"%{v.debug_name} : {v.type}" for v in values)
 
 
-def _node_line(node, groups: List) -> str:
+def _node_line(node, groups: Optional[List]) -> str:
+    """One node's line; with ``groups`` (whole-graph printing) a node carrying a
+    subgraph prints as ``kind_N`` and is appended to ``groups``."""
     parts = [_typed_refs(node._outputs), " = "]
     attrs = node.attrs
     if SUBGRAPH in attrs and groups is not None:
         parts.append(f"{node.kind}_{len(groups)}")
         groups.append(node)
-        shown = [(k, v) for k, v in attrs.items() if k != SUBGRAPH]
+        # torch prints no attributes at all for a DifferentiableGraph here.
+        shown = [] if node.kind == "prim::DifferentiableGraph" else [
+            (k, v) for k, v in attrs.items() if k != SUBGRAPH]
     else:
         parts.append(node.kind)
         shown = list(attrs.items())
@@ -121,8 +188,9 @@ def _node_line(node, groups: List) -> str:
 
 def node_header(node) -> str:
     """The one line that prints for ``node`` (without its blocks), as used in error
-    messages: ``%z : int = aten::add(%x, %y) # f.py:3:8``."""
-    return _node_line(node, [])
+    messages: ``%z : int = aten::add(%x, %y) # f.py:3:8``.  As torch's
+    ``operator<<(Node)``, a subgraph attribute shows as ``Subgraph=<Graph>``."""
+    return _node_line(node, None)
 
 
 def print_graph(graph) -> str:
