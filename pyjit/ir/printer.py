@@ -39,7 +39,8 @@ def format_float(x: float) -> str:
     ``10000000000`` for 1e10, without a dot); ``inf``, ``-inf`` and ``nan`` so.
     """
     if math.isnan(x):
-        return "nan"
+        # C's printf shows a NaN's sign bit, and so does torch: float("-nan").
+        return "-nan" if math.copysign(1.0, x) < 0 else "nan"
     if math.isinf(x):
         return "inf" if x > 0 else "-inf"
     if abs(x) < 1e10 and x == int(x):
@@ -135,6 +136,10 @@ def _repr_value(value: Any) -> str:
         return str(value)
     if isinstance(value, float):
         return format_float(value)
+    if isinstance(value, complex):
+        # printComplex: real part, the sign, then the imaginary part's magnitude.
+        sign = "+" if value.imag >= 0 else "-"
+        return f"{format_float(value.real)}{sign}{format_float(abs(value.imag))}j"
     if isinstance(value, str):
         return quote_string(value)
     if isinstance(value, list):

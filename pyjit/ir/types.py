@@ -193,7 +193,10 @@ class GenericType(Type):
         return self.args
 
     def __str__(self) -> str:
-        return f"{self.name}[" + ", ".join(map(str, self.args)) + "]"
+        args = ", ".join(map(str, self.args))
+        if self.name == "Await":  # torch's AwaitType::str() uses parentheses
+            return f"Await({args})"
+        return f"{self.name}[{args}]"
 
 
 def FutureType(elem: Type) -> GenericType:
@@ -232,6 +235,8 @@ def is_subtype(sub: Type, sup: Type) -> bool:
     if isinstance(sup, UnionType):
         if isinstance(sub, UnionType):
             return all(is_subtype(s, sup) for s in sub.elems)
+        if isinstance(sub, OptionalType):  # T? is Union(T, NoneType)
+            return is_subtype(sub.elem, sup) and is_subtype(NONE, sup)
         return any(is_subtype(sub, e) for e in sup.elems)
     if isinstance(sup, TupleType) and isinstance(sub, TupleType):
         return len(sub.elems) == len(sup.elems) and all(
