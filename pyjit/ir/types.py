@@ -160,7 +160,8 @@ class OptionalType(Type):
 
 
 class UnionType(Type):
-    """``Union(T1, T2)``."""
+    """``Union(T1, T2)``.  As in torch, equality ignores the order of the members
+    (``Union(int, str) == Union(str, int)``); printing keeps it."""
 
     __slots__ = ("elems",)
 
@@ -168,7 +169,7 @@ class UnionType(Type):
         self.elems = tuple(elems)
 
     def _key(self) -> tuple:
-        return self.elems
+        return (frozenset(self.elems),)
 
     def contained(self) -> Tuple[Type, ...]:
         return self.elems
@@ -178,7 +179,8 @@ class UnionType(Type):
 
 
 class GenericType(Type):
-    """A named type with bracketed parameters: ``Future[T]``, ``RRef[T]``, ``Await[T]``."""
+    """A named type with parameters: ``Future[T]``, ``RRef[T]``, and ``Await(T)``,
+    which torch prints with parentheses."""
 
     __slots__ = ("name", "args")
 
@@ -199,6 +201,11 @@ class GenericType(Type):
         return f"{self.name}[{args}]"
 
 
+# Generic types whose parameter is covariant (torch: Future[int] is a
+# Future[Scalar]; an RRef[int] is no RRef[Scalar]).
+_COVARIANT = {"Future", "Await"}
+
+
 def FutureType(elem: Type) -> GenericType:
     """``Future[T]``, the type of ``prim::fork``'s result."""
     return GenericType("Future", (elem,))
@@ -211,34 +218,44 @@ STR = NamedType("str")
 NONE = NamedType("NoneType")
 ANY = NamedType("Any")
 FUNCTION = NamedType("Function")
-NUMBER = NamedType("number")  # torch's Scalar in schemas: int, float or bool
+NUMBER = NamedType("Scalar")  # torch's NumberType: int or float (not bool); prints "Scalar"
 TENSOR = TensorType()
 
 
 def is_subtype(sub: Type, sup: Type) -> bool:
-    """Whether a value of type ``sub`` may be used where ``sup`` is expected.
+    """Whether a value of type ``sub`` may be used where ``sup`` is expected, with
+    torch's ``isSubtypeOf`` rules:
 
-    The rules torch applies when matching schemas, restricted to what pyjit uses:
-    everything is an ``Any``; a refined tensor is a ``Tensor``; ``T`` and ``NoneType``
-    are ``T?``; ``int``, ``float`` and ``bool`` are ``number``; lists are invariant;
-    tuples and unions are covariant element by element.
+    * every type is a subtype of itself and of ``Any``;
+    * a refined tensor (``Float(2, 3)``) is a ``Tensor``, not the other way round;
+    * ``int`` and ``float`` are ``Scalar`` (:data:`NUMBER`); ``bool`` is neither a
+      ``Scalar`` nor an ``int``;
+    * ``T`` and ``NoneType`` are ``T?``; a union is a subtype of whatever all its
+      members are (so ``Union(int, NoneType)`` is ``int?``, and ``int?`` is
+      ``Union(int, NoneType, str)``); a type is a subtype of a union if it is a
+      subtype of one member;
+    * tuples and ``Future``/``Await`` are covariant; lists, dicts and ``RRef`` are
+      invariant (``int[]`` is neither ``Scalar[]`` nor ``Any[]``).
     """
     if sub == sup or sup == ANY:
         return True
-    if isinstance(sup, TensorType) and sup == TENSOR:
-        return isinstance(sub, TensorType)
+    if isinstance(sub, UnionType):
+        return all(is_subtype(e, sup) for e in sub.elems)
+    if isinstance(sub, OptionalType):  # T? is Union(T, NoneType)
+        return is_subtype(NONE, sup) and is_subtype(sub.elem, sup)
     if isinstance(sup, OptionalType):
-        return sub == NONE or is_subtype(sub, sup.elem) or (
-            isinstance(sub, OptionalType) and is_subtype(sub.elem, sup.elem))
-    if sup == NUMBER:
-        return sub in (INT, FLOAT, BOOL)
+        return sub == NONE or is_subtype(sub, sup.elem)
     if isinstance(sup, UnionType):
-        if isinstance(sub, UnionType):
-            return all(is_subtype(s, sup) for s in sub.elems)
-        if isinstance(sub, OptionalType):  # T? is Union(T, NoneType)
-            return is_subtype(sub.elem, sup) and is_subtype(NONE, sup)
         return any(is_subtype(sub, e) for e in sup.elems)
+    if sup == TENSOR:
+        return isinstance(sub, TensorType)
+    if sup == NUMBER:
+        return sub in (INT, FLOAT)
     if isinstance(sup, TupleType) and isinstance(sub, TupleType):
         return len(sub.elems) == len(sup.elems) and all(
             is_subtype(a, b) for a, b in zip(sub.elems, sup.elems))
+    if (isinstance(sup, GenericType) and isinstance(sub, GenericType)
+            and sub.name == sup.name and sup.name in _COVARIANT):
+        return len(sub.args) == len(sup.args) and all(
+            is_subtype(a, b) for a, b in zip(sub.args, sup.args))
     return False
