@@ -397,6 +397,19 @@ class Node:
             self._outputs[j]._offset = j
         return v
 
+    def _add_output_with_id(self, type: T.Type, unique: int) -> Value:
+        """Append an output whose id is given rather than drawn from the counter.
+
+        For the IR parser: ``%5`` in the text must come back as the value with id 5
+        so that it prints as ``%5`` again.  The graph's counter moves past ``unique``;
+        the caller makes sure no other value has that id.
+        """
+        v = Value(self, len(self._outputs), unique, type)
+        self._outputs.append(v)
+        if unique >= self._graph._next_unique:
+            self._graph._next_unique = unique + 1
+        return v
+
     def erase_output(self, i: int) -> None:
         """Remove output ``i``, which must have no uses (``eraseOutput``); the value
         gives up its debug name."""
