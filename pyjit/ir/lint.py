@@ -9,7 +9,8 @@ ownership          a block's param/return nodes point back at it; a nested
                    block names the node that holds it (the top block none);
                    every node in a block says so and belongs to this graph
 links              ``prev``/``next`` agree along each block's list, which closes
-                   at the return node; no node is listed twice (a cycle)
+                   at the return node (so the walk ends: a node reached twice
+                   would need two different ``prev`` nodes)
 kinds              ``prim::Param``/``prim::Return`` nodes only as a block's own
                    (never in its node list); a param node has no inputs, a
                    return node no outputs, a ``prim::Constant`` no inputs (as
@@ -53,7 +54,6 @@ class _Linter:
         self.uniques: Dict[int, object] = {}
         self.named: Dict[str, object] = {}
         self.users: Set[int] = set()      # ids of live nodes, return nodes included
-        self.seen_nodes: Set[int] = set()
         self.scope: List[Set[int]] = []   # ids of values in scope, one set per block
         self.subgraphs: List[Graph] = []
 
@@ -88,9 +88,6 @@ class _Linter:
 
     # -- nodes and blocks --------------------------------------------------------
     def check_node(self, node: Node, block) -> None:
-        if id(node) in self.seen_nodes:
-            raise IRError(f"{_where(node)} is listed twice (the node list has a cycle)")
-        self.seen_nodes.add(id(node))
         if node._block is not block:
             raise IRError(f"{_where(node)} is listed in a block it does not own")
         if node._graph is not self.graph:
@@ -140,7 +137,9 @@ class _Linter:
                 frame[2] = None
             node = prev._next
             if node is None or node._prev is not prev:
-                raise IRError(f"broken node links after {_where(prev)}")
+                where = ("at the start of a block" if prev is block._return
+                         else f"after {_where(prev)}")
+                raise IRError(f"broken node links {where}")
             if node is block._return:
                 self.check_inputs(node)
                 self.scope.pop()
