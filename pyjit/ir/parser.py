@@ -1,0 +1,923 @@
+"""Text -> Graph: read a graph exactly as torch prints it.
+
+:func:`parse_ir` accepts what ``str(torch.jit.script(f).graph)`` prints (inlined,
+traced and optimized graphs too) and what pyjit's own printer writes, and for
+such text ``str(parse_ir(text)) == text``, byte for byte::
+
+    graph(%x.1 : int,                                  graph inputs
+          %n : int):
+      %2 : int = prim::Constant[value=1]() # f.py:3:12   a node: outputs, kind,
+      %y : int = prim::Loop(%n, %c, %x.1) # f.py:4:4      attributes, inputs, and
+        block0(%i : int, %acc : int):                     a source location
+          %s : int = aten::add(%acc, %i)
+          -> (%c, %s)                                     a block's outputs
+       = prim::RaiseException(%m, %t)                     a node without outputs
+      %f : Future[int] = prim::fork_0(%x.1)               a node with a subgraph,
+      return (%y)                                         which follows the graph:
+    with prim::fork_0 = graph(%a : int):
+      return (%a)
+
+What the parser keeps:
+
+* value names: ``%5`` becomes the value with unique id 5 and no debug name (so it
+  prints as ``%5`` again); ``%a.1`` becomes a value named ``a.1``.  Named values
+  get ids above every number in the text, so the two never collide;
+* attributes as Python values: ``int`` (bools too: ``value=1``), ``float``
+  (``3.``, ``1e-05``, ``inf``, ``-nan``), ``complex`` (``1.+2.j``), ``str``, lists,
+  tuples, dicts, ``True``/``False``/``None`` inside them, types (``types=[int]``);
+  what cannot become a value keeps its text in a :class:`~pyjit.ir.literals.Literal`
+  (tensors: ``{1.5}``, `` 1  2 [ CPULongType{2} ]``, ``<Tensor>``; enum values;
+  ``<Graph>``);
+* ``# file:line:col`` as ``node.source_location`` and ``, scope: a/b`` as
+  ``node.scope``;
+* ``kind_N(...)`` nodes with their ``with kind_N = graph(...)`` section as the
+  ``Subgraph`` attribute.  Each graph's sections follow its own ``return``, in the
+  order its nodes refer to them, so a nested fork's section comes right after
+  the graph that holds it.
+
+Bad text raises :class:`~pyjit.errors.ParseError` with the line, the column and a
+caret: unexpected tokens, undefined values and values used outside their block,
+redefined values, If/Loop blocks whose inputs or outputs do not fit the node
+(count or type), ``with`` sections that no node refers to or that are missing.
+Blocks are parsed with an explicit stack, so nesting depth is not limited by
+Python's recursion limit; attribute values and types, which torch never nests
+deeply, are limited to 100 levels.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from typing import Any, Dict, List, NoReturn, Optional, Tuple
+
+from . import types as T
+from .graph import Block, Graph, Node, Value
+from .literals import TENSOR_TRAILER, Literal, TensorLiteral, is_tensor_print_body
+from .source import SourceLocation
+from .symbols import is_qualified, prim
+from ..errors import ParseError
+
+__all__ = ["parse_ir"]
+
+SUBGRAPH = "Subgraph"
+_MAX_DEPTH = 100       # nesting of attribute values and types
+_MAX_DIGITS = 4000     # Python refuses to convert longer digit strings to int
+
+_WS = re.compile(r"[ \t\r\n]*")
+_SPACES = re.compile(r"[ \t]*")
+_LINE_BLANKS = re.compile(r"[ \t\r]*")
+_TOKEN = re.compile(r"\S+")
+_NAME = re.compile(r"[\w.]+")
+_IDENT = re.compile(r"[A-Za-z_]\w*", re.ASCII)
+_DOTTED = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*", re.ASCII)
+_KIND = re.compile(r"[A-Za-z_]\w*::\w+", re.ASCII)
+_GROUP_REF = re.compile(r"(.+)_([0-9]+)\Z")
+_BLOCK = re.compile(r"block([0-9]+)")
+_WORD_END = re.compile(r"(?![\w.])")
+_REAL = r"(?:[0-9]+\.?[0-9]*(?:e[+-]?[0-9]+)?|inf|nan)"
+_NUMBER = re.compile(rf"(-?{_REAL})(?:([+-])({_REAL})j)?(?![\w.])")
+_INT = re.compile(r"-?[0-9]+\Z")
+_ONE_ELEMENT = re.compile(rf"\{{(?:-?{_REAL}|\(-?{_REAL},-?{_REAL}\))\}}")
+_SPECIAL = re.compile(r'[\[\]"\n]')
+_NUMERIC_REF = re.compile(r"%([0-9]+)(?![\w.])")
+_LOCATION = re.compile(r"(.*):([0-9]+):([0-9]+)\Z", re.S)
+_OPAQUE = ("<Tensor>", "<Graph>", "[<Tensors>]", "[<Graphs>]", "[<Types>]")
+
+_ESCAPES = {"\\": b"\\", "'": b"'", '"': b'"', "a": b"\a", "b": b"\b", "f": b"\f",
+            "n": b"\n", "r": b"\r", "t": b"\t", "v": b"\v"}
+_ESCAPE_DIGITS = frozenset(")*+,-./01234567")
+
+
+def parse_ir(text: str, file: Optional[str] = None) -> Graph:
+    """Parse the text of a graph as torch (or :func:`~pyjit.ir.print_graph`) prints it.
+
+    Args:
+        text: the graph text, e.g. ``str(torch.jit.script(f).graph)``.
+        file: the name errors report the text as coming from (default ``<string>``).
+
+    Returns:
+        the :class:`~pyjit.ir.Graph`; ``str()`` of it gives ``text`` back.
+
+    Raises:
+        ParseError: the text is not a well-formed graph; the error names the line
+            and column (``file:line:col: message``, then the line and a caret).
+    """
+    if not isinstance(text, str):
+        raise TypeError(f"parse_ir() needs the graph text as a str, not {type(text).__name__}")
+    return _Parser(text, file).parse()
+
+
+def fits(sub: T.Type, sup: T.Type) -> bool:
+    """Whether a block may hand a value of type ``sub`` to a node output of type
+    ``sup``: :func:`~pyjit.ir.types.is_subtype`, made as lenient as torch's own
+    graphs need.  pyjit keeps tensor shapes as text and does not compare them, so
+    any tensor type fits any other; named types pyjit does not model (``NamedTuple(...)``,
+    classes) fit any tuple or named type; containers compare element by element."""
+    if T.is_subtype(sub, sup):
+        return True
+    if isinstance(sub, T.TensorType) and isinstance(sup, T.TensorType):
+        return True
+    if isinstance(sup, T.OptionalType):
+        return sub == T.NONE or fits(sub, sup.elem) or (
+            isinstance(sub, T.OptionalType) and fits(sub.elem, sup.elem))
+    if isinstance(sup, T.UnionType):
+        if isinstance(sub, T.UnionType):
+            return all(fits(s, sup) for s in sub.elems)
+        if isinstance(sub, T.OptionalType):
+            return fits(sub.elem, sup) and fits(T.NONE, sup)
+        return any(fits(sub, e) for e in sup.elems)
+    if sup in (T.NUMBER, T.NamedType("Scalar")):
+        return sub in (T.INT, T.FLOAT, T.BOOL, T.NUMBER, T.NamedType("Scalar"),
+                       T.NamedType("complex"))
+    opaque = (T.NamedType, T.TupleType)
+    if isinstance(sub, opaque) and isinstance(sup, opaque) and (
+            _is_class(sub) or _is_class(sup)):
+        return True
+    if type(sub) is type(sup) and isinstance(sub, (T.ListType, T.TupleType, T.DictType,
+                                                    T.GenericType)):
+        if isinstance(sub, T.GenericType) and sub.name != sup.name:  # type: ignore[attr-defined]
+            return False
+        a, b = sub.contained(), sup.contained()
+        return len(a) == len(b) and all(fits(x, y) for x, y in zip(a, b))
+    return False
+
+
+def _is_class(t: T.Type) -> bool:
+    """A named type torch prints for a class or named tuple (``__torch__.M``,
+    ``NamedTuple(x : int)``), as opposed to a builtin such as ``int``."""
+    return isinstance(t, T.NamedType) and ("." in t.name or t.name.startswith("NamedTuple("))
+
+
+class _Frame:
+    """One block being parsed: the block, the names it defined (they leave scope
+    with it) and the node whose blocks may follow (its outputs enter scope once
+    they are done)."""
+
+    __slots__ = ("block", "names", "pending", "pending_pos")
+
+    def __init__(self, block: Block) -> None:
+        self.block = block
+        self.names: List[str] = []
+        self.pending: Optional[Node] = None
+        self.pending_pos = 0
+
+
+class _Parser:
+    def __init__(self, text: str, file: Optional[str]) -> None:
+        self.text = text
+        self.file = file
+        self.pos = 0
+        self.n = len(text)
+        self.line_starts = [0] + [m.end() for m in re.finditer("\n", text)]
+        ids = [len(d) <= _MAX_DIGITS and int(d) for d in _NUMERIC_REF.findall(text)]
+        # Named values are numbered above every %N of the text: no collisions.
+        self.first_free_id = max(ids, default=-1) + 1
+        # Per graph: every name defined so far -> (value, line), and the names in
+        # scope at this point.
+        self.defined: Dict[str, Tuple[Value, int]] = {}
+        self.visible: Dict[str, Value] = {}
+
+    # -- errors --------------------------------------------------------------------
+    def _where(self, pos: int) -> Tuple[int, int, str]:
+        if pos >= self.n and self.n and self.text[-1] == "\n":
+            pos = self.n - 1  # report the end of input at the end of the last line
+        pos = min(pos, self.n)
+        i = bisect.bisect_right(self.line_starts, pos) - 1
+        start = self.line_starts[i]
+        end = self.text.find("\n", start)
+        if end < 0:
+            end = self.n
+        return i + 1, pos - start, self.text[start:end].rstrip("\r")
+
+    def _line_of(self, pos: int) -> int:
+        return self._where(pos)[0]
+
+    def fail(self, message: str, pos: Optional[int] = None) -> NoReturn:
+        line, col, line_text = self._where(self.pos if pos is None else pos)
+        raise ParseError(message, line, col, file=self.file, line_text=line_text)
+
+    def _found(self, pos: Optional[int] = None) -> str:
+        """What is at ``pos``, for messages: ``'foo'``, ``end of line``..."""
+        pos = self.pos if pos is None else pos
+        if pos >= self.n:
+            return "end of input"
+        if self.text[pos] in "\r\n":
+            return "end of line"
+        m = _TOKEN.match(self.text, pos)
+        tok = m.group() if m else self.text[pos]
+        if len(tok) > 20:
+            tok = tok[:20] + "..."
+        return repr(tok)
+
+    # -- lexing ----------------------------------------------------------------------
+    def _ws(self) -> None:
+        self.pos = _WS.match(self.text, self.pos).end()
+
+    def _spaces(self) -> None:
+        self.pos = _SPACES.match(self.text, self.pos).end()
+
+    def _at(self, s: str) -> bool:
+        return self.text.startswith(s, self.pos)
+
+    def _at_word(self, word: str) -> bool:
+        return self._at(word) and bool(_WORD_END.match(self.text, self.pos + len(word)))
+
+    def _eat(self, s: str) -> bool:
+        """Skip blanks, then ``s`` if it is there."""
+        self._ws()
+        if self._at(s):
+            self.pos += len(s)
+            return True
+        return False
+
+    def _expect(self, s: str, context: str = "") -> None:
+        if not self._eat(s):
+            self.fail(f"expected '{s}'{context}, found {self._found()}")
+
+    def _eol(self) -> None:
+        """The end of a line: only blanks may remain on it."""
+        self.pos = _LINE_BLANKS.match(self.text, self.pos).end()
+        if self.pos < self.n:
+            if self.text[self.pos] != "\n":
+                self.fail(f"expected the end of the line, found {self._found()}")
+            self.pos += 1
+
+    def _int(self, digits: str, pos: int, what: str) -> int:
+        if len(digits) > _MAX_DIGITS:
+            self.fail(f"{what} has too many digits", pos)
+        return int(digits)
+
+    # -- graphs and sections -------------------------------------------------------------
+    def parse(self) -> Graph:
+        graph, refs = self._graph()
+        # Each graph's ``with`` sections follow its return, one per kind_N node in
+        # node order; a section's graph may have sections of its own, which come
+        # first.  The stack holds, per graph, the references not yet resolved.
+        pending = [[refs, 0]]
+        while pending:
+            top = pending[-1]
+            refs, i = top
+            if i == len(refs):
+                pending.pop()
+                continue
+            top[1] = i + 1
+            node, label, node_pos = refs[i]
+            self._ws()
+            if not self._at_word("with"):
+                self.fail(f"missing with section for {label} (the node at line "
+                          f"{self._line_of(node_pos)}), found {self._found()}")
+            with_pos = self.pos
+            self.pos += 4
+            self._ws()
+            found = self._group_label()
+            if found != label:
+                self.fail(f"with section {found} does not match the next subgraph node, "
+                          f"{label} at line {self._line_of(node_pos)}", with_pos)
+            self._expect("=", f" after 'with {label}'")
+            sub, sub_refs = self._graph()
+            node.attrs[SUBGRAPH] = sub
+            pending.append([sub_refs, 0])
+        self._ws()
+        if self.pos < self.n:
+            if self._at_word("with"):
+                start = self.pos
+                self.pos += 4
+                self._ws()
+                self.fail(f"unknown with section {self._group_label()}: no node of the "
+                          f"graph refers to it", start)
+            self.fail(f"expected the end of the text, found {self._found()}")
+        return graph
+
+    def _group_label(self) -> str:
+        m = _KIND.match(self.text, self.pos)
+        if not m:
+            self.fail(f"expected a subgraph name such as prim::fork_0, found {self._found()}")
+        self.pos = m.end()
+        return m.group()
+
+    def _graph(self) -> Tuple[Graph, List[Tuple[Node, str, int]]]:
+        """One ``graph(...): ... return (...)``; returns the graph and its kind_N
+        nodes (node, label, position), whose sections the caller reads."""
+        graph = Graph()
+        graph._next_unique = self.first_free_id
+        self.defined = {}
+        self.visible = {}
+        refs: List[Tuple[Node, str, int]] = []
+        self._ws()
+        if not self._at_word("graph"):
+            self.fail(f"expected 'graph', found {self._found()}")
+        self.pos += 5
+        top = _Frame(graph.block)
+        self._expect("(")
+        self._defs(top, graph.param_node)
+        self._expect(")", " after the graph's inputs")
+        self._expect(":")
+        self._eol()
+        frames = [top]
+        while True:
+            self._ws()
+            frame = frames[-1]
+            if self._at("%") or self._at("="):
+                self._finish(frame)
+                self._node(graph, frame, refs)
+            elif self._at("block") and _BLOCK.match(self.text, self.pos):
+                self._block_header(frames)
+            elif self._at("->"):
+                if len(frames) == 1:
+                    self.fail("'->' outside a block: the graph ends with 'return'")
+                self._block_end(frames)
+            elif self._at_word("return"):
+                if len(frames) > 1:
+                    b = frame.block
+                    self.fail(f"'return' inside block{b.owning_node._blocks.index(b)} of "
+                              f"{b.owning_node.kind}: a block ends with '-> (...)'")
+                self._finish(frame)
+                self.pos += 6
+                for v in self._refs("return"):
+                    graph.register_output(v)
+                self._eol()
+                return graph, refs
+            else:
+                self.fail(f"expected a node, 'block', '->' or 'return', found {self._found()}")
+
+    # -- values -----------------------------------------------------------------------
+    def _name(self) -> Tuple[str, int]:
+        """``%name``; returns the name (without ``%``) and its position."""
+        self._ws()
+        pos = self.pos
+        if not self._at("%"):
+            self.fail(f"expected a value such as %x, found {self._found()}")
+        m = _NAME.match(self.text, pos + 1)
+        if not m:
+            self.fail(f"expected a value name after '%', found {self._found(pos + 1)}", pos + 1)
+        self.pos = m.end()
+        return m.group(), pos
+
+    def _define(self, name: str, pos: int, node: Node, type: T.Type, frame: _Frame,
+                visible: bool) -> Value:
+        if name in self.defined:
+            self.fail(f"redefinition of value %{name} (first defined at line "
+                      f"{self.defined[name][1]})", pos)
+        if name.isascii() and name.isdigit():
+            if len(name) > 1 and name[0] == "0":
+                self.fail(f"value %{name}: a numeric name has no leading zeros", pos)
+            v = node._add_output_with_id(type, self._int(name, pos, f"value %{name[:20]}"))
+        else:
+            v = node.add_output(type)
+            v.set_debug_name(name)
+        self.defined[name] = (v, self._line_of(pos))
+        if visible:
+            self.visible[name] = v
+            frame.names.append(name)
+        return v
+
+    def _use(self, name: str, pos: int) -> Value:
+        v = self.visible.get(name)
+        if v is None:
+            if name in self.defined:
+                self.fail(f"value %{name} (defined at line {self.defined[name][1]}) is not "
+                          f"in scope here", pos)
+            self.fail(f"undefined value %{name}", pos)
+        return v
+
+    def _defs(self, frame: _Frame, param: Node) -> List[int]:
+        """``%a : T, %b : U`` up to ``)``, defined as outputs of ``param``; returns
+        their positions."""
+        positions: List[int] = []
+        self._ws()
+        if self._at(")"):
+            return positions
+        while True:
+            name, pos = self._name()
+            self._expect(":", f" and a type after %{name}")
+            t = self._type_at()
+            self._define(name, pos, param, t, frame, True)
+            positions.append(pos)
+            if not self._eat(","):
+                return positions
+
+    def _refs(self, what: str) -> List[Value]:
+        """``(%a, %b)``: values in scope."""
+        self._expect("(", f" after '{what}'")
+        values: List[Value] = []
+        self._ws()
+        if self._eat(")"):
+            return values
+        while True:
+            name, pos = self._name()
+            values.append(self._use(name, pos))
+            self._ws()
+            if self._eat(")"):
+                return values
+            if not self._eat(","):
+                self.fail(f"expected ',' or ')', found {self._found()}")
+
+    # -- nodes and blocks -----------------------------------------------------------------
+    def _node(self, graph: Graph, frame: _Frame, refs: List[Tuple[Node, str, int]]) -> None:
+        """``%a : T, %b : U = kind[attrs](%x, %y), scope: s # f.py:1:2``."""
+        outputs: List[Tuple[str, int, T.Type]] = []
+        if self._at("%"):
+            while True:
+                name, pos = self._name()
+                self._expect(":", f" and a type after %{name}")
+                outputs.append((name, pos, self._type_at()))
+                if not self._eat(","):
+                    break
+        self._expect("=")
+        self._ws()
+        kind_pos = self.pos
+        m = _KIND.match(self.text, self.pos)
+        if not m:
+            self.fail(f"expected a node kind such as aten::add, found {self._found()}")
+        self.pos = m.end()
+        kind = label = m.group()
+        group = _GROUP_REF.match(kind)
+        if group and len(group.group(2)) < 10 and str(int(group.group(2))) == group.group(2) \
+                and int(group.group(2)) == len(refs) and is_qualified(group.group(1)):
+            kind = group.group(1)  # kind_N: its subgraph is in with section N
+        else:
+            label = ""
+        if kind in (prim.Param, prim.Return):
+            self.fail(f"{kind} cannot be written as a node: it is implied by a block's "
+                      f"inputs/outputs", kind_pos)
+        node = graph.create(kind, (), 0)
+        if self._at("["):
+            self._attributes(node)
+        for v in self._refs(kind):
+            node.add_input(v)
+        self._comment(node)
+        self._eol()
+        for name, pos, t in outputs:
+            self._define(name, pos, node, t, frame, False)
+        frame.block.append_node(node)
+        frame.pending = node
+        frame.pending_pos = kind_pos
+        if label:
+            refs.append((node, label, kind_pos))
+        self._check_node(node, kind_pos, [p for _, p, _ in outputs])
+
+    def _comment(self, node: Node) -> None:
+        """``, scope: a/b`` and ``# file:line:col`` at the end of a node's line."""
+        self._spaces()
+        line_end = self.text.find("\n", self.pos)
+        if line_end < 0:
+            line_end = self.n
+        if self._at(","):
+            self.pos += 1
+            self._spaces()
+            if not self._at("scope:"):
+                self.fail(f"expected 'scope:' after the node's inputs, found {self._found()}")
+            self.pos += 6
+            if self._at(" "):
+                self.pos += 1
+            rest = self.text[self.pos:line_end]
+            cut = rest.find(" # ")
+            scope = rest if cut < 0 else rest[:cut]
+            node.scope = scope.rstrip("\r") if cut < 0 else scope
+            self.pos += len(scope)
+            self._spaces()
+        if self._at("#"):
+            start = self.pos
+            self.pos += 1
+            if self._at(" "):
+                self.pos += 1
+            text = self.text[self.pos:line_end].rstrip("\r")
+            m = _LOCATION.match(text)
+            if not m or len(m.group(2)) > _MAX_DIGITS or len(m.group(3)) > _MAX_DIGITS:
+                self.fail("expected a source location 'file:line:col' after '#'", start)
+            node.source_location = SourceLocation(m.group(1), int(m.group(2)), int(m.group(3)))
+            self.pos = line_end
+
+    def _check_node(self, node: Node, pos: int, out_pos: List[int]) -> None:
+        """What a node's inputs and outputs must be, known from its own line."""
+        kind, ins, outs = node.kind, node._inputs, node._outputs
+        if kind == prim.Constant and ins:
+            self.fail(f"prim::Constant takes no inputs, got {len(ins)}", pos)
+        if kind == prim.If and len(ins) != 1:
+            self.fail(f"prim::If takes one input (the condition), got {len(ins)}", pos)
+        if kind == prim.Loop:
+            if len(ins) != len(outs) + 2:
+                self.fail(f"prim::Loop with {len(outs)} output(s) takes {len(outs) + 2} inputs "
+                          f"(max trip count, condition and {len(outs)} initial value(s)), "
+                          f"got {len(ins)}", pos)
+            for j, (init, out) in enumerate(zip(ins[2:], outs)):
+                if not fits(init.type, out.type):
+                    self.fail(f"type mismatch: prim::Loop carries %{out.debug_name} : "
+                              f"{out.type} but its initial value %{init.debug_name} is "
+                              f"{init.type}", out_pos[j])
+
+    def _finish(self, frame: _Frame) -> None:
+        """The pending node's blocks are done: check their number and bring its
+        outputs into scope."""
+        node = frame.pending
+        if node is None:
+            return
+        frame.pending = None
+        wanted = {prim.If: 2, prim.Loop: 1}.get(node.kind)
+        if wanted is not None and len(node._blocks) != wanted:
+            self.fail(f"{node.kind} needs {'two blocks' if wanted == 2 else 'one block'}, "
+                      f"found {len(node._blocks)}", frame.pending_pos)
+        for v in node._outputs:
+            name = v.debug_name
+            self.visible[name] = v
+            frame.names.append(name)
+
+    def _block_header(self, frames: List[_Frame]) -> None:
+        """``blockN(%a : T, ...):`` opening block N of the node just parsed."""
+        frame = frames[-1]
+        start = self.pos
+        m = _BLOCK.match(self.text, self.pos)
+        number = self._int(m.group(1), start, "block number")
+        owner = frame.pending
+        if owner is None:
+            self.fail(f"block{number} must follow the node it belongs to", start)
+        have = len(owner._blocks)
+        if number != have:
+            self.fail(f"expected block{have} of {owner.kind}, found block{number}", start)
+        if owner.kind == prim.If and number >= 2:
+            self.fail("prim::If has two blocks, block0 and block1", start)
+        if owner.kind == prim.Loop and number >= 1:
+            self.fail("prim::Loop has one block, block0", start)
+        self.pos = m.end()
+        block = owner.add_block()
+        inner = _Frame(block)
+        self._expect("(", f" after 'block{number}'")
+        positions = self._defs(inner, block.param_node)
+        self._expect(")", f" after the inputs of block{number}")
+        self._expect(":", f" after 'block{number}(...)'")
+        self._eol()
+        ins, outs = block.inputs, owner._outputs
+        if owner.kind == prim.If and ins:
+            self.fail(f"the blocks of prim::If take no inputs, block{number} has {len(ins)}",
+                      start)
+        if owner.kind == prim.Loop:
+            if len(ins) != len(outs) + 1:
+                self.fail(f"the body of a prim::Loop with {len(outs)} output(s) takes "
+                          f"{len(outs) + 1} inputs (the iteration number and {len(outs)} "
+                          f"carried value(s)), got {len(ins)}", start)
+            for j, (v, out) in enumerate(zip(ins[1:], outs)):
+                if not (fits(v.type, out.type) or fits(out.type, v.type)):
+                    self.fail(f"type mismatch: prim::Loop carries %{out.debug_name} : "
+                              f"{out.type} but its body takes %{v.debug_name} : {v.type}",
+                              positions[j + 1])
+        frames.append(inner)
+
+    def _block_end(self, frames: List[_Frame]) -> None:
+        """``-> (%a, %b)`` closing the innermost block."""
+        frame = frames[-1]
+        self._finish(frame)
+        start = self.pos
+        self.pos += 2
+        values = self._refs("->")
+        block = frame.block
+        for v in values:
+            block.register_output(v)
+        self._eol()
+        owner = block.owning_node
+        number = owner._blocks.index(block)
+        outs = owner._outputs
+        if owner.kind == prim.If:
+            if len(values) != len(outs):
+                self.fail(f"block{number} of prim::If returns {len(values)} value(s), but the "
+                          f"If has {len(outs)} output(s)", start)
+            expected = list(zip(values, outs))
+        elif owner.kind == prim.Loop:
+            if len(values) != len(outs) + 1:
+                self.fail(f"the body of a prim::Loop with {len(outs)} output(s) returns "
+                          f"{len(outs) + 1} values (the condition and {len(outs)} carried "
+                          f"value(s)), got {len(values)}", start)
+            expected = list(zip(values[1:], outs))
+        else:
+            expected = []
+        for v, out in expected:
+            if not fits(v.type, out.type):
+                self.fail(f"type mismatch: block{number} of {owner.kind} returns "
+                          f"%{v.debug_name} : {v.type} for its output %{out.debug_name} : "
+                          f"{out.type}", start)
+        for name in frame.names:
+            del self.visible[name]
+        frames.pop()
+
+    # -- attributes -------------------------------------------------------------------------
+    def _attributes(self, node: Node) -> None:
+        """``[name=value, ...]``."""
+        self.pos += 1
+        while True:
+            self._ws()
+            pos = self.pos
+            m = _IDENT.match(self.text, pos)
+            if not m:
+                self.fail(f"expected an attribute name, found {self._found()}")
+            name = m.group()
+            self.pos = m.end()
+            if name in node.attrs:
+                self.fail(f"duplicate attribute '{name}'", pos)
+            if name == SUBGRAPH:
+                self.fail("a Subgraph attribute is written as a with section: kind_N(...) "
+                          "and 'with kind_N = graph(...)' after the graph", pos)
+            self._expect("=", f" after attribute '{name}'")
+            node.attrs[name] = self._value(0, True)
+            self._ws()
+            if self._eat("]"):
+                return
+            if not self._eat(","):
+                self.fail(f"expected ',' or ']' in the attributes, found {self._found()}")
+
+    def _value(self, depth: int, allow_type: bool) -> Any:
+        """One attribute value (see the module docstring for the forms)."""
+        if depth > _MAX_DEPTH:
+            self.fail("attribute value nested too deeply")
+        tensor = self._tensor_print()
+        if tensor is not None:
+            return tensor
+        self._ws()
+        text, pos = self.text, self.pos
+        for opaque in _OPAQUE:
+            if text.startswith(opaque, pos):
+                self.pos += len(opaque)
+                return (TensorLiteral if opaque == "<Tensor>" else Literal)(opaque)
+        c = text[pos] if pos < self.n else ""
+        if c == '"':
+            return self._string()
+        if c == "{":
+            m = _ONE_ELEMENT.match(text, pos)
+            if m:
+                self.pos = m.end()
+                return TensorLiteral(m.group())
+            return self._dict(depth)
+        if c == "[":
+            return self._list(depth, allow_type)
+        if c == "(":
+            # A tuple constant, or a tuple type such as (int, float): try the first,
+            # and if it fails report whichever reading got further.
+            try:
+                return self._tuple(depth)
+            except ParseError as literal_error:
+                if not allow_type:
+                    raise
+                self.pos = pos
+                try:
+                    return self._type(depth)
+                except ParseError as type_error:
+                    far = (literal_error.line, literal_error.col) >= (type_error.line,
+                                                                       type_error.col)
+                    raise (literal_error if far else type_error) from None
+        m = _NUMBER.match(text, pos)
+        if m:
+            self.pos = m.end()
+            return self._number(m, pos)
+        for word, value in (("True", True), ("False", False), ("None", None)):
+            if self._at_word(word):
+                self.pos += len(word)
+                return value
+        if text.startswith("object(", pos):
+            end = self._balanced(pos + 6)
+            self.pos = end
+            return Literal(text[pos:end])
+        m = _DOTTED.match(text, pos)
+        if m:
+            after = text[m.end():m.end() + 1]
+            if "." in m.group() and after not in ("(", "[", "<", "?"):
+                # A qualified name that is not a type: an enum value such as
+                # __torch__.Color.RED (a class type prints the same; kept as text).
+                self.pos = m.end()
+                return Literal(m.group())
+            if allow_type:
+                return self._type(depth)
+        self.fail(f"expected an attribute value, found {self._found()}")
+
+    def _tensor_print(self) -> Optional[TensorLiteral]:
+        """``at::print`` output with its newlines made spaces, ending in a
+        ``[ CPUFloatType{2} ]`` trailer, e.g. `` 1  2 [ CPULongType{2} ]``."""
+        text, pos = self.text, self.pos
+        special = _SPECIAL.search(text, pos)
+        if special is None or special.group() != "[":
+            return None
+        m = TENSOR_TRAILER.match(text, special.start())
+        if not m or not is_tensor_print_body(text[pos:special.start()]):
+            return None
+        after = _SPACES.match(text, m.end()).end()
+        if after < self.n and text[after] not in ",])}":
+            return None
+        self.pos = m.end()
+        return TensorLiteral(text[pos:m.end()])
+
+    def _number(self, m: "re.Match[str]", pos: int) -> Any:
+        real, sign, imag = m.group(1), m.group(2), m.group(3)
+        if sign is not None:
+            im = float(imag)
+            return complex(float(real), -im if sign == "-" else im)
+        if _INT.match(real):
+            return self._int(real, pos, "integer literal")
+        return float(real)
+
+    def _string(self) -> str:
+        """``"..."`` with torch's escapes (see :func:`~pyjit.ir.printer.quote_string`)."""
+        text, start = self.text, self.pos
+        pos = start + 1
+        out = bytearray()
+        while True:
+            if pos >= self.n or text[pos] == "\n":
+                self.fail("unterminated string", start)
+            c = text[pos]
+            if c == '"':
+                break
+            if c != "\\":
+                out += c.encode("utf-8", "surrogatepass")
+                pos += 1
+                continue
+            nxt = text[pos + 1:pos + 2]
+            simple = _ESCAPES.get(nxt)
+            if simple is not None:
+                out += simple
+                pos += 2
+                continue
+            code = text[pos + 1:pos + 4]
+            byte = _escaped_byte(code)
+            if byte is None:
+                self.fail(f"invalid escape '\\{code if len(code) == 3 else nxt}' in a string", pos)
+            out.append(byte)
+            pos += 4
+        self.pos = pos + 1
+        try:
+            return out.decode("utf-8")
+        except UnicodeDecodeError:
+            self.fail("the string's escapes do not spell valid UTF-8", start)
+
+    def _list(self, depth: int, allow_type: bool) -> list:
+        self.pos += 1
+        items: list = []
+        if self._eat("]"):
+            return items
+        while True:
+            items.append(self._value(depth + 1, allow_type))
+            if self._eat("]"):
+                return items
+            if not self._eat(","):
+                self.fail(f"expected ',' or ']' in a list, found {self._found()}")
+
+    def _tuple(self, depth: int) -> tuple:
+        start = self.pos
+        self.pos += 1
+        items: list = []
+        if self._eat(")"):
+            return ()
+        while True:
+            items.append(self._value(depth + 1, False))
+            if self._eat(")"):
+                if len(items) == 1:
+                    self.fail("a one-element tuple is written with a comma: (x,)", start)
+                return tuple(items)
+            if not self._eat(","):
+                self.fail(f"expected ',' or ')' in a tuple, found {self._found()}")
+            if len(items) == 1 and self._eat(")"):
+                return (items[0],)
+
+    def _dict(self, depth: int) -> dict:
+        self.pos += 1
+        items: dict = {}
+        if self._eat("}"):
+            return items
+        while True:
+            self._ws()
+            pos = self.pos
+            key = self._value(depth + 1, False)
+            try:
+                hash(key)
+            except TypeError:
+                self.fail("a dict key must be a number, string or tuple", pos)
+            self._expect(":", " after a dict key")
+            items[key] = self._value(depth + 1, False)
+            if self._eat("}"):
+                return items
+            if not self._eat(","):
+                self.fail(f"expected ',' or '}}' in a dict, found {self._found()}")
+
+    def _balanced(self, pos: int) -> int:
+        """The position after the bracket that closes the one at ``pos``: ``)`` for
+        ``(``, which may nest ``()`` and ``[]``; ``>`` for ``<``.  It must close on
+        the same line."""
+        open_ = self.text[pos]
+        closing = {"(": ")", "[": "]"} if open_ == "(" else {"<": ">"}
+        stack = [closing[open_]]
+        i = pos + 1
+        text = self.text
+        while i < self.n:
+            c = text[i]
+            if c == "\n":
+                break
+            if c in closing:
+                stack.append(closing[c])
+            elif c in closing.values():
+                if c != stack[-1]:
+                    self.fail(f"unbalanced '{c}'", i)
+                stack.pop()
+                if not stack:
+                    return i + 1
+            i += 1
+        self.fail(f"'{open_}' is never closed", pos)
+
+    # -- types ---------------------------------------------------------------------------
+    def _type_at(self) -> T.Type:
+        self._ws()
+        return self._type(0)
+
+    def _type(self, depth: int) -> T.Type:
+        """A type as torch prints it, see :mod:`pyjit.ir.types`."""
+        if depth > _MAX_DEPTH:
+            self.fail("type nested too deeply")
+        self._ws()
+        text, pos = self.text, self.pos
+        t: T.Type
+        if self._at("("):
+            self.pos += 1
+            elems = self._types(depth, ")")
+            t = T.TupleType(elems)
+        else:
+            m = _DOTTED.match(text, pos)
+            if not m:
+                self.fail(f"expected a type, found {self._found()}")
+            name = m.group()
+            self.pos = m.end()
+            if name == "Enum" and self._at("<"):
+                self.pos = self._balanced(self.pos)
+                t = T.NamedType(text[pos:self.pos])
+            elif self._at("("):
+                t = self._call_type(name, pos, depth)
+            elif self._at("[") and not self._at("[]"):
+                self.pos += 1
+                args = self._types(depth, "]")
+                if not args:
+                    self.fail(f"{name}[...] needs a type inside", pos)
+                t = T.GenericType(name, args)
+            else:
+                t = T.TENSOR if name == "Tensor" else T.NamedType(name)
+        while True:
+            if self._at("[]"):
+                self.pos += 2
+                t = T.ListType(t)
+            elif self._at("?"):
+                self.pos += 1
+                t = T.OptionalType(t)
+            else:
+                return t
+
+    def _call_type(self, name: str, pos: int, depth: int) -> T.Type:
+        """``Name(...)``: ``Dict(K, V)``, ``Union(...)``, ``Future(T)``,
+        ``Await(T)``, ``NamedTuple(...)`` or a refined tensor ``Float(2, 3, ...)``."""
+        if name == "Dict":
+            self.pos += 1
+            args = self._types(depth, ")")
+            if len(args) != 2:
+                self.fail(f"Dict(K, V) takes two types, got {len(args)}", pos)
+            return T.DictType(args[0], args[1])
+        if name == "Union":
+            self.pos += 1
+            args = self._types(depth, ")")
+            if not args:
+                self.fail("Union(...) needs at least one type", pos)
+            return T.UnionType(args)
+        if name in ("Future", "Await", "RRef"):
+            self.pos += 1
+            args = self._types(depth, ")")
+            if len(args) != 1:
+                self.fail(f"{name}(T) takes one type, got {len(args)}", pos)
+            return T.GenericType(name, args)
+        end = self._balanced(self.pos)
+        if name == "NamedTuple":
+            self.pos = end
+            return T.NamedType(self.text[pos:end])
+        detail = self.text[self.pos + 1:end - 1]
+        self.pos = end
+        return T.TensorType(None if name == "Tensor" else name, detail)
+
+    def _types(self, depth: int, close: str) -> List[T.Type]:
+        """Types separated by commas up to ``close``."""
+        items: List[T.Type] = []
+        if self._eat(close):
+            return items
+        while True:
+            items.append(self._type(depth + 1))
+            if self._eat(close):
+                return items
+            if not self._eat(","):
+                self.fail(f"expected ',' or '{close}' in a type, found {self._found()}")
+
+
+def _escaped_byte(code: str) -> Optional[int]:
+    """The byte of a three-character escape, or None if it is not one.
+
+    Torch writes ``\\ddd`` by C arithmetic on a *signed* char: ordinary octal below
+    0x80, and for bytes from 0x80 "digits" at or below ``0`` (``\\0)+`` is 0xC3).
+    Both read back as ``64*d0 + 8*d1 + d2`` with ``di = ord(ci) - ord("0")``; only
+    the combinations torch can produce are accepted.
+    """
+    if len(code) != 3 or not all(c in _ESCAPE_DIGITS for c in code):
+        return None
+    d0, d1, d2 = (ord(c) - 48 for c in code)
+    value = 64 * d0 + 8 * d1 + d2
+    if min(d0, d1, d2) >= 0:
+        return value if value < 256 else None
+    if max(d0, d1, d2) <= 0 and -128 <= value < 0:
+        return value + 256
+    return None
