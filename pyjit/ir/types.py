@@ -68,7 +68,8 @@ class TensorType(Type):
     A refined type keeps its scalar name and the text between its parentheses, e.g.
     ``Float(2, 3, strides=[3, 1], requires_grad=0, device=cpu)`` has ``scalar="Float"``
     and ``detail="2, 3, strides=[3, 1], requires_grad=0, device=cpu"``; pyjit does
-    not check shapes, it only carries them.
+    not check shapes, it only carries them.  ``detail=None`` means the rank is
+    unknown, which torch prints without parentheses: ``FloatTensor``.
     """
 
     __slots__ = ("scalar", "detail")
@@ -81,9 +82,12 @@ class TensorType(Type):
         return (self.scalar, self.detail)
 
     def __str__(self) -> str:
-        if self.scalar is None and self.detail is None:
-            return "Tensor"
-        return f"{self.scalar or 'Tensor'}({self.detail or ''})"
+        # torch writes the parenthesised part only when the rank is known, and
+        # "<scalar>Tensor" for a dtype without a rank: Tensor, Tensor(2, *),
+        # FloatTensor, Float(2, 3), Float() (rank 0, nothing else known).
+        if self.detail is None:
+            return f"{self.scalar or ''}Tensor"
+        return f"{self.scalar or 'Tensor'}({self.detail})"
 
 
 class ListType(Type):
