@@ -1,0 +1,104 @@
+"""Operators on dicts (``Dict(K, V)``), with TorchScript's semantics and messages.
+
+Dicts are Python dicts; both keep insertion order, as torch's do.  ``keys``,
+``values`` and ``items`` return new lists (TorchScript has no views; ``items``
+gives a list of tuples).  A missing key fails as torch does, with the key as
+TorchScript prints it and no quotes: ``KeyError: b`` (hence this module's own
+:class:`KeyError`, a subclass of the builtin one whose text is not ``repr``-quoted).
+
+Registered: ``prim::DictConstruct``, ``aten::dict``, ``__getitem__ _set_item get
+setdefault pop popitem keys values items len __contains__ copy clear update``.
+"""
+
+from __future__ import annotations
+
+import builtins
+import operator
+from typing import Any, Dict
+
+from ..registry import default_registry as R
+
+__all__ = ["KeyError", "getitem", "keys", "values", "items", "dict_pop", "popitem",
+           "dict_construct"]
+
+
+class KeyError(builtins.KeyError):
+    """A missing key, worded as torch words it: ``str(e)`` is the key's text."""
+
+    def __str__(self) -> str:
+        return self.args[0] if self.args else ""
+
+
+def _missing(key: Any) -> KeyError:
+    from .strings import torch_str
+    return KeyError(torch_str(key))
+
+
+def getitem(d: Dict[Any, Any], key: Any) -> Any:
+    try:
+        return d[key]
+    except builtins.KeyError:
+        raise _missing(key) from None
+
+
+def keys(d: Dict[Any, Any]) -> list:
+    return list(d)
+
+
+def values(d: Dict[Any, Any]) -> list:
+    return list(d.values())
+
+
+def items(d: Dict[Any, Any]) -> list:
+    return list(d.items())
+
+
+def dict_pop(d: Dict[Any, Any], key: Any) -> Any:
+    try:
+        return d.pop(key)
+    except builtins.KeyError:
+        raise _missing(key) from None
+
+
+def popitem(d: Dict[Any, Any]) -> tuple:
+    """Removes and returns the *last* inserted item, as Python and torch do."""
+    try:
+        return d.popitem()
+    except builtins.KeyError:
+        raise KeyError("popitem(): dictionary is empty") from None
+
+
+def dict_construct(n_inputs: int):
+    """The ``prim::DictConstruct`` operator: inputs are key, value, key, value..."""
+    if n_inputs % 2:
+        raise ValueError(f"prim::DictConstruct takes key/value pairs, got {n_inputs} inputs")
+    if n_inputs == 0:
+        return dict
+
+    def construct(*kv):
+        return dict(zip(kv[::2], kv[1::2]))
+    return construct
+
+
+_D = "Dict(k, v)"
+
+R.register("prim::DictConstruct", factory=lambda node: dict_construct(len(node.inputs)))
+R.register("aten::dict", dict, types=[])
+R.register("aten::dict", dict, types=[_D])
+R.register("aten::dict", dict, types=["(k, v)[]"])
+R.register("aten::__getitem__", getitem, types=[_D, "k"])
+R.register("aten::_set_item", operator.setitem, types=[_D, "k", "v"])
+R.register("aten::get", dict.get, types=[_D, "k"])
+R.register("aten::get", dict.get, types=[_D, "k", "v"])
+R.register("aten::setdefault", dict.setdefault, types=[_D, "k", "v"])
+R.register("aten::pop", dict_pop, types=[_D, "k"])
+R.register("aten::pop", dict.pop, types=[_D, "k", "v"])
+R.register("aten::popitem", popitem, types=[_D])
+R.register("aten::keys", keys, types=[_D])
+R.register("aten::values", values, types=[_D])
+R.register("aten::items", items, types=[_D])
+R.register("aten::len", len, types=[_D])
+R.register("aten::__contains__", operator.contains, types=[_D, "k"])
+R.register("aten::copy", dict.copy, types=[_D])
+R.register("aten::clear", dict.clear, types=[_D])
+R.register("aten::update", dict.update, types=[_D, _D])

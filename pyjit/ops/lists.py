@@ -1,0 +1,149 @@
+"""Operators on lists (``t[]``), with TorchScript's semantics and messages.
+
+Lists are Python lists, mutated in place as in TorchScript.  Python's own methods
+are registered where they behave as torch's (``list.insert``, ``list.extend``,
+``list.clear``, ``list.count``, ``operator.getitem``, ``operator.add`` for ``+``,
+``builtins.min``/``max``/``sum``...).  Wrappers cover the differences:
+
+==========================  =========================================================
+``aten::append``            returns the list (its schema's output)
+``aten::_set_item``         returns the list; out of range is "list index out of range"
+``aten::pop``               an index out of range is "list index out of range"
+``aten::index``             "'5' is not in list" (torch quotes the value)
+``aten::sort``              takes ``reverse`` positionally
+``prim::ListUnpack``        "Expected 2 elements in a list but found 3"
+==========================  =========================================================
+
+Also registered: ``__getitem__ len copy list slice reverse remove __contains__``,
+``aten::mul(t[], int)``, ``sorted``, ``sum``/``any``/``all`` of lists, and
+``prim::min``/``max`` of one list or of two lists (element-wise comparison as
+Python's, which is torch's lexicographic order).
+"""
+
+from __future__ import annotations
+
+import operator
+from typing import Any, List, Optional
+
+from ..registry import default_registry as R
+
+__all__ = ["append", "set_item", "pop", "index", "sort", "list_slice", "list_unpack"]
+
+
+def append(lst: List[Any], el: Any) -> List[Any]:
+    """``aten::append``: appends and returns the list."""
+    lst.append(el)
+    return lst
+
+
+def set_item(lst: List[Any], i: int, el: Any) -> List[Any]:
+    """``aten::_set_item`` on a list: ``lst[i] = el``, returning the list."""
+    try:
+        lst[i] = el
+    except IndexError:
+        raise IndexError("list index out of range") from None
+    return lst
+
+
+def pop(lst: List[Any], i: int = -1) -> Any:
+    try:
+        return lst.pop(i)
+    except IndexError:
+        raise IndexError("pop from empty list" if not lst else "list index out of range") \
+            from None
+
+
+def index(lst: List[Any], el: Any) -> int:
+    try:
+        return lst.index(el)
+    except ValueError:
+        from .strings import torch_str
+        raise ValueError(f"'{torch_str(el)}' is not in list") from None
+
+
+def remove(lst: List[Any], el: Any) -> None:
+    try:
+        lst.remove(el)
+    except ValueError:
+        raise ValueError("list.remove(x): x not in list") from None
+
+
+def sort(lst: List[Any], reverse: bool = False) -> None:
+    lst.sort(reverse=reverse)
+
+
+def list_slice(lst: List[Any], start: Optional[int], end: Optional[int], step: int) -> List[Any]:
+    return lst[start:end:step]
+
+
+def _set_item_factory(node):
+    # With the list output unused and dropped by the graph, Python's own
+    # setitem would do, but its message differs; keep the one wrapper.
+    return set_item
+
+
+def _append_factory(node):
+    # Without an output, list.append itself (C) does the whole job.
+    return append if node.outputs else list.append
+
+
+def list_unpack(n: int):
+    """The ``prim::ListUnpack`` operator for ``n`` outputs."""
+    def unpack(lst):
+        if len(lst) != n:
+            raise ValueError(f"Expected {n} elements in a list but found {len(lst)}")
+        return lst if n != 1 else lst[0]
+    unpack.__name__ = f"list_unpack_{n}"
+    return unpack
+
+
+def list_construct(n: int):
+    """The ``prim::ListConstruct`` operator for ``n`` inputs."""
+    if n == 0:
+        return list  # list() is a new empty list, from C
+    def construct(*items):
+        return list(items)
+    construct.__name__ = "list_construct"
+    return construct
+
+
+# -- registrations -------------------------------------------------------------
+
+R.register("prim::ListConstruct", factory=lambda node: list_construct(len(node.inputs)))
+R.register("prim::ListUnpack", factory=lambda node: list_unpack(len(node.outputs)),
+           types=["t[]"])
+R.register("aten::__getitem__", operator.getitem, types=["t[]", "int"])
+R.register("aten::_set_item", factory=_set_item_factory, types=["t[]", "int", "t"])
+R.register("aten::append", factory=_append_factory, types=["t[]", "t"])
+R.register("aten::insert", list.insert, types=["t[]", "int", "t"])
+R.register("aten::pop", pop, types=["t[]", "int"])
+R.register("aten::pop", pop, types=["t[]"])
+R.register("aten::copy", list.copy, types=["t[]"])
+R.register("aten::list", list, types=["t[]"])
+R.register("aten::extend", list.extend, types=["t[]", "t[]"])
+R.register("aten::clear", list.clear, types=["t[]"])
+R.register("aten::reverse", list.reverse, types=["t[]"])
+R.register("aten::sort", sort, types=["t[]", "bool"])
+R.register("aten::sort", sort, types=["t[]"])
+R.register("aten::sorted", sorted, types=["t[]"])
+R.register("aten::index", index, types=["t[]", "t"])
+R.register("aten::count", list.count, types=["t[]", "t"])
+R.register("aten::remove", remove, types=["t[]", "t"])
+R.register("aten::len", len, types=["t[]"])
+R.register("aten::add", operator.add, types=["t[]", "t[]"])
+R.register("aten::add_", operator.iadd, types=["t[]", "t[]"])
+R.register("aten::mul", operator.mul, types=["t[]", "int"])
+R.register("aten::mul", operator.mul, types=["int", "t[]"])
+R.register("aten::slice", list_slice, types=["t[]", "int?", "int?", "int"])
+R.register("aten::__contains__", operator.contains, types=["t[]", "t"])
+for _name in ("eq", "ne", "lt", "le", "gt", "ge"):
+    R.register(f"aten::{_name}", getattr(operator, _name), types=["t[]", "t[]"])
+R.register("aten::sum", sum, types=["int[]"])
+R.register("aten::sum", sum, types=["float[]"])
+R.register("aten::sum", sum, types=["bool[]"])
+R.register("aten::any", any, types=["t[]"])
+R.register("aten::all", all, types=["t[]"])
+R.register("prim::min", min, types=["t[]"])
+R.register("prim::max", max, types=["t[]"])
+R.register("prim::min", min, types=["t[]", "t[]"])
+R.register("prim::max", max, types=["t[]", "t[]"])

@@ -1,0 +1,153 @@
+"""The ``prim`` operators that are ordinary calls: tuples, casts, raise, print, isinstance.
+
+(``prim::If``, ``Loop``, ``Constant``, ``Load``, ``Store``, ``Drop`` and ``fork`` are
+instructions of the interpreter, not operators; lists and dicts are built in
+:mod:`pyjit.ops.lists` and :mod:`pyjit.ops.dicts`.)
+
+Most of these are specialised on the node when the Code is built, so the run
+loop does no counting or attribute reading:
+
+=========================  ===================================================
+``prim::TupleConstruct``   n inputs -> a tuple of them
+``prim::TupleUnpack``      n outputs -> ``tuple`` itself (it returns a tuple
+                           unchanged, from C) or ``itemgetter(0)`` for one output
+``prim::TupleIndex``       ``operator.getitem`` (negative indices as Python)
+``prim::TupleSlice``       ``itemgetter(slice(beg, end))`` from the node's attributes
+``prim::Uninitialized``    ``NoneType()`` -- a placeholder torch never reads
+``prim::unchecked_cast``   the identity
+``prim::RaiseException``   raises :class:`pyjit.errors.JITException`
+``prim::Print``            prints its inputs as TorchScript does, space separated
+``prim::isinstance``       tests the runtime value against the ``types`` attribute
+``prim::Enter``/``Exit``   calls ``__enter__``/``__exit__`` of the object, if any
+=========================  ===================================================
+"""
+
+from __future__ import annotations
+
+import operator
+import sys
+from typing import Any, Callable, List, Optional
+
+import numpy as np
+
+from ..errors import JITException
+from ..registry import default_registry as R
+
+__all__ = ["tuple_construct", "raise_exception", "print_values", "isinstance_check"]
+
+_NoneType = type(None)
+
+
+def tuple_construct(n: int) -> Callable:
+    """The ``prim::TupleConstruct`` operator for ``n`` inputs."""
+    if n == 0:
+        return tuple  # tuple() is (), from C
+    def construct(*items):
+        return items
+    construct.__name__ = "tuple_construct"
+    return construct
+
+
+def _tuple_unpack(node) -> Callable:
+    n = len(node.outputs)
+    # Several outputs: the loop unpacks the tuple itself; ``tuple(t) is t``.
+    return operator.itemgetter(0) if n == 1 else tuple
+
+
+def _tuple_slice(node) -> Callable:
+    beg = node.attrs.get("beg", 0)
+    end = node.attrs.get("end")
+    return operator.itemgetter(slice(beg, end))
+
+
+def identity(x: Any) -> Any:
+    return x
+
+
+def raise_exception(msg: str, python_class: Optional[str] = None) -> None:
+    """``prim::RaiseException``: the user's ``raise`` or a failed ``assert``."""
+    raise JITException(msg, msg=msg, python_class=python_class)
+
+
+def print_values(*values: Any) -> None:
+    """``prim::Print``: TorchScript's text of each input, separated by spaces."""
+    from .strings import torch_str
+    sys.stdout.write(" ".join(map(torch_str, values)) + "\n")
+
+
+# -- isinstance -------------------------------------------------------------------
+
+def _type_text(t: Any) -> str:
+    return str(t).strip()
+
+
+def _checker(text: str) -> Callable[[Any], bool]:
+    """A predicate for values of the TorchScript type written ``text``."""
+    if text.endswith("?"):
+        inner = _checker(text[:-1])
+        return lambda v: v is None or inner(v)
+    if text.endswith("[]") or text.startswith("List["):
+        return lambda v: isinstance(v, list)
+    if text.startswith("Dict"):
+        return lambda v: isinstance(v, dict)
+    if text.startswith("(") or text.startswith("Tuple"):
+        return lambda v: isinstance(v, tuple)
+    simple = {
+        "int": lambda v: isinstance(v, int) and not isinstance(v, bool),
+        "float": lambda v: isinstance(v, float),
+        "bool": lambda v: isinstance(v, bool),
+        "str": lambda v: isinstance(v, str),
+        "NoneType": lambda v: v is None,
+        "Any": lambda v: True,
+        "number": lambda v: isinstance(v, (int, float)),
+        "Scalar": lambda v: isinstance(v, (int, float)),
+    }
+    if text in simple:
+        return simple[text]
+    if text == "Tensor" or text.endswith(")") and not text.startswith("Union"):
+        return lambda v: isinstance(v, (np.ndarray, np.generic))
+    raise TypeError(f"prim::isinstance cannot test for type {text!r}")
+
+
+def isinstance_check(types: List[Any]) -> Callable[[Any], bool]:
+    """The ``prim::isinstance[types=[...]]`` operator: true when the value is of
+    any of the listed types."""
+    checks = [_checker(_type_text(t)) for t in types]
+    if len(checks) == 1:
+        return checks[0]
+    return lambda v: any(check(v) for check in checks)
+
+
+def _isinstance_factory(node) -> Callable:
+    types = node.attrs.get("types")
+    if types is None:
+        raise TypeError("prim::isinstance needs a types attribute")
+    if not isinstance(types, (list, tuple)):
+        types = [types]
+    return isinstance_check(list(types))
+
+
+def enter(obj: Any) -> Any:
+    method = getattr(obj, "__enter__", None)
+    return method() if method is not None else None
+
+
+def exit_(obj: Any) -> Any:
+    method = getattr(obj, "__exit__", None)
+    return method(None, None, None) if method is not None else None
+
+
+# -- registrations ------------------------------------------------------------------
+
+R.register("prim::TupleConstruct", factory=lambda node: tuple_construct(len(node.inputs)))
+R.register("prim::TupleUnpack", factory=_tuple_unpack)
+R.register("prim::TupleIndex", operator.getitem, types=["Any", "int"])
+R.register("prim::TupleSlice", factory=_tuple_slice)
+R.register("prim::Uninitialized", _NoneType, types=[])
+R.register("prim::unchecked_cast", identity, types=["t"])
+R.register("prim::RaiseException", raise_exception, types=["str", "str?"])
+R.register("prim::RaiseException", raise_exception, types=["str"])
+R.register("prim::Print", print_values)
+R.register("prim::isinstance", factory=_isinstance_factory, types=["t"])
+R.register("prim::Enter", enter, types=["t"])
+R.register("prim::Exit", exit_, types=["t"])

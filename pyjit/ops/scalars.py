@@ -1,0 +1,394 @@
+"""Operators on ``int``, ``float``, ``bool`` and ``None`` with TorchScript's semantics.
+
+Where Python's operator already does what TorchScript does, the C function itself
+is registered (``aten::add(int, int)`` is ``operator.add``, ``aten::lt`` is
+``operator.lt``, ``aten::floor(float)`` is ``math.floor``...), so the run loop calls
+it with no Python frame.  Wrappers exist only where TorchScript differs from Python
+(checked against torch 2.13):
+
+=============================  ====================================================
+``a / b``, ``a // b`` (floats)  IEEE results instead of ZeroDivisionError: ``1/0`` is
+                                ``inf``, ``0/0`` is ``nan``; float ``//`` is
+                                ``floor(a / b)`` (``1.0 // 0.1 == 10.0``)
+``a // 0`` (ints)               ZeroDivisionError("division by 0")
+``a % 0``                       ``nan`` for floats; ints: ZeroDivisionError (torch dies
+                                of SIGFPE here, so there is no message to copy)
+``a ** b`` (float result)       ``nan`` instead of a complex number, ``inf`` on
+                                overflow; ``0.0 ** -1`` keeps Python's message, which
+                                is torch's
+``min``/``max`` (floats)        ``a if a < b else b``: with a NaN the result depends on
+                                the order, as in torch
+``int(x)`` of nan/inf/huge      INT64_MIN, what the C++ cast gives
+``math.floor/ceil`` of nan/inf  "Cannot convert float nan to integer"
+``math.*`` domain errors        IEEE values (``sqrt(-1)`` is nan, ``log(0)`` is -inf,
+                                ``exp(1000)`` is inf) where Python raises
+``round``                       a float, ties to even (``round(2.5) == 2.0``)
+``int(str)``/``float(str)``     no surrounding whitespace; a bad float is "stod"
+=============================  ====================================================
+
+Registered for ``int``/``float`` (and ``number``): ``add sub mul div floordiv
+remainder pow neg``, ``lt le gt ge eq ne``, ``__and__ __or__ __xor__ __not__
+__lshift__ __rshift__``, ``__is__``/``__isnot__`` on anything, casts ``Int Float
+Bool``, ``prim::abs``/``min``/``max`` of two scalars, ``__range_length``,
+``__derive_index`` and the ``math`` functions TorchScript exposes.
+"""
+
+from __future__ import annotations
+
+import math
+import operator
+import numpy as np
+
+from ..registry import default_registry as R
+
+__all__ = ["true_divide", "int_floordiv", "float_floordiv", "int_remainder",
+           "float_remainder", "float_pow", "float_min", "float_max", "to_int", "str_to_int",
+           "str_to_float", "range_length", "derive_index"]
+
+_INT64_MIN = -2 ** 63
+_INT64_MAX = 2 ** 63 - 1
+_NAN = float("nan")
+_INF = float("inf")
+
+_INT_FLOAT_PAIRS = [("int", "int"), ("float", "float"), ("int", "float"), ("float", "int")]
+_MIXED = [("int", "float"), ("float", "int"), ("float", "float")]
+
+
+def wrap_int64(r: int) -> int:
+    """``r`` reduced to int64 the way C++'s arithmetic wraps around."""
+    return ((r + 2 ** 63) & (2 ** 64 - 1)) - 2 ** 63
+
+
+def int_add(a, b):
+    r = a + b
+    if r.__class__ is int and not _INT64_MIN <= r <= _INT64_MAX:
+        return wrap_int64(r)
+    return r
+
+
+def int_sub(a, b):
+    r = a - b
+    if r.__class__ is int and not _INT64_MIN <= r <= _INT64_MAX:
+        return wrap_int64(r)
+    return r
+
+
+def int_mul(a, b):
+    r = a * b
+    if r.__class__ is int and not _INT64_MIN <= r <= _INT64_MAX:
+        return wrap_int64(r)
+    return r
+
+
+def int_neg(a):
+    r = -a
+    return r if r.__class__ is not int or r <= _INT64_MAX else wrap_int64(r)
+
+
+def int_pow(a: int, b: int) -> int:
+    """``aten::pow.int_to_int``."""
+    if b < 0:
+        return float_pow(a, b)  # not an int; torch's result is unspecified here
+    return wrap_int64(pow(a, b, 2 ** 64)) if a.__class__ is int else a ** b
+
+
+def _divide_by_zero(a, b) -> float:
+    """``a / ±0`` in IEEE arithmetic."""
+    if a == 0 or a != a:
+        return _NAN
+    return math.copysign(_INF, a) * math.copysign(1.0, b)
+
+
+def true_divide(a, b) -> float:
+    """``aten::div`` on numbers: always a float; ``x / 0`` is inf or nan."""
+    try:
+        return a / b
+    except ZeroDivisionError:
+        return _divide_by_zero(float(a), float(b))
+
+
+def int_floordiv(a: int, b: int) -> int:
+    try:
+        return int_add(a // b, 0)
+    except ZeroDivisionError:
+        raise ZeroDivisionError("division by 0") from None
+
+
+def float_floordiv(a, b) -> float:
+    """torch's float ``//``: ``floor(a / b)`` in IEEE arithmetic."""
+    q = true_divide(a, b)
+    if q != q or q in (_INF, -_INF):
+        return q
+    r = float(math.floor(q))
+    return r if r else math.copysign(0.0, q)
+
+
+def int_remainder(a: int, b: int) -> int:
+    try:
+        return a % b
+    except ZeroDivisionError:
+        raise ZeroDivisionError("integer modulo by zero") from None
+
+
+def float_remainder(a, b) -> float:
+    try:
+        return float(a % b)
+    except ZeroDivisionError:
+        return _NAN
+
+
+def float_pow(a, b) -> float:
+    """``aten::pow`` with a float result (``2 ** 3`` is ``8.0`` in TorchScript)."""
+    try:
+        r = float(a) ** b
+    except OverflowError:
+        return _INF if a > 0 or b % 2 == 0 else -_INF
+    return _NAN if isinstance(r, complex) else r
+
+
+def float_min(a, b) -> float:
+    return float(a if a < b else b)
+
+
+def float_max(a, b) -> float:
+    return float(a if a > b else b)
+
+
+def to_int(x) -> int:
+    """``int(x)`` of a float or number as C++'s cast: nan, inf and values outside
+    int64 give INT64_MIN."""
+    try:
+        r = int(x)
+    except (ValueError, OverflowError):
+        return _INT64_MIN
+    return r if _INT64_MIN <= r <= _INT64_MAX else _INT64_MIN
+
+
+def str_to_int(s: str) -> int:
+    if s != s.strip():
+        raise ValueError(f"invalid literal for int() with base 10: {s!r}")
+    return int(s)
+
+
+def str_to_float(s: str) -> float:
+    try:
+        return float(s)
+    except ValueError:
+        raise ValueError("stod") from None
+
+
+def _to_integral(fn):
+    def op(x):
+        try:
+            return fn(x)
+        except (ValueError, OverflowError):
+            raise ValueError(f"Cannot convert float {x!r} to integer") from None
+    op.__name__ = fn.__name__
+    op.__doc__ = f"``math.{fn.__name__}``, failing with torch's message on nan/inf."
+    return op
+
+
+def round_half_even(x) -> float:
+    """TorchScript's ``round``: ``std::nearbyint``, a float, ties to even."""
+    if x != x or x in (_INF, -_INF):
+        return float(x)
+    return math.copysign(float(round(x)), x)
+
+
+def range_length(lo: int, hi: int, step: int) -> int:
+    """``aten::__range_length``: the trip count of ``for i in range(lo, hi, step)``."""
+    if step == 0:
+        raise ValueError("range() arg 3 must not be zero")
+    return len(range(lo, hi, step))
+
+
+def derive_index(index: int, start: int, step: int) -> int:
+    """``aten::__derive_index``: the loop variable of trip ``index`` of a range."""
+    return start + index * step
+
+
+def _ieee(fn, np_fn):
+    """``fn`` from ``math``, falling back to numpy's IEEE result where Python raises
+    (domain error or overflow) and C's ``std::`` function returns nan/inf."""
+    def op(*args):
+        try:
+            return fn(*args)
+        except (ValueError, OverflowError):
+            with np.errstate(all="ignore"):
+                return float(np_fn(*(np.float64(a) for a in args)))
+    op.__name__ = fn.__name__
+    op.__doc__ = f"``math.{fn.__name__}`` with IEEE results instead of Python's errors."
+    return op
+
+
+def _gamma_ieee(x: float) -> float:
+    if x == 0:
+        return math.copysign(_INF, x)
+    if x < 0 and x == math.floor(x):
+        return _NAN
+    return _INF
+
+
+def gamma(x) -> float:
+    try:
+        return math.gamma(x)
+    except (ValueError, OverflowError):
+        return _gamma_ieee(float(x))
+
+
+def lgamma(x) -> float:
+    try:
+        return math.lgamma(x)
+    except (ValueError, OverflowError):
+        return _INF
+
+
+def log_base(a, b) -> float:
+    """``math.log(a, b)``."""
+    return true_divide(_log(a), _log(b))
+
+
+def mathremainder(a, b) -> float:
+    """``math.remainder``: IEEE remainder, nan for a zero divisor."""
+    try:
+        return math.remainder(a, b)
+    except ValueError:
+        return _NAN
+
+
+def fmod(a, b) -> float:
+    try:
+        return math.fmod(a, b)
+    except ValueError:
+        return _NAN
+
+
+_log = _ieee(math.log, np.log)
+
+# -- arithmetic ------------------------------------------------------------------
+
+# int results wrap around at 64 bits as in C++ (``9223372036854775807 + 1`` is
+# INT64_MIN), so only floats get Python's operators directly.
+for _name, _int_op, _float_op in [("add", int_add, operator.add), ("sub", int_sub, operator.sub),
+                                  ("mul", int_mul, operator.mul)]:
+    R.register(f"aten::{_name}", _int_op, types=["int", "int"])
+    R.register(f"aten::{_name}", _int_op, types=["number", "number"])
+    for _a, _b in _MIXED:
+        R.register(f"aten::{_name}", _float_op, types=[_a, _b])
+for _a, _b in _INT_FLOAT_PAIRS + [("number", "number")]:
+    R.register("aten::div", true_divide, types=[_a, _b])
+R.register("aten::floordiv", int_floordiv, types=["int", "int"])
+R.register("aten::remainder", int_remainder, types=["int", "int"])
+for _a, _b in _MIXED:
+    R.register("aten::floordiv", float_floordiv, types=[_a, _b])
+    R.register("aten::remainder", float_remainder, types=[_a, _b])
+
+
+def _generic(int_op, float_op):
+    """An operator on two ``number``s: the int version when both are ints."""
+    def op(a, b):
+        if type(a) is int and type(b) is int:
+            return int_op(a, b)
+        return float_op(a, b)
+    return op
+
+
+R.register("aten::floordiv", _generic(int_floordiv, float_floordiv), types=["number", "number"])
+R.register("aten::remainder", _generic(int_remainder, float_remainder),
+           types=["number", "number"])
+
+
+def _pow_factory(node):
+    # aten::pow.int_to_int is the only overload with an int result; the graph's
+    # output type says which one torch chose.
+    out = str(node.outputs[0].type) if node.outputs else "float"
+    return int_pow if out == "int" else float_pow
+
+
+for _a, _b in _INT_FLOAT_PAIRS + [("number", "number")]:
+    R.register("aten::pow", factory=_pow_factory, types=[_a, _b])
+R.register("aten::neg", int_neg, types=["int"])
+R.register("aten::neg", int_neg, types=["number"])
+R.register("aten::neg", operator.neg, types=["float"])
+
+# -- comparisons and logic -------------------------------------------------------
+
+for _name in ("lt", "le", "gt", "ge", "eq", "ne"):
+    for _a, _b in _INT_FLOAT_PAIRS + [("number", "number"), ("bool", "bool")]:
+        R.register(f"aten::{_name}", getattr(operator, _name), types=[_a, _b])
+for _name, _fn in [("__and__", operator.and_), ("__or__", operator.or_),
+                   ("__xor__", operator.xor)]:
+    R.register(f"aten::{_name}", _fn, types=["int", "int"])
+    R.register(f"aten::{_name}", _fn, types=["bool", "bool"])
+R.register("aten::__lshift__", lambda a, b: wrap_int64(a << b), types=["int", "int"])
+R.register("aten::__rshift__", operator.rshift, types=["int", "int"])
+R.register("aten::__not__", operator.not_, types=["bool"])
+R.register("aten::__is__", operator.is_, types=["t", "t"])
+R.register("aten::__isnot__", operator.is_not, types=["t", "t"])
+R.register("aten::eq", operator.is_, types=["NoneType", "NoneType"])
+
+# -- casts -----------------------------------------------------------------------
+
+R.register("aten::Int", to_int, types=["float"])
+R.register("aten::Int", to_int, types=["number"])
+R.register("aten::Int", int, types=["int"])
+R.register("aten::Int", int, types=["bool"])
+R.register("aten::Int", str_to_int, types=["str"])
+R.register("aten::Float", float, types=["int"])
+R.register("aten::Float", float, types=["float"])
+R.register("aten::Float", float, types=["bool"])
+R.register("aten::Float", float, types=["number"])
+R.register("aten::Float", str_to_float, types=["str"])
+for _t in ("int", "float", "bool", "number"):
+    R.register("aten::Bool", bool, types=[_t])
+
+# -- min, max, abs ---------------------------------------------------------------
+
+R.register("prim::min", min, types=["int", "int"])
+R.register("prim::max", max, types=["int", "int"])
+for _a, _b in _MIXED + [("number", "number")]:
+    R.register("prim::min", float_min, types=[_a, _b])
+    R.register("prim::max", float_max, types=[_a, _b])
+for _t in ("int", "float", "number"):
+    R.register("prim::abs", abs, types=[_t])
+
+# -- ranges ----------------------------------------------------------------------
+
+R.register("aten::__range_length", range_length, types=["int", "int", "int"])
+R.register("aten::__derive_index", derive_index, types=["int", "int", "int"])
+
+# -- math ------------------------------------------------------------------------
+
+# Never raise in Python, so C's result is Python's: registered as they are.
+for _name in ("atan", "tanh", "erf", "erfc", "fabs", "degrees", "radians", "isnan",
+              "isinf", "isfinite"):
+    for _t in ("int", "float", "number"):
+        R.register(f"aten::{_name}", getattr(math, _name), types=[_t])
+# Raise on some inputs where C returns nan or inf.
+for _name, _np in [("sqrt", np.sqrt), ("exp", np.exp), ("log", np.log),
+                   ("log10", np.log10), ("log1p", np.log1p), ("log2", np.log2),
+                   ("expm1", np.expm1), ("sin", np.sin), ("cos", np.cos), ("tan", np.tan),
+                   ("asin", np.arcsin), ("acos", np.arccos), ("sinh", np.sinh),
+                   ("cosh", np.cosh), ("asinh", np.arcsinh), ("acosh", np.arccosh),
+                   ("atanh", np.arctanh)]:
+    _op = _log if _name == "log" else _ieee(getattr(math, _name), _np)
+    for _t in ("int", "float", "number"):
+        R.register(f"aten::{_name}", _op, types=[_t])
+for _t in ("int", "float", "number"):
+    R.register("aten::gamma", gamma, types=[_t])
+    R.register("aten::lgamma", lgamma, types=[_t])
+    R.register("aten::round", round_half_even, types=[_t])
+R.register("aten::floor", math.floor, types=["int"])
+R.register("aten::ceil", math.ceil, types=["int"])
+R.register("aten::floor", _to_integral(math.floor), types=["float"])
+R.register("aten::ceil", _to_integral(math.ceil), types=["float"])
+R.register("aten::floor", _to_integral(math.floor), types=["number"])
+R.register("aten::ceil", _to_integral(math.ceil), types=["number"])
+for _a, _b in _INT_FLOAT_PAIRS + [("number", "number")]:
+    R.register("aten::log", log_base, types=[_a, _b])
+    R.register("aten::atan2", math.atan2, types=[_a, _b])
+    R.register("aten::copysign", math.copysign, types=[_a, _b])
+    R.register("aten::fmod", fmod, types=[_a, _b])
+    R.register("aten::mathremainder", mathremainder, types=[_a, _b])
+R.register("aten::gcd", math.gcd, types=["int", "int"])
+R.register("aten::factorial", math.factorial, types=["int"])

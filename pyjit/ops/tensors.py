@@ -1,0 +1,434 @@
+"""Tensor arithmetic on numpy arrays, with torch's dtypes.
+
+Tensors are ``numpy.ndarray``s, zero-dim ones included (never numpy scalars: every
+operator here returns an array, using numpy's ``out=...``).  What torch would
+compute in float32 stays float32; int64 stays int64.  Result dtypes follow torch's
+promotion (:mod:`pyjit.ops.dtypes`), which numpy's differs from:
+
+==================================  ==========  ==========
+operation                           torch       numpy
+==================================  ==========  ==========
+``int64[3] * 2.5``                  float32     float64
+``int64[3] + float32[3]``           float32     float64
+``float32[3] + float64[]`` (0-dim)  float32     float64
+``int64[3] / int64[3]``             float32     float64
+``exp(int64[3])``                   float32     float64
+``sum(int32[3])``, ``sum(bool[3])``  int64       int64
+``sum(uint8[3])``                   int64       uint64
+==================================  ==========  ==========
+
+So binary operators are small wrappers: same-dtype arrays go straight to the numpy
+ufunc; anything else first computes torch's result dtype and passes it as the
+ufunc's ``dtype``.  Errors keep torch's messages where the corpus meets them
+(``mat1 and mat2 shapes cannot be multiplied (2x3 and 2x3)``, ``a Tensor with 2
+elements cannot be converted to Scalar``...).
+
+Registered: ``add sub`` (with ``alpha``) ``mul div floor_divide remainder pow neg
+abs exp log tanh sigmoid relu sqrt``, comparisons, ``__and__ __or__ __xor__``,
+``matmul mm linear``, ``sum mean`` (all elements or over dims, ``keepdim``,
+``dtype``), ``max min argmax argmin``, ``softmax``, ``Bool Int Float item`` of
+one-element tensors, ``clone contiguous detach``; shapes are in
+:mod:`pyjit.ops.tensor_shapes`, factories in :mod:`pyjit.ops.tensor_factories`.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, List, Optional
+
+import numpy as np
+
+from ..registry import default_registry as R
+from .dtypes import DEFAULT_FLOAT, INT64, result_type, to_dtype
+
+__all__ = ["binary", "true_divide", "add", "sub", "unary_float", "tensor_sum", "tensor_mean",
+           "mm", "matmul", "linear", "item"]
+
+_ndarray = np.ndarray
+
+
+def as_tensor(x: Any) -> np.ndarray:
+    """``x`` as an array (numpy scalars become zero-dim arrays)."""
+    return x if type(x) is _ndarray else np.asarray(x)
+
+
+def binary(ufunc) -> Callable:
+    """A torch binary operator from a numpy ufunc: torch's result dtype, array out."""
+    def op(a, b):
+        if type(a) is _ndarray and type(b) is _ndarray and a.dtype == b.dtype:
+            return ufunc(a, b, out=...)
+        return ufunc(a, b, dtype=result_type(a, b), out=...)
+    op.__name__ = ufunc.__name__
+    op.__doc__ = f"``numpy.{ufunc.__name__}`` with torch's result dtype."
+    return op
+
+
+def compare(ufunc) -> Callable:
+    """A comparison: a bool array, operands compared in numpy's common type."""
+    def op(a, b):
+        return ufunc(a, b, out=...)
+    op.__name__ = ufunc.__name__
+    return op
+
+
+_add, _sub, _mul = binary(np.add), binary(np.subtract), binary(np.multiply)
+
+
+def add(a, b, alpha=1):
+    """``aten::add(self, other, alpha)``: ``self + alpha * other``."""
+    if alpha != 1:
+        b = _mul(b, alpha)
+    return _add(a, b)
+
+
+def sub(a, b, alpha=1):
+    """``aten::sub(self, other, alpha)``: ``self - alpha * other``."""
+    if a.dtype == np.bool_ and (isinstance(b, bool) or getattr(b, "dtype", None) == np.bool_):
+        raise TypeError("Subtraction, the `-` operator, with two bool tensors is not "
+                        "supported. Use the `^` or `logical_xor()` operator instead.")
+    if alpha != 1:
+        b = _mul(b, alpha)
+    return _sub(a, b)
+
+
+def _alpha_factory(two_arg: Callable, three_arg: Callable):
+    """When ``alpha`` is the constant 1 (as in nearly every graph), skip it."""
+    def factory(node):
+        alpha = node.inputs[2].node if len(node.inputs) > 2 else None
+        if alpha is not None and alpha.kind == "prim::Constant" and \
+                alpha.attrs.get("value") == 1:
+            return lambda a, b, _alpha: two_arg(a, b)
+        return three_arg
+    return factory
+
+
+def rsub(a, b, alpha=1):
+    """``aten::rsub(self, other, alpha)``: ``other - alpha * self``."""
+    return _sub(b, _mul(a, alpha) if alpha != 1 else a)
+
+
+def true_divide(a, b, rounding_mode: Optional[str] = None):
+    """``aten::div``: true division in a float dtype (ints divide to float32);
+    ``rounding_mode`` ``"trunc"``/``"floor"`` keeps integer dtypes."""
+    dt = result_type(a, b)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        if rounding_mode is None:
+            if dt.kind in "biu":
+                dt = DEFAULT_FLOAT
+            return np.true_divide(a, b, dtype=dt, out=...)
+        if dt.kind in "biu":
+            if np.any(np.asarray(b) == 0):
+                raise ZeroDivisionError("ZeroDivisionError")
+            q = np.floor_divide(a, b, dtype=dt, out=...)
+            if rounding_mode == "trunc":
+                r = np.remainder(a, b, dtype=dt)
+                q = np.where((r != 0) & ((np.asarray(a) < 0) != (np.asarray(b) < 0)), q + 1, q)
+            return as_tensor(q.astype(dt))
+        q = np.true_divide(a, b, dtype=dt)
+        fn = np.trunc if rounding_mode == "trunc" else np.floor
+        if rounding_mode not in ("trunc", "floor"):
+            raise ValueError(f"div expected rounding_mode to be one of None, 'trunc', or "
+                             f"'floor' but found '{rounding_mode}'")
+        return fn(q, out=...)
+
+
+def floor_divide(a, b):
+    dt = result_type(a, b)
+    if dt.kind in "biu" and np.any(np.asarray(b) == 0):
+        raise ZeroDivisionError("ZeroDivisionError")
+    with np.errstate(divide="ignore", invalid="ignore"):
+        if dt.kind == "f":
+            return np.floor(np.true_divide(a, b, dtype=dt), out=...)
+        return np.floor_divide(a, b, dtype=dt, out=...)
+
+
+def remainder(a, b):
+    dt = result_type(a, b)
+    if dt.kind in "biu" and np.any(np.asarray(b) == 0):
+        raise ZeroDivisionError("ZeroDivisionError")
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.remainder(a, b, dtype=dt, out=...)
+
+
+def power(a, b):
+    """``aten::pow``; integer tensors to negative integer powers fail as in torch."""
+    dt = result_type(a, b)
+    if dt.kind in "iu" and np.any(np.asarray(b) < 0):
+        raise ValueError("Integers to negative integer powers are not allowed.")
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        return np.power(a, b, dtype=dt, out=...)
+
+
+def unary_float(ufunc) -> Callable:
+    """A float-valued torch function: integer and bool tensors compute in float32."""
+    def op(a):
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            if a.dtype.kind in "fc":
+                return ufunc(a, out=...)
+            return ufunc(a, dtype=DEFAULT_FLOAT, out=...)
+    op.__name__ = ufunc.__name__
+    op.__doc__ = f"``numpy.{ufunc.__name__}``, in float32 for integer tensors."
+    return op
+
+
+def _sigmoid(a, dtype=None, out=None):
+    with np.errstate(over="ignore"):
+        x = np.asarray(a, dtype=dtype) if dtype is not None else a
+        one = x.dtype.type(1)
+        return np.divide(one, one + np.exp(np.negative(x)), out=...)
+
+
+_sigmoid.__name__ = "sigmoid"
+
+
+def relu(a):
+    if a.dtype == np.bool_:
+        raise TypeError('"clamp_min_scalar_cpu" not implemented for \'Bool\'')
+    return np.maximum(a, a.dtype.type(0), out=...)
+
+
+def neg(a):
+    if a.dtype == np.bool_:
+        raise TypeError("Negation, the `-` operator, on a bool tensor is not supported. "
+                        "If you are trying to invert a mask, use the `~` or "
+                        "`logical_not()` operator instead.")
+    return np.negative(a, out=...)
+
+
+def absolute(a):
+    return np.absolute(a, out=...)
+
+
+# -- reductions -------------------------------------------------------------------
+
+def _dims(dim) -> Any:
+    """torch's ``dim`` argument as numpy's ``axis``: None or an empty list reduce all."""
+    if dim is None:
+        return None
+    if isinstance(dim, int):
+        return dim
+    return tuple(dim) if len(dim) else None
+
+
+def _sum_dtype(a: np.ndarray, dtype) -> np.dtype:
+    if dtype is not None:
+        return to_dtype(dtype)
+    return INT64 if a.dtype.kind in "biu" else a.dtype
+
+
+def tensor_sum(a, *args):
+    """``aten::sum(self, dtype)`` or ``aten::sum(self, dim, keepdim, dtype)``."""
+    if len(args) <= 1:
+        return as_tensor(np.sum(a, dtype=_sum_dtype(a, args[0] if args else None)))
+    dim, keepdim, dtype = (list(args) + [None])[:3]
+    return as_tensor(np.sum(a, axis=_dims(dim), keepdims=bool(keepdim),
+                            dtype=_sum_dtype(a, dtype)))
+
+
+def _mean_dtype(a: np.ndarray, dtype) -> np.dtype:
+    dt = to_dtype(dtype) if dtype is not None else a.dtype
+    if dt.kind not in "fc":
+        names = {"int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char",
+                 "uint8": "Byte", "bool": "Bool"}
+        raise TypeError("mean(): could not infer output dtype. Input dtype must be either "
+                        "a floating point or complex dtype. Got: "
+                        f"{names.get(dt.name, dt.name)}")
+    return dt
+
+
+def tensor_mean(a, *args):
+    """``aten::mean(self, dtype)`` or ``aten::mean(self, dim, keepdim, dtype)``."""
+    if len(args) <= 1:
+        return as_tensor(np.mean(a, dtype=_mean_dtype(a, args[0] if args else None)))
+    dim, keepdim, dtype = (list(args) + [None])[:3]
+    return as_tensor(np.mean(a, axis=_dims(dim), keepdims=bool(keepdim),
+                             dtype=_mean_dtype(a, dtype)))
+
+
+def _reduce_with_indices(values_fn, index_fn):
+    def op(a, dim: int, keepdim: bool = False):
+        idx = index_fn(a, axis=dim, keepdims=keepdim)
+        return as_tensor(values_fn(a, axis=dim, keepdims=keepdim)), as_tensor(idx.astype(INT64))
+    return op
+
+
+def _arg_reduce(index_fn):
+    def op(a, dim=None, keepdim: bool = False):
+        if dim is None:
+            return as_tensor(np.int64(index_fn(a)))
+        return as_tensor(index_fn(a, axis=dim, keepdims=keepdim).astype(INT64))
+    return op
+
+
+def _softmax(log: bool):
+    def op(a, dim: int, dtype=None):
+        x = a.astype(to_dtype(dtype)) if dtype is not None else a
+        if x.dtype.kind not in "fc":
+            x = x.astype(DEFAULT_FLOAT)
+        shifted = x - np.max(x, axis=dim, keepdims=True)
+        e = np.exp(shifted)
+        s = np.sum(e, axis=dim, keepdims=True)
+        return as_tensor(shifted - np.log(s)) if log else as_tensor(e / s)
+    return op
+
+
+# -- matrix products --------------------------------------------------------------
+
+def _shape_text(a: np.ndarray) -> str:
+    return "x".join(map(str, a.shape))
+
+
+def mm(a, b):
+    """``aten::mm``: 2-D by 2-D."""
+    if a.ndim != 2:
+        raise ValueError("self must be a matrix")
+    if b.ndim != 2:
+        raise ValueError("mat2 must be a matrix")
+    if a.shape[1] != b.shape[0]:
+        raise ValueError(f"mat1 and mat2 shapes cannot be multiplied ({_shape_text(a)} and "
+                         f"{_shape_text(b)})")
+    _same_dtype(a, b)
+    return np.matmul(a, b, out=...)
+
+
+def _same_dtype(a, b, what="expected m1 and m2 to have the same dtype") -> None:
+    if a.dtype != b.dtype:
+        raise TypeError(f"{what}, but got: {_torch_dtype(a.dtype)} != {_torch_dtype(b.dtype)}")
+
+
+def _torch_dtype(dt: np.dtype) -> str:
+    return {"float32": "float", "float64": "double", "int64": "long int", "int32": "int",
+            "bool": "bool", "float16": "c10::Half"}.get(dt.name, dt.name)
+
+
+def matmul(a, b):
+    """``aten::matmul``: numpy's ``matmul`` rules, which are torch's."""
+    if a.ndim == 0 or b.ndim == 0:
+        raise ValueError(f"both arguments to matmul need to be at least 1D, but they are "
+                         f"{a.ndim}D and {b.ndim}D")
+    if a.ndim == 2 and b.ndim == 2:
+        return mm(a, b)
+    if a.ndim == 1 and b.ndim == 1 and a.shape != b.shape:
+        raise ValueError("inconsistent tensor size, expected tensor [%d] and src [%d] to have "
+                         "the same number of elements, but got %d and %d elements "
+                         "respectively" % (a.shape[0], b.shape[0], a.shape[0], b.shape[0]))
+    _same_dtype(a, b)
+    return np.matmul(a, b, out=...)
+
+
+def linear(x, weight, bias=None):
+    """``aten::linear``: ``x @ weight.T + bias``."""
+    wt = weight.T
+    if x.shape[-1] != wt.shape[0]:
+        rows = int(np.prod(x.shape[:-1])) if x.ndim > 1 else 1
+        raise ValueError(f"mat1 and mat2 shapes cannot be multiplied ({rows}x{x.shape[-1]} "
+                         f"and {_shape_text(wt)})")
+    _same_dtype(x, weight, "mat1 and mat2 must have the same dtype")
+    out = np.matmul(x, wt, out=...)
+    return out if bias is None else _add(out, bias)
+
+
+# -- tensor -> number ---------------------------------------------------------------
+
+def item(a):
+    """The one element of ``a`` as a Python number (``Tensor.item()``)."""
+    if a.size != 1:
+        raise ValueError(f"a Tensor with {a.size} elements cannot be converted to Scalar")
+    return a.reshape(()).item()
+
+
+def tensor_to_float(a) -> float:
+    return float(item(a))
+
+
+def tensor_to_int(a) -> int:
+    return int(item(a))
+
+
+def tensor_to_bool(a) -> bool:
+    if a.size != 1:
+        raise ValueError(f"Boolean value of Tensor with more than one value is ambiguous")
+    return bool(item(a))
+
+
+# -- registrations ----------------------------------------------------------------
+
+_T, _N = "Tensor", "number"
+
+R.register("aten::add", factory=_alpha_factory(_add, add), types=[_T, _T, _N])
+R.register("aten::add", factory=_alpha_factory(_add, add), types=[_T, _N, _N])
+R.register("aten::add", _add, types=[_T, _T])
+R.register("aten::add", _add, types=[_T, _N])
+R.register("aten::add_", factory=_alpha_factory(_add, add), types=[_T, _T, _N])
+R.register("aten::sub", factory=_alpha_factory(sub, sub), types=[_T, _T, _N])
+R.register("aten::sub", factory=_alpha_factory(sub, sub), types=[_T, _N, _N])
+R.register("aten::sub", sub, types=[_T, _T])
+R.register("aten::sub", sub, types=[_T, _N])
+R.register("aten::rsub", rsub, types=[_T, _T, _N])
+R.register("aten::rsub", rsub, types=[_T, _N, _N])
+for _t in (_T, _N):
+    R.register("aten::mul", _mul, types=[_T, _t])
+    R.register("aten::div", true_divide, types=[_T, _t])
+    R.register("aten::div", true_divide, types=[_T, _t, "str?"])
+    R.register("aten::floor_divide", floor_divide, types=[_T, _t])
+    R.register("aten::remainder", remainder, types=[_T, _t])
+    R.register("aten::pow", power, types=[_T, _t])
+    R.register("aten::__and__", binary(np.bitwise_and), types=[_T, _t])
+    R.register("aten::__or__", binary(np.bitwise_or), types=[_T, _t])
+    R.register("aten::__xor__", binary(np.bitwise_xor), types=[_T, _t])
+    R.register("aten::maximum", binary(np.maximum), types=[_T, _t])
+    R.register("aten::minimum", binary(np.minimum), types=[_T, _t])
+    for _name, _ufunc in [("eq", np.equal), ("ne", np.not_equal), ("lt", np.less),
+                          ("le", np.less_equal), ("gt", np.greater),
+                          ("ge", np.greater_equal)]:
+        R.register(f"aten::{_name}", compare(_ufunc), types=[_T, _t])
+R.register("aten::mul", lambda s, t: _mul(t, s), types=[_N, _T])
+R.register("aten::pow", power, types=[_N, _T])
+R.register("aten::neg", neg, types=[_T])
+R.register("aten::abs", absolute, types=[_T])
+R.register("prim::abs", absolute, types=[_T])
+R.register("aten::relu", relu, types=[_T])
+R.register("aten::__not__", np.logical_not, types=[_T])
+R.register("aten::logical_not", lambda a: np.logical_not(a, out=...), types=[_T])
+for _name, _ufunc in [("exp", np.exp), ("log", np.log), ("tanh", np.tanh),
+                      ("sqrt", np.sqrt), ("sin", np.sin), ("cos", np.cos),
+                      ("log2", np.log2), ("log10", np.log10), ("log1p", np.log1p),
+                      ("expm1", np.expm1), ("rsqrt", lambda a, **kw: 1 / np.sqrt(a, **kw)),
+                      ("sigmoid", _sigmoid)]:
+    R.register(f"aten::{_name}", unary_float(_ufunc), types=[_T])
+for _name, _fn in [("floor", np.floor), ("ceil", np.ceil), ("round", np.round),
+                   ("trunc", np.trunc)]:
+    R.register(f"aten::{_name}", (lambda f: lambda a: a if a.dtype.kind in "biu"
+                                  else f(a, out=...))(_fn), types=[_T])
+
+R.register("aten::matmul", matmul, types=[_T, _T])
+R.register("aten::mm", mm, types=[_T, _T])
+R.register("aten::linear", linear, types=[_T, _T, "Tensor?"])
+R.register("aten::linear", linear, types=[_T, _T])
+
+R.register("aten::sum", tensor_sum, types=[_T, "int?"])
+R.register("aten::sum", tensor_sum, types=[_T])
+R.register("aten::sum", tensor_sum, types=[_T, "int[]?", "bool", "int?"])
+R.register("aten::mean", tensor_mean, types=[_T, "int?"])
+R.register("aten::mean", tensor_mean, types=[_T])
+R.register("aten::mean", tensor_mean, types=[_T, "int[]?", "bool", "int?"])
+R.register("aten::max", lambda a: as_tensor(np.max(a)), types=[_T])
+R.register("aten::min", lambda a: as_tensor(np.min(a)), types=[_T])
+R.register("aten::max", _reduce_with_indices(np.max, np.argmax), types=[_T, "int", "bool"])
+R.register("aten::min", _reduce_with_indices(np.min, np.argmin), types=[_T, "int", "bool"])
+R.register("aten::max", binary(np.maximum), types=[_T, _T])
+R.register("aten::min", binary(np.minimum), types=[_T, _T])
+R.register("aten::argmax", _arg_reduce(np.argmax), types=[_T, "int?", "bool"])
+R.register("aten::argmin", _arg_reduce(np.argmin), types=[_T, "int?", "bool"])
+R.register("aten::softmax", _softmax(False), types=[_T, "int", "int?"])
+R.register("aten::log_softmax", _softmax(True), types=[_T, "int", "int?"])
+
+R.register("aten::item", item, types=[_T])
+R.register("aten::Float", tensor_to_float, types=[_T])
+R.register("aten::Int", tensor_to_int, types=[_T])
+R.register("aten::Bool", tensor_to_bool, types=[_T])
+R.register("aten::ScalarImplicit", item, types=[_T])
+R.register("aten::clone", lambda a, memory_format=None: a.copy(), types=[_T, "int?"])
+R.register("aten::clone", np.copy, types=[_T])
+R.register("aten::contiguous", lambda a, memory_format=0: np.ascontiguousarray(a),
+           types=[_T, "int"])
+R.register("aten::detach", lambda a: a, types=[_T])

@@ -1,0 +1,90 @@
+"""The corpus's JSON value encoding (tests/fixtures/README.md), and exact comparison.
+
+=======================  =====================================================
+JSON                     Python value
+=======================  =====================================================
+number, bool, str, null  int, bool, str, None
+``{"float": "3.0"}``     float (``"nan"``, ``"inf"``, ``"-inf"`` too)
+``{"tuple": [...]}``     tuple
+array                    list
+``{"dict": [[k, v]]}``   dict, in that insertion order
+``{"tensor": ...}``      numpy array of ``dtype`` and ``shape``
+=======================  =====================================================
+
+:func:`assert_same` compares a pyjit result with a decoded expected value: types
+exactly (an int is not a float, a list not a tuple), floats exactly (NaN equals
+NaN), arrays by dtype, shape and values (exactly for integers and bools, within a
+tight relative tolerance for floating point, whose last bits depend on the order
+in which numpy and ATen sum).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+__all__ = ["decode", "assert_same"]
+
+_SPECIAL = {"nan": math.nan, "inf": math.inf, "-inf": -math.inf}
+
+
+def _element(x: Any) -> Any:
+    return _SPECIAL[x] if isinstance(x, str) else x
+
+
+def _elements(x: Any) -> Any:
+    return [_elements(e) for e in x] if isinstance(x, list) else _element(x)
+
+
+def decode(v: Any) -> Any:
+    """The Python value of a JSON-encoded corpus value."""
+    if isinstance(v, list):
+        return [decode(x) for x in v]
+    if isinstance(v, dict):
+        if "float" in v:
+            return float(v["float"])
+        if "tuple" in v:
+            return tuple(decode(x) for x in v["tuple"])
+        if "dict" in v:
+            return {decode(k): decode(x) for k, x in v["dict"]}
+        if "tensor" in v:
+            return np.array(_elements(v["tensor"]), dtype=v["dtype"]).reshape(v["shape"])
+        raise ValueError(f"unknown encoded value {v!r}")
+    return v
+
+
+def assert_same(actual: Any, expected: Any, path: str = "result") -> None:
+    """Raise AssertionError naming ``path`` where ``actual`` and ``expected`` differ."""
+    if isinstance(expected, np.ndarray):
+        assert isinstance(actual, np.ndarray), \
+            f"{path}: expected a tensor, got {type(actual).__name__} {actual!r}"
+        assert actual.dtype == expected.dtype, \
+            f"{path}: dtype {actual.dtype}, expected {expected.dtype}"
+        assert actual.shape == expected.shape, \
+            f"{path}: shape {actual.shape}, expected {expected.shape}"
+        if expected.dtype.kind == "f":
+            np.testing.assert_allclose(actual, expected, rtol=2e-6, atol=1e-6, equal_nan=True,
+                                       err_msg=path)
+        else:
+            np.testing.assert_array_equal(actual, expected, err_msg=path)
+        return
+    assert type(actual) is type(expected), \
+        f"{path}: {type(actual).__name__} {actual!r}, expected " \
+        f"{type(expected).__name__} {expected!r}"
+    if isinstance(expected, float):
+        assert actual == expected or (math.isnan(actual) and math.isnan(expected)), \
+            f"{path}: {actual!r}, expected {expected!r}"
+    elif isinstance(expected, (list, tuple)):
+        assert len(actual) == len(expected), \
+            f"{path}: {len(actual)} elements, expected {len(expected)}: {actual!r}"
+        for i, (a, e) in enumerate(zip(actual, expected)):
+            assert_same(a, e, f"{path}[{i}]")
+    elif isinstance(expected, dict):
+        assert list(actual) == list(expected), \
+            f"{path}: keys {list(actual)!r}, expected {list(expected)!r}"
+        for k in expected:
+            assert_same(actual[k], expected[k], f"{path}[{k!r}]")
+    else:
+        assert actual == expected, f"{path}: {actual!r}, expected {expected!r}"
