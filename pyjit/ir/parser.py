@@ -126,9 +126,8 @@ def fits(sub: T.Type, sup: T.Type) -> bool:
         if isinstance(sub, T.OptionalType):
             return fits(sub.elem, sup) and fits(T.NONE, sup)
         return any(fits(sub, e) for e in sup.elems)
-    if sup in (T.NUMBER, T.NamedType("Scalar")):
-        return sub in (T.INT, T.FLOAT, T.BOOL, T.NUMBER, T.NamedType("Scalar"),
-                       T.NamedType("complex"))
+    if sup == T.NUMBER:
+        return sub in (T.INT, T.FLOAT, T.BOOL, T.NamedType("complex"))
     opaque = (T.NamedType, T.TupleType)
     if isinstance(sub, opaque) and isinstance(sup, opaque) and (
             _is_class(sub) or _is_class(sup)):
@@ -396,8 +395,8 @@ class _Parser:
             if not self._eat(","):
                 return positions
 
-    def _refs(self, what: str) -> List[Value]:
-        """``(%a, %b)``: values in scope."""
+    def _refs(self, what: str, positions: Optional[List[int]] = None) -> List[Value]:
+        """``(%a, %b)``: values in scope (their positions go to ``positions``)."""
         self._expect("(", f" after '{what}'")
         values: List[Value] = []
         self._ws()
@@ -406,6 +405,8 @@ class _Parser:
         while True:
             name, pos = self._name()
             values.append(self._use(name, pos))
+            if positions is not None:
+                positions.append(pos)
             self._ws()
             if self._eat(")"):
                 return values
@@ -449,6 +450,8 @@ class _Parser:
         self._eol()
         for name, pos, t in outputs:
             self._define(name, pos, node, t, frame, False)
+        if kind == prim.Constant and len(outputs) == 1 and "value" in node.attrs:
+            node.attrs["value"] = _as_type(node.attrs["value"], outputs[0][2])
         frame.block.append_node(node)
         frame.pending = node
         frame.pending_pos = kind_pos
@@ -568,7 +571,8 @@ class _Parser:
         self._finish(frame)
         start = self.pos
         self.pos += 2
-        values = self._refs("->")
+        positions: List[int] = []
+        values = self._refs("->", positions)
         block = frame.block
         for v in values:
             block.register_output(v)
@@ -580,20 +584,20 @@ class _Parser:
             if len(values) != len(outs):
                 self.fail(f"block{number} of prim::If returns {len(values)} value(s), but the "
                           f"If has {len(outs)} output(s)", start)
-            expected = list(zip(values, outs))
+            expected = list(zip(values, outs, positions))
         elif owner.kind == prim.Loop:
             if len(values) != len(outs) + 1:
                 self.fail(f"the body of a prim::Loop with {len(outs)} output(s) returns "
                           f"{len(outs) + 1} values (the condition and {len(outs)} carried "
                           f"value(s)), got {len(values)}", start)
-            expected = list(zip(values[1:], outs))
+            expected = list(zip(values[1:], outs, positions[1:]))
         else:
             expected = []
-        for v, out in expected:
+        for v, out, pos in expected:
             if not fits(v.type, out.type):
                 self.fail(f"type mismatch: block{number} of {owner.kind} returns "
                           f"%{v.debug_name} : {v.type} for its output %{out.debug_name} : "
-                          f"{out.type}", start)
+                          f"{out.type}", pos)
         for name in frame.names:
             del self.visible[name]
         frames.pop()
@@ -732,10 +736,9 @@ class _Parser:
                 out += simple
                 pos += 2
                 continue
-            code = text[pos + 1:pos + 4]
-            byte = _escaped_byte(code)
+            byte = _escaped_byte(text[pos + 1:pos + 4])
             if byte is None:
-                self.fail(f"invalid escape '\\{code if len(code) == 3 else nxt}' in a string", pos)
+                self.fail(f"invalid escape '\\{nxt}' in a string", pos)
             out.append(byte)
             pos += 4
         self.pos = pos + 1
@@ -902,6 +905,22 @@ class _Parser:
                 return items
             if not self._eat(","):
                 self.fail(f"expected ',' or '{close}' in a type, found {self._found()}")
+
+
+def _as_type(value: Any, t: T.Type) -> Any:
+    """A constant's value as its output type says: torch prints the float 1e10 as
+    ``10000000000``, which reads as an int; a ``float`` (or ``float[]``, or tuple
+    element) constant makes it a float again."""
+    if t == T.FLOAT and type(value) is int:
+        try:
+            return float(value)
+        except OverflowError:
+            return value
+    if isinstance(t, T.ListType) and isinstance(value, list):
+        return [_as_type(v, t.elem) for v in value]
+    if isinstance(t, T.TupleType) and isinstance(value, tuple) and len(t.elems) == len(value):
+        return tuple(_as_type(v, e) for v, e in zip(value, t.elems))
+    return value
 
 
 def _escaped_byte(code: str) -> Optional[int]:
