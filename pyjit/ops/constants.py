@@ -13,6 +13,7 @@ types::
     %f : bool[] = prim::Constant[value=[0, 1]]()   [False, True]
     %g : Float(...) = prim::Constant[value={1.5}]()  numpy.float32 0-d array
     %h : Device = prim::Constant[value="cpu"]()    'cpu'  (opaque values stay strings)
+    %i : Function = prim::Constant[name="f"]()     'f'    (the one attribute's value)
 
 Tensor literals are read with :meth:`pyjit.ir.literals.TensorLiteral.value`; a
 refined output type (``Float(...)``, ``Long(...)``) gives their dtype, since the
@@ -76,6 +77,10 @@ def constant_value(node) -> Any:
         raise ValueError("prim::Constant without an output")
     t = node.outputs[0].type
     if "value" not in node.attrs:
+        if node.attrs:
+            # An opaque constant such as ``Function = prim::Constant[name="f"]``
+            # (left behind by inlining): its attribute text stands for it.
+            return next(iter(node.attrs.values()))
         if t != T.NONE and not isinstance(t, T.OptionalType):
             raise ValueError(f"prim::Constant of type {t} has no value attribute")
         return None

@@ -23,7 +23,10 @@ it with no Python frame.  Wrappers exist only where TorchScript differs from Pyt
 ``math.*`` domain errors        IEEE values (``sqrt(-1)`` is nan, ``log(0)`` is -inf,
                                 ``exp(1000)`` is inf) where Python raises
 ``round``                       a float, ties to even (``round(2.5) == 2.0``)
-``int(str)``/``float(str)``     no surrounding whitespace; a bad float is "stod"
+``int(str)``/``float(str)``     C's ``stoll``/``stod``: leading white space only; no
+                                number at all is "stoll"/"stod"
+``x == x``                      True even for nan: torch's CSE and peephole passes
+                                fold it (see ``same_scalar_expression``)
 =============================  ====================================================
 
 Registered for ``int``/``float`` (and ``number``): ``add sub mul div floordiv
@@ -37,6 +40,8 @@ from __future__ import annotations
 
 import math
 import operator
+import re
+
 import numpy as np
 
 from ..registry import default_registry as R
@@ -164,17 +169,35 @@ def to_int(x) -> int:
     return r if _INT64_MIN <= r <= _INT64_MAX else _INT64_MIN
 
 
+# What C's strtoll/strtod read: leading white space, then a number.
+_C_INT = re.compile(r"[ \t\n\v\f\r]*[+-]?[0-9]+")
+_C_FLOAT = re.compile(r"[ \t\n\v\f\r]*[+-]?(?:(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?"
+                      r"|inf(?:inity)?|nan)", re.IGNORECASE)
+
+
 def str_to_int(s: str) -> int:
-    if s != s.strip():
+    """``int(s)`` as torch does it, with ``std::stoll``: "stoll" when no number
+    starts the string or it is out of range, Python's message when it is
+    followed by anything else."""
+    m = _C_INT.match(s)
+    if m is None or not _INT64_MIN <= int(m.group()) <= _INT64_MAX:
+        raise ValueError("stoll")
+    if m.end() != len(s):
         raise ValueError(f"invalid literal for int() with base 10: {s!r}")
-    return int(s)
+    return int(m.group())
 
 
 def str_to_float(s: str) -> float:
-    try:
-        return float(s)
-    except ValueError:
-        raise ValueError("stod") from None
+    """``float(s)`` as torch does it, with ``std::stod``."""
+    m = _C_FLOAT.match(s)
+    if m is None:
+        raise ValueError("stod")
+    x = float(m.group())
+    if x in (_INF, -_INF) and "inf" not in m.group().lower():
+        raise ValueError("stod")  # out of range
+    if m.end() != len(s):
+        raise ValueError(f"could not convert string to float: {s!r}")
+    return x
 
 
 def _to_integral(fn):
@@ -313,9 +336,47 @@ R.register("aten::neg", operator.neg, types=["float"])
 
 # -- comparisons and logic -------------------------------------------------------
 
-for _name in ("lt", "le", "gt", "ge", "eq", "ne"):
-    for _a, _b in _INT_FLOAT_PAIRS + [("number", "number"), ("bool", "bool")]:
+# Scalar operators without side effects: torch's common-subexpression elimination
+# merges two of them with the same inputs into one value.
+_PURE = {f"aten::{n}" for n in ("add", "sub", "mul", "div", "neg", "floordiv", "remainder",
+                                 "pow", "sqrt", "exp", "log", "Float", "Int")}
+_SCALARS = {"int", "float", "bool", "Scalar", "number"}
+
+
+def same_scalar_expression(u, v, depth: int = 8) -> bool:
+    """Whether values ``u`` and ``v`` are one value for torch once it has run CSE:
+    the same value, or the same pure scalar operation on such values in one block."""
+    if u is v:
+        return True
+    n, m = u.node, v.node
+    if depth == 0 or n.kind != m.kind or n.owning_block is not m.owning_block:
+        return False
+    if n.kind == "prim::Constant":
+        return u.type == v.type and n.attrs == m.attrs and \
+            all(x == x for x in n.attrs.values())  # nan attributes are never equal
+    if n.kind not in _PURE or len(n.inputs) != len(m.inputs):
+        return False
+    if not all(str(x.type) in _SCALARS for x in n.inputs):
+        return False
+    return all(same_scalar_expression(a, b, depth - 1) for a, b in zip(n.inputs, m.inputs))
+
+
+def _equality_factory(fn, when_same: bool):
+    """``==``/``!=``: torch's peephole pass folds ``x == x`` to True (and ``x != x``
+    to False) after CSE, so ``nan == nan`` is True when both sides are one value."""
+    def factory(node):
+        a, b = node.inputs
+        if same_scalar_expression(a, b):
+            return lambda x, y: when_same
+        return fn
+    return factory
+
+
+for _a, _b in _INT_FLOAT_PAIRS + [("number", "number"), ("bool", "bool")]:
+    for _name in ("lt", "le", "gt", "ge"):
         R.register(f"aten::{_name}", getattr(operator, _name), types=[_a, _b])
+    R.register("aten::eq", factory=_equality_factory(operator.eq, True), types=[_a, _b])
+    R.register("aten::ne", factory=_equality_factory(operator.ne, False), types=[_a, _b])
 for _name, _fn in [("__and__", operator.and_), ("__or__", operator.or_),
                    ("__xor__", operator.xor)]:
     R.register(f"aten::{_name}", _fn, types=["int", "int"])

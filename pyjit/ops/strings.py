@@ -8,6 +8,9 @@ which is not Python's ``str``:
 * strings inside containers are not quoted: ``[a, b]``, ``(1, b, 2.)``, ``{a: 1.}``;
 * tensors use ATen's C++ printer (:mod:`pyjit.ops.tensor_format`).
 
+Strings are UTF-8 bytes to TorchScript: ``len``, indexing and slicing count bytes
+(``len("日本") == 6``).
+
 ``aten::format`` replaces each literal ``{}`` in turn with ``torch_str`` of the next
 argument (no format specs, no indices: ``"{0}"`` stays as it is); too few
 arguments raise ``Too few arguments for format string: ...``, extra ones are ignored.
@@ -77,18 +80,27 @@ def torch_format(fmt: str, *args: Any) -> str:
     return "".join(out)
 
 
+def string_len(s: str) -> int:
+    """``len(s)``: torch strings are UTF-8 bytes, so ``len("é") == 2``."""
+    return len(s) if s.isascii() else len(s.encode("utf-8"))
+
+
 def string_getitem(s: str, i: int) -> str:
-    """``s[i]``: a negative index counts from the end; out of range fails as
-    ``std::string::at`` does, with its message."""
-    n = i + len(s) if i < 0 else i
-    if not 0 <= n < len(s):
+    """``s[i]``: byte ``i`` of the UTF-8 text (a negative index counts from the end);
+    out of range fails as ``std::string::at`` does, with its message, and a byte
+    that is not a whole character fails to decode, as in torch."""
+    data = s.encode("utf-8")
+    n = i + len(data) if i < 0 else i
+    if not 0 <= n < len(data):
         raise IndexError(f"basic_string::at: __n (which is {n % 2 ** 64}) >= this->size() "
-                         f"(which is {len(s)})")
-    return s[n]
+                         f"(which is {len(data)})")
+    return s[n] if s.isascii() else data[n:n + 1].decode("utf-8")
 
 
 def string_slice(s: str, start: Optional[int], end: Optional[int], step: int) -> str:
-    return s[start:end:step]
+    if s.isascii():
+        return s[start:end:step]
+    return s.encode("utf-8")[start:end:step].decode("utf-8")
 
 
 def split(s: str, sep: Optional[str] = None, maxsplit: int = -1) -> List[str]:
@@ -137,7 +149,7 @@ R.register("aten::format", torch_format, types=["str", "t"], varargs=True)
 R.register("aten::format", torch_format, types=["str"])
 R.register("aten::add", operator.add, types=["str", "str"])
 R.register("aten::mul", operator.mul, types=["str", "int"])
-R.register("aten::len", len, types=["str"])
+R.register("aten::len", string_len, types=["str"])
 for _name, _fn in [("eq", operator.eq), ("ne", operator.ne), ("lt", operator.lt),
                    ("le", operator.le), ("gt", operator.gt), ("ge", operator.ge)]:
     R.register(f"aten::{_name}", _fn, types=["str", "str"])

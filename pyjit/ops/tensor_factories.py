@@ -58,7 +58,12 @@ def arange(*args):
     each followed by dtype, layout, device, pin_memory."""
     n = len(args) - 4
     bounds, dtype = args[:n], args[n]
-    start, end, step = {1: (0, bounds[0], 1), 2: (bounds[0], bounds[1], 1)}.get(n, bounds)
+    if n == 1:
+        start, end, step = 0, bounds[0], 1
+    elif n == 2:
+        start, end, step = bounds[0], bounds[1], 1
+    else:
+        start, end, step = bounds
     if step == 0:
         raise ValueError("step must be nonzero")
     if (end - start) * step < 0 and end != start:
