@@ -1096,3 +1096,46 @@ def test_lint_checks_subgraphs():
     g.lint()
     v._uses.clear()
     assert "use list of %v" in lint_error(g)
+
+
+# -- small things ------------------------------------------------------------------------
+
+def test_docs_example():
+    """The example in docs/ir.md, with the text it shows."""
+    g = Graph()
+    x = g.add_input("x", T.INT)
+    one = g.insert_constant(1)
+    s = g.insert_node(g.create("aten::add", [x, one])).output().set_type(T.INT)
+    g.register_output(s)
+    assert str(g) == ("graph(%x : int):\n"
+                      "  %1 : int = prim::Constant[value=1]()\n"
+                      "  %2 : int = aten::add(%x, %1)\n"
+                      "  return (%2)\n")
+    s.replace_all_uses_with(x)
+    for n in reversed(g.nodes()):
+        if not n.has_uses():
+            n.destroy()
+    g.lint()
+    assert str(g) == "graph(%x : int):\n  return (%x)\n"
+    assert one.uses == [] and x.uses == [Use(g.return_node, 0)]
+
+
+def test_value_type_and_repr():
+    g = Graph()
+    v = g.add_input("v")
+    assert v.type == T.TENSOR and repr(v) == "%v : Tensor"
+    assert v.set_type(T.ListType(T.INT)) is v and repr(v) == "%v : int[]"
+    with pytest.raises(TypeError):
+        v.type = "int"
+
+
+def test_insert_before_and_after_sentinels_of_a_nested_block():
+    g, x, _ = two_inputs()
+    body = op(g, "prim::Loop", [x], 0).add_block()
+    a = g.create("aten::a", [x]).insert_before(body.return_node)   # last
+    b = g.create("aten::b", [x]).insert_after(body.param_node)     # first
+    c = body.append_node(g.create("aten::c", [x]))
+    d = body.prepend_node(g.create("aten::d", [x]))
+    assert kinds(body) == ["aten::d", "aten::b", "aten::a", "aten::c"]
+    assert all(n.owning_block is body for n in (a, b, c, d))
+    g.lint()
