@@ -197,7 +197,7 @@ class _Parser:
 
     def _found(self, pos: Optional[int] = None) -> str:
         """What is at ``pos``, for messages: ``'foo'``, ``end of line``..."""
-        pos = self.pos if pos is None else pos
+        pos = _SPACES.match(self.text, self.pos if pos is None else pos).end()
         if pos >= self.n:
             return "end of input"
         if self.text[pos] in "\r\n":
@@ -736,9 +736,11 @@ class _Parser:
                 out += simple
                 pos += 2
                 continue
-            byte = _escaped_byte(text[pos + 1:pos + 4])
+            code = text[pos + 1:pos + 4]
+            byte = _escaped_byte(code)
             if byte is None:
-                self.fail(f"invalid escape '\\{nxt}' in a string", pos)
+                shown = code if nxt and nxt in _ESCAPE_DIGITS else nxt
+                self.fail(f"invalid escape '\\{shown}' in a string", pos)
             out.append(byte)
             pos += 4
         self.pos = pos + 1
@@ -760,7 +762,6 @@ class _Parser:
                 self.fail(f"expected ',' or ']' in a list, found {self._found()}")
 
     def _tuple(self, depth: int) -> tuple:
-        start = self.pos
         self.pos += 1
         items: list = []
         if self._eat(")"):
@@ -769,7 +770,7 @@ class _Parser:
             items.append(self._value(depth + 1, False))
             if self._eat(")"):
                 if len(items) == 1:
-                    self.fail("a one-element tuple is written with a comma: (x,)", start)
+                    self.fail("a one-element tuple is written with a comma: (x,)", self.pos - 1)
                 return tuple(items)
             if not self._eat(","):
                 self.fail(f"expected ',' or ')' in a tuple, found {self._found()}")
