@@ -18,13 +18,17 @@ checks that everything still holds.
 
 Nodes of a block form a circular doubly linked list closed by the block's return
 node, so iterating a block stays valid while nodes are inserted (as in torch, a node
-inserted after the current one is visited).  New nodes go to the graph's insertion
-point, which ``with graph.inserting_before(node):`` moves for a while (the seed's
-``WithInsertPoint``).
+inserted after the current one is visited) and while the current node is destroyed.
+New nodes go to the graph's insertion point, which ``with
+graph.inserting_before(node):`` moves for a while (the seed's ``WithInsertPoint``).
 
 Names follow torch: a value without a debug name prints as its unique id (``%5``);
 giving a value a name that another value holds renames the other one with a ``.N``
 suffix.
+
+Every walk over nested blocks (copy, destroy, lint, printing, ``all_nodes``) keeps
+its own stack, so deep nesting never meets Python's recursion limit.  A tour of the
+API, with the seed's C++ name for each call, is in ``docs/ir.md``.
 """
 
 from __future__ import annotations
@@ -847,22 +851,29 @@ class Graph:
             yield n
             stack.extend(iter(b.nodes()) for b in reversed(n._blocks))
 
+    # The graph's inputs and outputs are its top block's (see Block for each).
     def add_input(self, name: Optional[str] = None, type: T.Type = T.TENSOR) -> Value:
+        """Append a graph input (``addInput``)."""
         return self._block.add_input(name, type)
 
     def insert_input(self, i: int, name: Optional[str] = None, type: T.Type = T.TENSOR) -> Value:
+        """Insert a graph input at position ``i`` (``insertInput``)."""
         return self._block.insert_input(i, name, type)
 
     def erase_input(self, i: int) -> None:
+        """Remove graph input ``i``, which must be unused (``eraseInput``)."""
         self._block.erase_input(i)
 
     def register_output(self, v: Value) -> int:
+        """Append ``v`` to the graph's outputs; returns its index (``registerOutput``)."""
         return self._block.register_output(v)
 
     def insert_output(self, i: int, v: Value) -> int:
+        """Make ``v`` graph output ``i``; returns ``i``."""
         return self._block.insert_output(i, v)
 
     def erase_output(self, i: int) -> None:
+        """Remove graph output ``i`` (``eraseOutput``)."""
         self._block.erase_output(i)
 
     # -- creating and placing nodes ----------------------------------------------
@@ -927,6 +938,7 @@ class Graph:
             self._insert_point = saved
 
     def inserting_at_end(self, block: Block):
+        """``with g.inserting_at_end(block):`` the same as ``inserting_before(block)``."""
         return self.inserting_before(block)
 
     def insert_node(self, n: Node) -> Node:
@@ -937,9 +949,11 @@ class Graph:
         return n.insert_before(self._insert_point)
 
     def append_node(self, n: Node) -> Node:
+        """Place ``n`` at the end of the top block (``appendNode``)."""
         return self._block.append_node(n)
 
     def prepend_node(self, n: Node) -> Node:
+        """Place ``n`` at the start of the top block (``prependNode``)."""
         return self._block.prepend_node(n)
 
     def insert_constant(self, value: Any, type: Optional[T.Type] = None,
