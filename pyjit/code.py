@@ -34,7 +34,7 @@ A Code is immutable once built and may be run by any number of
 from __future__ import annotations
 
 import threading
-from types import ModuleType
+from types import MappingProxyType, ModuleType
 from typing import Dict, List, Optional, Sequence
 
 import numpy as np
@@ -224,8 +224,9 @@ class Code:
         self._names = tuple(b.names)
         self._nodes = tuple(b.nodes)
         self.register_size = b.register_size
-        self.columns = {name: _column(getattr(b, name)) for name in
-                        ("op", "in_start", "in_size", "flag_start", "out_start", "out_size", "arg")}
+        # Read-only arrays in a read-only mapping: a Code is shared between threads.
+        self.columns = MappingProxyType({name: _column(getattr(b, name)) for name in (
+            "op", "in_start", "in_size", "flag_start", "out_start", "out_size", "arg")})
         self.int_data = _column(b.int_data)
         self.bool_data = np.array(b.bool_data, dtype=np.uint8)
         self.bool_data.setflags(write=False)
