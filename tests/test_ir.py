@@ -1139,3 +1139,23 @@ def test_insert_before_and_after_sentinels_of_a_nested_block():
     assert kinds(body) == ["aten::d", "aten::b", "aten::a", "aten::c"]
     assert all(n.owning_block is body for n in (a, b, c, d))
     g.lint()
+
+
+def test_symbols():
+    from pyjit.ir.symbols import aten, is_qualified, namespace_of, unqualified
+    assert (prim.If, aten.add) == ("prim::If", "aten::add")
+    assert unqualified("aten::__and__") == "__and__" and namespace_of("prim::Loop") == "prim"
+    assert is_qualified("a::b") and not any(map(is_qualified, ["add", "::add", "aten::", ""]))
+
+
+def test_source_location(tmp_path):
+    src = tmp_path / "f.py"
+    src.write_text("def f(x):\n    return x + 1\n")
+    loc = SourceLocation.parse(f"{src}:2:11")
+    assert (loc.file, loc.line, loc.col) == (str(src), 2, 11)
+    assert str(loc) == f"{src}:2:11"
+    assert loc.source_line() == "    return x + 1"
+    assert loc.highlight() == f"{src}:2:11\n        return x + 1\n               ^"
+    missing = SourceLocation("c:\\no\\such.py", 3, 0)   # colons in the file name
+    assert SourceLocation.parse(str(missing)) == missing
+    assert missing.source_line() is None and missing.highlight() == "c:\\no\\such.py:3:0"
