@@ -29,7 +29,6 @@ from typing import Any, List, Optional
 
 import numpy as np
 
-from ..ir.printer import format_float as _graph_float
 from ..registry import default_registry as R
 from .tensor_format import format_tensor
 
@@ -37,10 +36,15 @@ __all__ = ["torch_str", "format_float", "torch_format"]
 
 
 def format_float(x: float) -> str:
-    """A float as TorchScript's ``str`` writes it."""
-    if math.isfinite(x) and abs(x) < 1e10 and x == int(x):
+    """A float as TorchScript's ``str`` writes it: integral values below 1e10 as
+    ``2.`` (``-0.0`` too prints ``0.``), others with 17 significant digits and a dot
+    when they would look like an int (``10000000000000000.``)."""
+    if not math.isfinite(x):
+        return "nan" if x != x else ("inf" if x > 0 else "-inf")
+    if abs(x) < 1e10 and x == int(x):
         return f"{int(x)}."
-    return _graph_float(x)
+    text = "%.17g" % x
+    return text if "." in text or "e" in text else text + "."
 
 
 def torch_str(v: Any) -> str:
