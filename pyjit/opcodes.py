@@ -25,6 +25,16 @@ Notes:
   future to its caller; running the frame again re-executes the ``WAIT``.
 * Jump targets are absolute instruction indices, stored in ``arg``; the seed stored
   relative offsets in the callback, which the listing shows as ``-> target``.
+  ``arg == n`` (one past the last instruction) is a jump to the end.
+* ``JUMPZ``/``JUMPNZ`` take their condition either as one input (If: ``JUMPNZ c``)
+  or, with no inputs, from the ``ASSIGN`` right before them (Loop).  A jump may
+  not target such a zero-input jump: control would arrive without a condition.
+* ``STACKCALL``'s callback returns a jump *relative to the next instruction*
+  (``None`` or 0: fall through), as in the seed; a target outside ``[0, n]`` is
+  a RuntimeError when it happens.
+* The operand counts each opcode accepts (CONST 0 in/1 out, WAIT 1/1, ...) and
+  everything else the loops rely on are checked once per table, by
+  ``pyjit.validate``.
 """
 
 from __future__ import annotations

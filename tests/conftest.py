@@ -1,0 +1,34 @@
+"""Shared fixtures: the two run loops, so one suite tests both."""
+
+import importlib
+import os
+
+import pytest
+
+BACKENDS = {"pure": "pyjit._pure", "compiled": "pyjit._core"}
+
+
+def import_backend(name):
+    """The loop module ``name``; skip "compiled" only for a PYJIT_PUREPYTHON build.
+
+    Anywhere else a missing extension is a broken build, so the import error
+    fails the test instead of hiding behind a skip.
+    """
+    try:
+        return importlib.import_module(BACKENDS[name])
+    except ImportError as exc:
+        if name == "compiled" and os.environ.get("PYJIT_PUREPYTHON", "") in ("1", "true", "yes"):
+            pytest.skip(f"pyjit._core is not built (PYJIT_PUREPYTHON is set): {exc}")
+        raise
+
+
+@pytest.fixture(params=list(BACKENDS))
+def loop(request):
+    """``pyjit._pure`` or ``pyjit._core``: the module with Program and Frame."""
+    return import_backend(request.param)
+
+
+@pytest.fixture(scope="session")
+def backends():
+    """Both loop modules, ``(pure, compiled)``, for tests that compare them."""
+    return import_backend("pure"), import_backend("compiled")
