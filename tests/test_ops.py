@@ -19,7 +19,7 @@ import pyjit.ops  # noqa: F401  (fills the registry)
 from pyjit.errors import JITException, OperatorNotFoundError
 from pyjit.interpreter import Function
 from pyjit.ir.parser import parse_ir
-from pyjit.ops import lists, prim, scalars, strings, tensors
+from pyjit.ops import lists, scalars, strings, tensors
 from pyjit.ops.constants import constant_value
 from pyjit.ops.dtypes import promote_types, result_type
 from pyjit.ops.strings import torch_str

@@ -33,7 +33,7 @@ one-element tensors, ``clone contiguous detach``; shapes are in
 
 from __future__ import annotations
 
-from typing import Any, Callable, List, Optional
+from typing import Any, Callable, Optional
 
 import numpy as np
 
@@ -346,7 +346,7 @@ def tensor_to_int(a) -> int:
 
 def tensor_to_bool(a) -> bool:
     if a.size != 1:
-        raise ValueError(f"Boolean value of Tensor with more than one value is ambiguous")
+        raise ValueError("Boolean value of Tensor with more than one value is ambiguous")
     return bool(item(a))
 
 
