@@ -1,0 +1,141 @@
+"""``pyjit.script`` and the :class:`ScriptFunction` it returns.
+
+::
+
+    @pyjit.script
+    def gcd(a: int, b: int) -> int:
+        while b != 0:
+            a, b = b, a % b
+        return a
+
+    gcd(12, 18)          # 6, run by pyjit's interpreter
+    print(gcd.graph)     # the graph, in torch's text format
+    print(gcd.code)      # the instruction table
+
+The function is compiled when it is decorated: anything outside the supported
+subset is a :class:`~pyjit.CompileError` right there, pointing at the line.  The
+Code is built on first use.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import threading
+import weakref
+from typing import Any, FrozenSet, Optional
+
+from ..ir import Graph
+from .compiler import CompiledFunction, FunctionCompiler
+from .typing_rules import check_argument
+
+__all__ = ["script", "ScriptFunction"]
+
+# Plain functions scripted because scripted code called them, so that each is
+# compiled once.
+_scripted: "weakref.WeakKeyDictionary[Any, ScriptFunction]" = weakref.WeakKeyDictionary()
+
+
+class ScriptFunction:
+    """A Python function compiled to a pyjit graph.
+
+    Attributes:
+        graph: the :class:`~pyjit.ir.Graph`.
+        source: the function's source text (dedented).
+        function: the original Python function.
+        code: the :class:`~pyjit.code.Code` the interpreter runs (built lazily).
+    """
+
+    def __init__(self, fn, compiled: CompiledFunction) -> None:
+        self.function = fn
+        self._compiled = compiled
+        self._runner = None
+        self._lock = threading.Lock()
+        self._signature = inspect.signature(fn)
+        functools.update_wrapper(self, fn, updated=())
+
+    # -- what was compiled ------------------------------------------------------------------
+    @property
+    def graph(self) -> Graph:
+        return self._compiled.graph
+
+    @property
+    def source(self) -> str:
+        return self._compiled.source.text
+
+    @property
+    def param_names(self):
+        return self._compiled.param_names
+
+    @property
+    def param_types(self):
+        return self._compiled.param_types
+
+    @property
+    def param_defaults(self):
+        return self._compiled.param_defaults
+
+    @property
+    def return_type(self):
+        return self._compiled.return_type
+
+    @property
+    def schema(self) -> str:
+        """``name(x : int, y : float) -> int``: the signature in graph types."""
+        params = ", ".join(f"{n} : {t}" for n, t in zip(self.param_names, self.param_types))
+        return f"{self.__name__}({params}) -> {self.return_type}"
+
+    # -- running -----------------------------------------------------------------------------
+    def _function(self):
+        runner = self._runner
+        if runner is None:
+            with self._lock:
+                if self._runner is None:
+                    from ..interpreter import Function
+                    self._runner = Function(self.graph)
+                runner = self._runner
+        return runner
+
+    @property
+    def code(self):
+        """The Code (instruction table) of the graph, built on first use."""
+        return self._function().code
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        try:
+            bound = self._signature.bind(*args, **kwargs)
+        except TypeError as exc:
+            raise TypeError(f"{self.__name__}(): {exc}") from None
+        bound.apply_defaults()
+        values = []
+        for name, t in zip(self.param_names, self.param_types):
+            try:
+                values.append(check_argument(bound.arguments[name], t))
+            except TypeError as exc:
+                raise TypeError(f"{self.__name__}(): argument '{name}' must be {t}: "
+                                f"{exc}") from None
+        return self._function()(*values)
+
+    def __repr__(self) -> str:
+        return f"<pyjit.ScriptFunction {self.schema}>"
+
+
+def script(fn=None, *, _compiling: FrozenSet = frozenset()):
+    """Compile ``fn`` into a :class:`ScriptFunction` (usable as ``@pyjit.script``).
+
+    Raises :class:`~pyjit.CompileError` for code outside the supported subset.
+    """
+    if fn is None:
+        return functools.partial(script, _compiling=_compiling)
+    if isinstance(fn, ScriptFunction):
+        return fn
+    if not inspect.isfunction(fn):
+        raise TypeError(f"pyjit.script expects a Python function, not {type(fn).__name__}")
+    cached = _scripted.get(fn)
+    if cached is not None:
+        return cached
+    compiled = FunctionCompiler(fn, _compiling).compile()
+    sf = ScriptFunction(fn, compiled)
+    if _compiling:  # scripted on behalf of a caller: remember it for other callers
+        _scripted[fn] = sf
+    return sf

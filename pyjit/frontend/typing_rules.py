@@ -1,0 +1,213 @@
+"""Types in the frontend: annotations to pyjit types, joining the types of two
+branches, and checking a Python argument against a parameter's type.
+
+The annotations a scripted function may use, and what they become::
+
+    int  float  bool  str  None           int  float  bool  str  NoneType
+    np.ndarray (or numpy.typing.NDArray)  Tensor
+    List[T]  list[T]                      T[]
+    Dict[K, V]  dict[K, V]                Dict(K, V)
+    Tuple[A, B]  tuple[A, B]              (A, B)
+    Optional[T]  Union[T, None]  T | None T?
+"""
+
+from __future__ import annotations
+
+import types as _pytypes
+import typing
+from typing import Any, Optional
+
+import numpy as np
+
+from ..ir import types as T
+
+__all__ = ["type_from_annotation", "unify", "is_subtype", "check_argument",
+           "type_of_constant", "describe_python_type", "AnnotationError"]
+
+
+class AnnotationError(Exception):
+    """An annotation outside the supported types; the caller adds the location."""
+
+
+_SCALARS = {int: T.INT, float: T.FLOAT, bool: T.BOOL, str: T.STR, type(None): T.NONE,
+            None: T.NONE}
+
+
+def type_from_annotation(ann: Any) -> T.Type:
+    """The pyjit type of an evaluated annotation (``typing`` objects or builtins).
+
+    Raises :class:`AnnotationError` naming what is not supported.
+    """
+    if ann in _SCALARS:
+        return _SCALARS[ann]
+    if ann is np.ndarray:
+        return T.TENSOR
+    origin = typing.get_origin(ann)
+    args = typing.get_args(ann)
+    if origin is np.ndarray:  # numpy.typing.NDArray[...]
+        return T.TENSOR
+    if origin in (list, typing.List):
+        if len(args) != 1:
+            raise AnnotationError("List needs an element type, e.g. List[int]")
+        return T.ListType(type_from_annotation(args[0]))
+    if origin in (dict, typing.Dict):
+        if len(args) != 2:
+            raise AnnotationError("Dict needs a key and a value type, e.g. Dict[str, int]")
+        key = type_from_annotation(args[0])
+        if key not in (T.INT, T.FLOAT, T.STR, T.BOOL):
+            raise AnnotationError(f"dict keys must be int, float, bool or str, not {key}")
+        return T.DictType(key, type_from_annotation(args[1]))
+    if origin in (tuple, typing.Tuple):
+        if len(args) == 2 and args[1] is Ellipsis:
+            raise AnnotationError("variable-length tuples (Tuple[T, ...]) are not supported; "
+                                  "use a List")
+        if args == ((),):
+            return T.TupleType(())
+        return T.TupleType(type_from_annotation(a) for a in args)
+    if origin is typing.Union or (hasattr(_pytypes, "UnionType")
+                                  and isinstance(ann, _pytypes.UnionType)):
+        rest = [a for a in args if a is not type(None)]
+        if len(rest) == 1 and len(args) == 2:
+            inner = type_from_annotation(rest[0])
+            return inner if isinstance(inner, T.OptionalType) else T.OptionalType(inner)
+        raise AnnotationError(f"Union types other than Optional[T] are not supported: {ann}")
+    if ann in (list, dict, tuple):
+        raise AnnotationError(f"a bare '{ann.__name__}' annotation needs element types, "
+                              f"e.g. {ann.__name__.capitalize()}[int]")
+    name = getattr(ann, "__name__", None) or repr(ann)
+    raise AnnotationError(f"unsupported type annotation '{name}'")
+
+
+def is_subtype(sub: T.Type, sup: T.Type) -> bool:
+    """Whether a value of type ``sub`` can be stored where ``sup`` is expected."""
+    return T.is_subtype(sub, sup)
+
+
+def unify(a: T.Type, b: T.Type) -> Optional[T.Type]:
+    """The type of a variable that is ``a`` on one path and ``b`` on another, or
+    None when no type holds both (torch's ``unifyTypes``): equal types, ``None`` and
+    ``T`` (giving ``T?``), ``T`` and ``T?``, and element-wise tuples."""
+    if a == b:
+        return a
+    if isinstance(a, T.TensorType) and isinstance(b, T.TensorType):
+        return T.TENSOR
+    if a == T.NONE:
+        return b if isinstance(b, T.OptionalType) else T.OptionalType(b)
+    if b == T.NONE:
+        return a if isinstance(a, T.OptionalType) else T.OptionalType(a)
+    if isinstance(a, T.OptionalType) and is_subtype(b, a):
+        return a
+    if isinstance(b, T.OptionalType) and is_subtype(a, b):
+        return b
+    if isinstance(a, T.TupleType) and isinstance(b, T.TupleType) and len(a.elems) == len(b.elems):
+        elems = [unify(x, y) for x, y in zip(a.elems, b.elems)]
+        if all(e is not None for e in elems):
+            return T.TupleType(elems)
+    return None
+
+
+def type_of_constant(value: Any) -> Optional[T.Type]:
+    """The type of a Python constant a graph can hold as ``prim::Constant``
+    (None for values that need a node to build, such as lists)."""
+    if value is None:
+        return T.NONE
+    if isinstance(value, bool):
+        return T.BOOL
+    if isinstance(value, int):
+        return T.INT if -2**63 <= value < 2**63 else None
+    if isinstance(value, float):
+        return T.FLOAT
+    if isinstance(value, str):
+        return T.STR
+    return None
+
+
+def describe_python_type(value: Any) -> str:
+    """A short description of a Python value's type for error messages
+    (``list[int]`` rather than ``list``)."""
+    if isinstance(value, list):
+        inner = sorted({type(v).__name__ for v in value})
+        return f"list[{' | '.join(inner)}]" if inner else "list (empty)"
+    if isinstance(value, tuple):
+        return "tuple[" + ", ".join(type(v).__name__ for v in value) + "]"
+    if isinstance(value, np.ndarray):
+        return f"numpy.ndarray of {value.dtype}"
+    return type(value).__name__
+
+
+class _Mismatch(Exception):
+    pass
+
+
+def check_argument(value: Any, t: T.Type) -> Any:
+    """``value`` checked against ``t``, converted where the graph needs it: a
+    top-level int (or numpy scalar) passed for a ``float`` becomes a float, a numpy
+    integer for an ``int`` an int.  Elements of lists and dicts are checked but never
+    converted, so the graph gets the caller's own container (and may mutate it, as
+    the Python function would).
+
+    Raises ``TypeError`` (without naming the parameter: the caller does).
+    """
+    try:
+        return _check(value, t, True)
+    except _Mismatch:
+        raise TypeError(f"expected {t}, got {describe_python_type(value)}") from None
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
+
+
+def _check(value: Any, t: T.Type, convert: bool) -> Any:
+    if t == T.INT:
+        if type(value) is int:
+            return value
+        if convert and _is_int(value):
+            return int(value)
+        raise _Mismatch
+    if t == T.FLOAT:
+        if type(value) is float:
+            return value
+        if convert and (_is_int(value) or isinstance(value, np.floating)):
+            return float(value)
+        raise _Mismatch
+    if t == T.BOOL:
+        if type(value) is bool:
+            return value
+        if convert and isinstance(value, np.bool_):
+            return bool(value)
+        raise _Mismatch
+    if t == T.STR:
+        if isinstance(value, str):
+            return value
+        raise _Mismatch
+    if t == T.NONE:
+        if value is None:
+            return None
+        raise _Mismatch
+    if isinstance(t, T.TensorType):
+        if isinstance(value, np.ndarray):
+            return value
+        raise _Mismatch
+    if isinstance(t, T.OptionalType):
+        return None if value is None else _check(value, t.elem, convert)
+    if isinstance(t, T.ListType):
+        if not isinstance(value, list):
+            raise _Mismatch
+        for v in value:
+            _check(v, t.elem, False)
+        return value
+    if isinstance(t, T.TupleType):
+        if not isinstance(value, tuple) or len(value) != len(t.elems):
+            raise _Mismatch
+        return tuple(_check(v, e, convert) for v, e in zip(value, t.elems))
+    if isinstance(t, T.DictType):
+        if not isinstance(value, dict):
+            raise _Mismatch
+        for k, v in value.items():
+            _check(k, t.key, False)
+            _check(v, t.value, False)
+        return value
+    if t == T.ANY:
+        return value
+    raise _Mismatch
