@@ -29,7 +29,7 @@ it with no Python frame.  Wrappers exist only where TorchScript differs from Pyt
                                 fold it (see ``same_scalar_expression``)
 =============================  ====================================================
 
-Registered for ``int``/``float`` (and ``number``): ``add sub mul div floordiv
+Registered for ``int``/``float`` (and ``Scalar``): ``add sub mul div floordiv
 remainder pow neg``, ``lt le gt ge eq ne``, ``__and__ __or__ __xor__ __not__
 __lshift__ __rshift__``, ``__is__``/``__isnot__`` on anything, casts ``Int Float
 Bool``, ``prim::abs``/``min``/``max`` of two scalars, ``__range_length``,
@@ -295,10 +295,10 @@ _log = _ieee(math.log, np.log)
 for _name, _int_op, _float_op in [("add", int_add, operator.add), ("sub", int_sub, operator.sub),
                                   ("mul", int_mul, operator.mul)]:
     R.register(f"aten::{_name}", _int_op, types=["int", "int"])
-    R.register(f"aten::{_name}", _int_op, types=["number", "number"])
+    R.register(f"aten::{_name}", _int_op, types=["Scalar", "Scalar"])
     for _a, _b in _MIXED:
         R.register(f"aten::{_name}", _float_op, types=[_a, _b])
-for _a, _b in _INT_FLOAT_PAIRS + [("number", "number")]:
+for _a, _b in _INT_FLOAT_PAIRS + [("Scalar", "Scalar")]:
     R.register("aten::div", true_divide, types=[_a, _b])
 R.register("aten::floordiv", int_floordiv, types=["int", "int"])
 R.register("aten::remainder", int_remainder, types=["int", "int"])
@@ -308,7 +308,7 @@ for _a, _b in _MIXED:
 
 
 def _generic(int_op, float_op):
-    """An operator on two ``number``s: the int version when both are ints."""
+    """An operator on two ``Scalar``s: the int version when both are ints."""
     def op(a, b):
         if type(a) is int and type(b) is int:
             return int_op(a, b)
@@ -316,9 +316,9 @@ def _generic(int_op, float_op):
     return op
 
 
-R.register("aten::floordiv", _generic(int_floordiv, float_floordiv), types=["number", "number"])
+R.register("aten::floordiv", _generic(int_floordiv, float_floordiv), types=["Scalar", "Scalar"])
 R.register("aten::remainder", _generic(int_remainder, float_remainder),
-           types=["number", "number"])
+           types=["Scalar", "Scalar"])
 
 
 def _pow_factory(node):
@@ -328,10 +328,10 @@ def _pow_factory(node):
     return int_pow if out == "int" else float_pow
 
 
-for _a, _b in _INT_FLOAT_PAIRS + [("number", "number")]:
+for _a, _b in _INT_FLOAT_PAIRS + [("Scalar", "Scalar")]:
     R.register("aten::pow", factory=_pow_factory, types=[_a, _b])
 R.register("aten::neg", int_neg, types=["int"])
-R.register("aten::neg", int_neg, types=["number"])
+R.register("aten::neg", int_neg, types=["Scalar"])
 R.register("aten::neg", operator.neg, types=["float"])
 
 # -- comparisons and logic -------------------------------------------------------
@@ -340,7 +340,7 @@ R.register("aten::neg", operator.neg, types=["float"])
 # merges two of them with the same inputs into one value.
 _PURE = {f"aten::{n}" for n in ("add", "sub", "mul", "div", "neg", "floordiv", "remainder",
                                  "pow", "sqrt", "exp", "log", "Float", "Int")}
-_SCALARS = {"int", "float", "bool", "Scalar", "number"}
+_SCALARS = {"int", "float", "bool", "Scalar", "Scalar"}
 
 
 def same_scalar_expression(u, v, depth: int = 8) -> bool:
@@ -372,7 +372,7 @@ def _equality_factory(fn, when_same: bool):
     return factory
 
 
-for _a, _b in _INT_FLOAT_PAIRS + [("number", "number"), ("bool", "bool")]:
+for _a, _b in _INT_FLOAT_PAIRS + [("Scalar", "Scalar"), ("bool", "bool")]:
     for _name in ("lt", "le", "gt", "ge"):
         R.register(f"aten::{_name}", getattr(operator, _name), types=[_a, _b])
     R.register("aten::eq", factory=_equality_factory(operator.eq, True), types=[_a, _b])
@@ -391,26 +391,26 @@ R.register("aten::eq", operator.is_, types=["NoneType", "NoneType"])
 # -- casts -----------------------------------------------------------------------
 
 R.register("aten::Int", to_int, types=["float"])
-R.register("aten::Int", to_int, types=["number"])
+R.register("aten::Int", to_int, types=["Scalar"])
 R.register("aten::Int", int, types=["int"])
 R.register("aten::Int", int, types=["bool"])
 R.register("aten::Int", str_to_int, types=["str"])
 R.register("aten::Float", float, types=["int"])
 R.register("aten::Float", float, types=["float"])
 R.register("aten::Float", float, types=["bool"])
-R.register("aten::Float", float, types=["number"])
+R.register("aten::Float", float, types=["Scalar"])
 R.register("aten::Float", str_to_float, types=["str"])
-for _t in ("int", "float", "bool", "number"):
+for _t in ("int", "float", "bool", "Scalar"):
     R.register("aten::Bool", bool, types=[_t])
 
 # -- min, max, abs ---------------------------------------------------------------
 
 R.register("prim::min", min, types=["int", "int"])
 R.register("prim::max", max, types=["int", "int"])
-for _a, _b in _MIXED + [("number", "number")]:
+for _a, _b in _MIXED + [("Scalar", "Scalar")]:
     R.register("prim::min", float_min, types=[_a, _b])
     R.register("prim::max", float_max, types=[_a, _b])
-for _t in ("int", "float", "number"):
+for _t in ("int", "float", "Scalar"):
     R.register("prim::abs", abs, types=[_t])
 
 # -- ranges ----------------------------------------------------------------------
@@ -423,7 +423,7 @@ R.register("aten::__derive_index", derive_index, types=["int", "int", "int"])
 # Never raise in Python, so C's result is Python's: registered as they are.
 for _name in ("atan", "tanh", "erf", "erfc", "fabs", "degrees", "radians", "isnan",
               "isinf", "isfinite"):
-    for _t in ("int", "float", "number"):
+    for _t in ("int", "float", "Scalar"):
         R.register(f"aten::{_name}", getattr(math, _name), types=[_t])
 # Raise on some inputs where C returns nan or inf.
 for _name, _np in [("sqrt", np.sqrt), ("exp", np.exp), ("log", np.log),
@@ -433,9 +433,9 @@ for _name, _np in [("sqrt", np.sqrt), ("exp", np.exp), ("log", np.log),
                    ("cosh", np.cosh), ("asinh", np.arcsinh), ("acosh", np.arccosh),
                    ("atanh", np.arctanh)]:
     _op = _log if _name == "log" else _ieee(getattr(math, _name), _np)
-    for _t in ("int", "float", "number"):
+    for _t in ("int", "float", "Scalar"):
         R.register(f"aten::{_name}", _op, types=[_t])
-for _t in ("int", "float", "number"):
+for _t in ("int", "float", "Scalar"):
     R.register("aten::gamma", gamma, types=[_t])
     R.register("aten::lgamma", lgamma, types=[_t])
     R.register("aten::round", round_half_even, types=[_t])
@@ -443,9 +443,9 @@ R.register("aten::floor", math.floor, types=["int"])
 R.register("aten::ceil", math.ceil, types=["int"])
 R.register("aten::floor", _to_integral(math.floor), types=["float"])
 R.register("aten::ceil", _to_integral(math.ceil), types=["float"])
-R.register("aten::floor", _to_integral(math.floor), types=["number"])
-R.register("aten::ceil", _to_integral(math.ceil), types=["number"])
-for _a, _b in _INT_FLOAT_PAIRS + [("number", "number")]:
+R.register("aten::floor", _to_integral(math.floor), types=["Scalar"])
+R.register("aten::ceil", _to_integral(math.ceil), types=["Scalar"])
+for _a, _b in _INT_FLOAT_PAIRS + [("Scalar", "Scalar")]:
     R.register("aten::log", log_base, types=[_a, _b])
     R.register("aten::atan2", math.atan2, types=[_a, _b])
     R.register("aten::copysign", math.copysign, types=[_a, _b])

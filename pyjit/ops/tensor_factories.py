@@ -101,14 +101,14 @@ _OPTS = ["int?", "t", "t", "bool?"]  # dtype, layout, device, pin_memory
 
 R.register("aten::zeros", zeros, types=["int[]"] + _OPTS)
 R.register("aten::ones", ones, types=["int[]"] + _OPTS)
-R.register("aten::full", full, types=["int[]", "number"] + _OPTS)
-R.register("aten::arange", arange, types=["number"] + _OPTS)
-R.register("aten::arange", arange, types=["number", "number"] + _OPTS)
-R.register("aten::arange", arange, types=["number", "number", "number"] + _OPTS)
+R.register("aten::full", full, types=["int[]", "Scalar"] + _OPTS)
+R.register("aten::arange", arange, types=["Scalar"] + _OPTS)
+R.register("aten::arange", arange, types=["Scalar", "Scalar"] + _OPTS)
+R.register("aten::arange", arange, types=["Scalar", "Scalar", "Scalar"] + _OPTS)
 R.register("aten::tensor", tensor, types=["t", "int?", "t", "bool"])
 R.register("aten::zeros_like", _like(0), types=["Tensor"] + _OPTS + ["int?"])
 R.register("aten::ones_like", _like(1), types=["Tensor"] + _OPTS + ["int?"])
-R.register("aten::full_like", full_like, types=["Tensor", "number"] + _OPTS + ["int?"])
+R.register("aten::full_like", full_like, types=["Tensor", "Scalar"] + _OPTS + ["int?"])
 R.register("prim::NumToTensor", lambda x: np.array(x, dtype=_fill_dtype(x) if not
                                                     isinstance(x, float) else np.float64),
-           types=["number"])
+           types=["Scalar"])

@@ -352,7 +352,7 @@ def tensor_to_bool(a) -> bool:
 
 # -- registrations ----------------------------------------------------------------
 
-_T, _N = "Tensor", "number"
+_T, _N = "Tensor", "Scalar"
 
 R.register("aten::add", factory=_alpha_factory(_add, add), types=[_T, _T, _N])
 R.register("aten::add", factory=_alpha_factory(_add, add), types=[_T, _N, _N])
