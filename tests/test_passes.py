@@ -1,6 +1,5 @@
 """Tests for the preprocessing passes: exact graph texts and move flags, pinned."""
 
-
 from pyjit.ir.parser import parse_ir
 from pyjit.passes import (Preprocessed, desugar_trip_counts, drop_unused, find_last_uses,
                           flatten_io, preprocess)
