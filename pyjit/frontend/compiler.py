@@ -91,9 +91,6 @@ class FunctionCompiler(StatementEmitter, ExpressionEmitter, CallEmitter, TensorE
             self.src.fail(args.vararg or args.kwarg, "*args and **kwargs are not supported")
         if args.kwonlyargs:
             self.src.fail(args.kwonlyargs[0], "keyword-only parameters are not supported")
-        for d in tree.decorator_list:
-            if not _is_script_decorator(d):
-                self.src.fail(d, "decorators other than @pyjit.script are not supported")
         annotations = getattr(self.fn, "__annotations__", {})
         signature = inspect.signature(self.fn)
         env = Env(0)
@@ -156,14 +153,6 @@ def _closure_vars(fn) -> Dict[str, Any]:
         except ValueError:  # an empty cell: the name is not bound yet
             pass
     return out
-
-
-def _is_script_decorator(node: ast.expr) -> bool:
-    """``@script``, ``@pyjit.script`` (any spelling ending in ``script``)."""
-    target = node.func if isinstance(node, ast.Call) else node
-    if isinstance(target, ast.Attribute):
-        return target.attr == "script"
-    return isinstance(target, ast.Name) and target.id == "script"
 
 
 def _resolve_pending(graph: Graph, return_type: T.Type) -> None:
