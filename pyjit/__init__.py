@@ -2,15 +2,35 @@
 
 Graphs in torch's IR text are parsed (:func:`parse_ir`), preprocessed by the seed's
 passes, compiled into an instruction table (:class:`Code`) and run by a compiled
-Cython loop, or by its pure-Python twin where no compiler was available.
+Cython loop, or by its pure-Python twin where no compiler was available
+(``HAS_CEXT`` says which)::
+
+    >>> import pyjit
+    >>> g = pyjit.parse_ir('''
+    ... graph(%a : int, %b : int):
+    ...   %c : int = aten::mul(%a, %b)
+    ...   return (%c)
+    ... ''')
+    >>> pyjit.Function(g)(6, 7)
+    42
 """
 
 from . import ir
+from ._backend import HAS_CEXT
+from .code import Code
 from .errors import (CompileError, InterpreterError, JITException, OperatorNotFoundError,
                      ParseError, PyjitError)
+from .futures import Future
+from .interpreter import Function, InterpreterState
 from .ir import Graph
+from .ir.parser import parse_ir
+from .registry import register_operator
 
 __version__ = "0.1.0"
 
-__all__ = ["ir", "Graph", "PyjitError", "ParseError", "CompileError", "OperatorNotFoundError",
-           "InterpreterError", "JITException", "__version__"]
+__all__ = [
+    "parse_ir", "Graph", "Code", "InterpreterState", "Function", "Future",
+    "register_operator", "HAS_CEXT", "ir",
+    "PyjitError", "ParseError", "CompileError", "OperatorNotFoundError",
+    "InterpreterError", "JITException", "__version__",
+]
