@@ -27,6 +27,7 @@ from .builder import GraphBuilder
 from .calls import CallEmitter
 from .cleanup import cleanup
 from .environment import RETVAL, Env, Var
+from .operator_check import check_operators
 from .expressions import ExpressionEmitter
 from .source_map import FunctionSource
 from .statements import PENDING_RETURN, ImplicitReturn, StatementEmitter
@@ -129,6 +130,7 @@ class FunctionCompiler(StatementEmitter, ExpressionEmitter, CallEmitter, TensorE
         _resolve_pending(self.graph, return_type)
         cleanup(self.graph)
         self.graph.lint()
+        check_operators(self.graph)
         return CompiledFunction(self.graph, self.src, tuple(names), tuple(types),
                                 tuple(defaults), return_type)
 
