@@ -10,12 +10,13 @@ from setuptools import setup
 
 ext_modules = []
 if os.environ.get("PYJIT_PUREPYTHON", "") not in ("1", "true", "yes"):
+    import Cython
     from Cython.Build import cythonize
     from setuptools import Extension
 
     ext_modules = cythonize(
         [Extension("pyjit._core", ["pyjit/_core.pyx"],
-                   )],
+                   define_macros=[("PYJIT_CYTHON_VERSION", f'"{Cython.__version__}"')])],
         compiler_directives={"language_level": "3"},
     )
 

@@ -5,6 +5,9 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+#: The version of Cython the module was compiled with.
+CYTHON_VERSION: str
+
 class Program:
     """An immutable, validated instruction table, shared by any number of Frames."""
 

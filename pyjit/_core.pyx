@@ -23,6 +23,13 @@ from pyjit.validate import validate_table
 
 from operator import index as _index
 
+cdef extern from *:
+    # Defined by setup.py: the Cython that generated this module.
+    const char* PYJIT_CYTHON_VERSION
+
+#: The version of Cython this module was compiled with (``pyjit info`` shows it).
+CYTHON_VERSION = PYJIT_CYTHON_VERSION.decode("ascii")
+
 cdef extern from "Python.h":
     ctypedef struct PyObject
     PyObject* Py_True_ "Py_True"

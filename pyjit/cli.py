@@ -90,7 +90,7 @@ def cmd_info(ns: argparse.Namespace) -> int:
     if _backend.HAS_CEXT:
         core = _backend.loop
         print(f"backend: compiled ({core.__name__}, {os.path.basename(core.__file__)})")
-        print(f"cython: {getattr(core, 'CYTHON_VERSION', 'unknown')} (compiled with)")
+        print(f"cython: {core.CYTHON_VERSION} (compiled with)")
     else:
         why = "PYJIT_PUREPYTHON is set" if _backend.want_pure() else "the core was not built"
         print(f"backend: pure Python (pyjit._pure; {why})")
