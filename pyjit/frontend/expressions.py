@@ -216,17 +216,21 @@ class ExpressionEmitter:
         """``a < b < c`` is ``If(a < b) -> (b < c) else -> (False)``, each operand
         evaluated once, the later ones only when needed."""
         left = self.emit_expr(node.left, env)
-        return self._compare_chain(left, list(zip(node.ops, node.comparators)), node, env)
+        return self._compare_chain(left, node, list(zip(node.ops, node.comparators)), node, env)
 
-    def _compare_chain(self, left: Value, pairs, node: ast.Compare, env: Env) -> Value:
+    def _compare_chain(self, left: Value, at: ast.AST, pairs, node: ast.Compare,
+                       env: Env) -> Value:
+        """The comparisons ``pairs`` from ``left`` on; each is located at its left
+        operand (the first at the whole expression), as torch locates them."""
         op, right_node = pairs[0]
         right = self.emit_expr(right_node, env)
-        result = self.compare(type(op), left, right, right_node if len(pairs) > 1 else node)
+        result = self.compare(type(op), left, right, at)
         if len(pairs) == 1:
             return result
-        return self.value_if(result,
-                             lambda: self._compare_chain(right, pairs[1:], node, env.child()),
-                             lambda: self.const(False, node), node)
+        return self.value_if(
+            result,
+            lambda: self._compare_chain(right, right_node, pairs[1:], node, env.child()),
+            lambda: self.const(False, node), node)
 
     def compare(self, op: type, lhs: Value, rhs: Value, at: ast.AST) -> Value:
         a, b = lhs.type, rhs.type

@@ -404,12 +404,15 @@ class StatementEmitter:
         with self.at_end_of(b_else):
             f_else = self.emit_block(stmt.orelse, else_env)
         consumed = False
+        # A branch that only raises needs nothing after it: the rest can follow
+        # the If as usual.  One that returns/breaks/continues takes the rest into
+        # the other branch, where no exit flag needs testing.
         if rest:
-            if not f_then.falls and f_else.falls:
+            if not f_then.falls and f_then.exits and f_else.falls:
                 with self.at_end_of(b_else):
                     f_else = self.emit_continuation(rest, else_env, f_else, env.depth)
                 consumed = True
-            elif not f_else.falls and f_then.falls:
+            elif not f_else.falls and f_else.exits and f_then.falls:
                 with self.at_end_of(b_then):
                     f_then = self.emit_continuation(rest, then_env, f_then, env.depth)
                 consumed = True
@@ -539,7 +542,8 @@ class StatementEmitter:
             self.src.fail(node.args[1], "the start of enumerate() must be an int")
 
         def element(i: Value) -> Element:
-            index = i if start is None else self.emit1("aten::add", [i, start], T.INT, node)
+            index = i if start is None else self.emit1(
+                "aten::__derive_index", [i, start, self.const(1, node)], T.INT, node)
             return [index, inner.element(i)]
 
         return Iteration(inner.trip, element)
