@@ -80,6 +80,14 @@ class InterpreterState:
         """Run to completion.  ``stack`` holds the inputs (last input last); after the
         run it holds the outputs instead.  A run that suspends on a future blocks
         until the future is done and then continues."""
+        if self._frame.failed:
+            # Said plainly here: through drive() it would read as the node failing again.
+            pc = self._frame.pc
+            where = (f" ({node_header(self.code.node_at(pc)).strip()})"
+                     if pc < len(self.code) else "")
+            raise InterpreterError(
+                f"this InterpreterState is unusable: its run failed at instruction {pc}"
+                f"{where}; make a new one to run again")
         drive(self.code, self._frame, stack)
 
     @property
