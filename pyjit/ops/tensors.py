@@ -393,7 +393,7 @@ for _name, _ufunc in [("exp", np.exp), ("log", np.log), ("tanh", np.tanh),
                       ("sqrt", np.sqrt), ("sin", np.sin), ("cos", np.cos),
                       ("log2", np.log2), ("log10", np.log10), ("log1p", np.log1p),
                       ("expm1", np.expm1), ("rsqrt", lambda a, **kw: 1 / np.sqrt(a, **kw)),
-                      ("sigmoid", _sigmoid)]:
+                      ("sigmoid", _sigmoid), ("reciprocal", np.reciprocal)]:
     R.register(f"aten::{_name}", unary_float(_ufunc), types=[_T])
 for _name, _fn in [("floor", np.floor), ("ceil", np.ceil), ("round", np.round),
                    ("trunc", np.trunc)]:
