@@ -1,0 +1,100 @@
+"""The corpus (``tests/frontend_programs.py``): every program, scripted, gives what
+CPython gives, on both run loops, and again after a round trip through the text
+format (``parse_ir(str(f.graph))``)."""
+
+from __future__ import annotations
+
+import copy
+
+import numpy as np
+import pytest
+
+from pyjit import JITException, _backend
+from pyjit.frontend import script
+from pyjit.interpreter import Function
+from pyjit.ir.parser import parse_ir
+
+from frontend_programs import CASES
+
+
+def _loops():
+    out = [pytest.param(_backend.pure(), id="pure")]
+    try:
+        out.append(pytest.param(_backend.compiled(), id="compiled"))
+    except ImportError:  # pragma: no cover - no compiler where the suite runs
+        out.append(pytest.param(None, id="compiled",
+                                marks=pytest.mark.skip("pyjit._core is not built")))
+    return out
+
+
+LOOPS = _loops()
+RUNS = [pytest.param(fn, args, id=f"{fn.__name__}-{i}")
+        for fn, arg_sets in CASES for i, args in enumerate(arg_sets)]
+
+_scripted = {}
+
+
+def scripted(fn):
+    if fn not in _scripted:
+        _scripted[fn] = script(fn)
+    return _scripted[fn]
+
+
+def run_python(fn, args):
+    try:
+        return fn(*copy.deepcopy(args)), None
+    except Exception as exc:  # the graph must raise too
+        return None, exc
+
+
+def assert_same(got, want):
+    if isinstance(want, np.ndarray):
+        assert isinstance(got, np.ndarray) and got.dtype == want.dtype
+        np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
+        return
+    assert got == want
+    assert type(got) is type(want)
+    if isinstance(want, (list, tuple)):
+        for g, w in zip(got, want):
+            assert_same(g, w)
+    if isinstance(want, dict):
+        assert list(got) == list(want)  # insertion order too
+
+
+def test_the_corpus_is_big_enough():
+    assert len(CASES) >= 40
+    assert sum(len(a) for _, a in CASES) >= 100
+
+
+@pytest.mark.parametrize("loop", LOOPS)
+@pytest.mark.parametrize("fn, args", RUNS)
+def test_scripted_equals_python(fn, args, loop):
+    want, error = run_python(fn, args)
+    f = Function(scripted(fn).graph, loop=loop)
+    if error is not None:
+        with pytest.raises(JITException) as info:
+            f(*copy.deepcopy(args))
+        assert str(error) in info.value.msg
+        return
+    assert_same(f(*copy.deepcopy(args)), want)
+
+
+@pytest.mark.parametrize("fn, args", RUNS)
+def test_script_function_call(fn, args):
+    """``f(*args)`` checks the arguments and runs on the active backend."""
+    want, error = run_python(fn, args)
+    if error is None:
+        assert_same(scripted(fn)(*copy.deepcopy(args)), want)
+
+
+@pytest.mark.parametrize("fn", [fn for fn, _ in CASES], ids=[fn.__name__ for fn, _ in CASES])
+def test_round_trip_through_text(fn):
+    f = scripted(fn)
+    text = str(f.graph)
+    g = parse_ir(text)
+    assert str(g) == text
+    run = Function(g)
+    for args in dict(CASES)[fn]:
+        want, error = run_python(fn, args)
+        if error is None:
+            assert_same(run(*copy.deepcopy(args)), want)
