@@ -53,11 +53,12 @@ from typing import Any, Dict, List, NoReturn, Optional, Tuple
 from . import types as T
 from .graph import Block, Graph, Node, Value
 from .literals import TENSOR_TRAILER, Literal, TensorLiteral, is_tensor_print_body
+from .printer import format_float
 from .source import SourceLocation
 from .symbols import is_qualified, prim
 from ..errors import ParseError
 
-__all__ = ["parse_ir"]
+__all__ = ["parse_ir", "parse_type"]
 
 SUBGRAPH = "Subgraph"
 _MAX_DEPTH = 100       # nesting of attribute values and types
@@ -70,7 +71,7 @@ _TOKEN = re.compile(r"\S+")
 _NAME = re.compile(r"[\w.]+")
 _IDENT = re.compile(r"[A-Za-z_]\w*", re.ASCII)
 _DOTTED = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*", re.ASCII)
-_KIND = re.compile(r"[A-Za-z_]\w*::\w+", re.ASCII)
+_KIND = re.compile(r"[A-Za-z_]\w*::\w+(?:\.\w+)*", re.ASCII)
 _GROUP_REF = re.compile(r"(.+)_([0-9]+)\Z")
 _BLOCK = re.compile(r"block([0-9]+)")
 _WORD_END = re.compile(r"(?![\w.])")
@@ -105,6 +106,17 @@ def parse_ir(text: str, file: Optional[str] = None) -> Graph:
     if not isinstance(text, str):
         raise TypeError(f"parse_ir() needs the graph text as a str, not {type(text).__name__}")
     return _Parser(text, file).parse()
+
+
+def parse_type(text: str) -> T.Type:
+    """A type from its text as torch prints it (``"int[]"``, ``"Dict(str, Tensor)"``);
+    the registry reads operator type patterns with it."""
+    p = _Parser(text, None)
+    t = p._type_at()
+    p._ws()
+    if p.pos != p.n:
+        p.fail(f"unexpected {p._found()} after the type")
+    return t
 
 
 def fits(sub: T.Type, sup: T.Type) -> bool:
@@ -655,7 +667,11 @@ class _Parser:
             # A tuple constant, or a tuple type such as (int, float): try the first,
             # and if it fails report whichever reading got further.
             try:
-                return self._tuple(depth)
+                value = self._tuple(depth)
+                if not (self._at("[]") or self._at("?")):
+                    return value
+                # ()[] or (int, int)?: the tuple was a type after all.
+                self.fail("a tuple type with a suffix", pos)
             except ParseError as literal_error:
                 if not allow_type:
                     raise
@@ -911,12 +927,14 @@ class _Parser:
 def _as_type(value: Any, t: T.Type) -> Any:
     """A constant's value as its output type says: torch prints the float 1e10 as
     ``10000000000``, which reads as an int; a ``float`` (or ``float[]``, or tuple
-    element) constant makes it a float again."""
-    if t == T.FLOAT and type(value) is int:
+    element) constant makes it a float again, when the float prints as the same
+    digits (an int 5 stays an int: a float 5 would print as ``5.``)."""
+    if t == T.FLOAT and type(value) is int and abs(value) >= 10 ** 10:
         try:
-            return float(value)
+            f = float(value)
         except OverflowError:
             return value
+        return f if format_float(f) == str(value) else value
     if isinstance(t, T.ListType) and isinstance(value, list):
         return [_as_type(v, t.elem) for v in value]
     if isinstance(t, T.TupleType) and isinstance(value, tuple) and len(t.elems) == len(value):
@@ -941,3 +959,4 @@ def _escaped_byte(code: str) -> Optional[int]:
     if max(d0, d1, d2) <= 0 and -128 <= value < 0:
         return value + 256
     return None
+
