@@ -255,6 +255,14 @@ class Code:
         return prog
 
     # -- introspection --------------------------------------------------------------
+    def subcodes(self) -> tuple:
+        """The Codes this Code's instructions run, in instruction order: the
+        subgraphs of its forks (the seed's ``grad_executors()``).  Any callback with
+        a ``code`` attribute holding a Code counts; the Codes nested in those are
+        theirs to list.  Each was compiled once, with this Code."""
+        return tuple(cb.code for cb in self.callbacks
+                     if isinstance(getattr(cb, "code", None), Code))
+
     def __len__(self) -> int:
         return len(self._names)
 

@@ -3,12 +3,20 @@
 A graph that waits (``aten::wait``) on a future that is not done suspends; it is
 resumed when the future completes.  Futures are thread-safe: any thread may
 complete one, and any number of threads may wait on it.
+
+Who completes a future: the run of a forked subgraph (``prim::fork``), a run
+started with ``InterpreterState.run_async``, or anything else -- an operator
+written in Python may return a Future that an I/O thread completes later, and a
+graph waits on it like on a fork's.
 """
 
 from __future__ import annotations
 
 import threading
+from types import TracebackType
 from typing import Any, Callable, List, Optional
+
+from .workqueue import blocking, report_unraisable
 
 __all__ = ["Future"]
 
@@ -24,13 +32,15 @@ class Future:
     got 3
     """
 
-    __slots__ = ("_lock", "_cond", "_value", "_error", "_callbacks", "__weakref__")
+    __slots__ = ("_lock", "_cond", "_value", "_error", "_error_tb", "_callbacks",
+                 "__weakref__")
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._cond = threading.Condition(self._lock)
         self._value: Any = _PENDING
         self._error: Optional[BaseException] = None
+        self._error_tb: Optional[TracebackType] = None
         self._callbacks: List[Callable[["Future"], Any]] = []
 
     def done(self) -> bool:
@@ -42,6 +52,7 @@ class Future:
             if self.done():
                 raise RuntimeError("this future is already completed")
             if error is not None:
+                self._error_tb = error.__traceback__
                 self._error = error
             else:
                 self._value = value
@@ -61,19 +72,35 @@ class Future:
             raise TypeError(f"set_error takes an exception, not {type(error).__name__}")
         self._complete(None, error)
 
+    def join(self, timeout: Optional[float] = None) -> bool:
+        """Block until done, without raising the error; return whether it is done
+        (False only when ``timeout`` seconds passed first).
+
+        On a :class:`~pyjit.workqueue.WorkQueue` thread the wait counts as
+        blocking, so the queue can start another thread meanwhile."""
+        if self.done():
+            return True
+        with blocking():
+            with self._lock:
+                return self._cond.wait_for(self.done, timeout)
+
     def wait(self, timeout: Optional[float] = None) -> Any:
         """Block until done; return the value or raise the error.  With a timeout,
         raise ``TimeoutError`` when it passes first."""
-        with self._lock:
-            if not self._cond.wait_for(self.done, timeout):
-                raise TimeoutError("future not completed within the timeout")
+        if not self.join(timeout):
+            raise TimeoutError("future not completed within the timeout")
         return self.value()
 
     def value(self) -> Any:
         """The value; raises the error if the future failed, and RuntimeError if it is
-        not done yet."""
-        if self._error is not None:
-            raise self._error
+        not done yet.
+
+        The error is the object given to :meth:`set_error`, raised again by every
+        caller: each raise starts from the traceback it had when it was set, so
+        waiting many times does not grow it."""
+        error = self._error
+        if error is not None:
+            raise error.with_traceback(self._error_tb)
         if self._value is _PENDING:
             raise RuntimeError("future is not completed yet")
         return self._value
@@ -107,16 +134,4 @@ def _run_callback(cb: Callable[[Future], Any], fut: Future) -> None:
     try:
         cb(fut)
     except Exception as exc:  # a callback must not break the others
-        import sys
-        sys.unraisablehook(_Unraisable(exc, cb))
-
-
-class _Unraisable:
-    """The argument ``sys.unraisablehook`` expects."""
-
-    def __init__(self, exc: BaseException, obj: Any) -> None:
-        self.exc_type = type(exc)
-        self.exc_value = exc
-        self.exc_traceback = exc.__traceback__
-        self.err_msg = "Exception ignored in pyjit.Future callback"
-        self.object = obj
+        report_unraisable(exc, cb, "Exception ignored in pyjit.Future callback")

@@ -9,20 +9,57 @@ Errors: an exception raised while an instruction runs is re-raised as
 :class:`~pyjit.InterpreterError` naming the node and its source location, with the
 original exception as ``__cause__``; a ``prim::RaiseException`` in the graph
 surfaces as :class:`~pyjit.JITException`.  The state is unusable afterwards.
+
+Asynchronous runs (the seed's ``runAsync``/``InterpreterContinuation``): a run
+that meets ``aten::wait`` on a pending future *suspends*.  Its frame keeps pc and
+registers; ``run_async`` returns the run's :class:`~pyjit.Future` at once and a
+continuation, registered on the pending future, resumes the frame on the run's
+work queue (:mod:`pyjit.workqueue`) when it completes, inside the
+``contextvars`` context captured at suspension (the seed restores grad mode), so
+context variables seen before the wait are seen after it.  A blocking ``run``
+resumes inline instead, in the thread that waits.  ``prim::fork``
+(:mod:`pyjit.ops.fork`) starts its subgraph with :func:`fork`: a new state on the
+forking run's executor, with the forking run's loop, in a copy of its context.
 """
 
 from __future__ import annotations
 
+import contextvars
+import threading
 from types import ModuleType
-from typing import Any, List, Optional
+from typing import Any, List, NamedTuple, Optional, Sequence
 
 from ._backend import loop as _default_loop
 from .code import Code
 from .errors import InterpreterError, JITException
+from .futures import Future
 from .ir import Graph
 from .ir.printer import node_header
+from .workqueue import Executor, default_queue
 
-__all__ = ["InterpreterState", "Function", "located_error", "drive"]
+__all__ = ["InterpreterState", "Function", "located_error", "drive", "fork"]
+
+
+class _RunSettings(NamedTuple):
+    """What a run hands down to the runs it forks."""
+
+    loop: ModuleType
+    executor: Optional[Executor]   # None: the process-wide default queue
+
+
+# The settings of the run executing in this context, set around every Frame.run.
+# A ContextVar follows a run across threads: its continuations run in the context
+# captured when it suspended, its forks in a copy of the context that forked.
+_current_run: contextvars.ContextVar[Optional[_RunSettings]] = contextvars.ContextVar(
+    "pyjit_current_run", default=None)
+
+# Guards InterpreterState._future against a get_future() racing a run's end.
+_future_lock = threading.Lock()
+
+
+def _inherited_executor() -> Optional[Executor]:
+    run = _current_run.get()
+    return run.executor if run is not None else None
 
 
 def located_error(code: Code, pc: int, exc: BaseException) -> InterpreterError:
@@ -33,7 +70,7 @@ def located_error(code: Code, pc: int, exc: BaseException) -> InterpreterError:
     header = node_header(node)
     loc = node.source_location
     where = f"\n  at {loc.highlight()}" if loc is not None else ""
-    if isinstance(exc, JITException):
+    if isinstance(exc, JITException) and exc.node is None:
         cls = exc.python_class or "Exception"
         text = f"{cls}: {exc.msg}{where}\n  raised by: {header}"
         return JITException(text, msg=exc.msg, python_class=exc.python_class,
@@ -41,22 +78,38 @@ def located_error(code: Code, pc: int, exc: BaseException) -> InterpreterError:
     if isinstance(exc, InterpreterError):
         # Already located (e.g. by a nested graph); add where this graph met it.
         text = f"{exc}\n  while running: {header}{where}"
+        if isinstance(exc, JITException):
+            return JITException(text, msg=exc.msg, python_class=exc.python_class,
+                                node=header, location=loc)
         return type(exc)(text, node=header, location=loc)
     text = f"{type(exc).__name__}: {exc}{where}\n  while running: {header}"
     return InterpreterError(text, node=header, location=loc)
 
 
-def drive(code: Code, frame: Any, stack: List[Any]) -> None:
+def drive(code: Code, frame: Any, stack: List[Any], *, loop: Optional[ModuleType] = None,
+          executor: Optional[Executor] = None) -> None:
     """Run ``frame`` to completion, blocking while it waits on a future, and turn a
     failure into a located error.  Both :class:`InterpreterState` and
-    :class:`Function` run this way."""
+    :class:`Function` run this way.
+
+    ``loop`` (the frame's loop module) and ``executor`` are what forks started by
+    the run use; ``executor=None`` inherits the enclosing run's, if any.  The
+    frame is resumed in this thread: a blocking run never needs a pool thread
+    for itself (see :mod:`pyjit.workqueue`)."""
+    settings = _RunSettings(loop or _default_loop,
+                            executor if executor is not None else _inherited_executor())
+    token = _current_run.set(settings)
     try:
         pending = frame.run(stack)
         while pending is not None:
-            pending.wait()  # an error surfaces when WAIT reads the future again
+            # No raise here: the WAIT reads the future again and raises its error,
+            # so the frame fails (and releases its registers) at the WAIT.
+            pending.join()
             pending = frame.run(stack)
     except Exception as exc:
         raise located_error(code, frame.pc, exc) from exc
+    finally:
+        _current_run.reset(token)
 
 
 class InterpreterState:
@@ -66,20 +119,36 @@ class InterpreterState:
         code: what to run.
         loop: the loop module (``pyjit._core`` or ``pyjit._pure``); the active
             backend by default.
+        executor: where the run resumes after a suspension and where its forks
+            run: anything with ``submit(fn, *args)``, such as a
+            ``concurrent.futures.Executor``.  By default the executor of the run
+            this state is made in (a fork's parent), else the process-wide
+            :func:`~pyjit.workqueue.default_queue`.
     """
 
-    __slots__ = ("code", "_frame")
+    __slots__ = ("code", "_frame", "_loop", "_executor", "_future", "_async")
 
-    def __init__(self, code: Code, *, loop: Optional[ModuleType] = None) -> None:
+    def __init__(self, code: Code, *, loop: Optional[ModuleType] = None,
+                 executor: Optional[Executor] = None) -> None:
         if not isinstance(code, Code):
             raise TypeError(f"InterpreterState() takes a Code, not {type(code).__name__}")
+        if executor is not None and not callable(getattr(executor, "submit", None)):
+            raise TypeError(f"executor must have a submit(fn, *args) method; "
+                            f"{type(executor).__name__} has none")
         self.code = code
-        self._frame = (loop or _default_loop).Frame(code.program(loop))
+        self._loop = loop or _default_loop
+        self._frame = self._loop.Frame(code.program(self._loop))
+        self._executor = executor if executor is not None else _inherited_executor()
+        self._future: Optional[Future] = None
+        # True from run_async (or a fork's start) until the future completes: the
+        # frame then belongs to whichever thread runs the continuation.
+        self._async = False
 
     def run(self, stack: List[Any]) -> None:
         """Run to completion.  ``stack`` holds the inputs (last input last); after the
         run it holds the outputs instead.  A run that suspends on a future blocks
-        until the future is done and then continues."""
+        until the future is done and then continues, in this thread.  If
+        :meth:`get_future` was called, the future is completed (or failed) too."""
         if self._frame.failed:
             # Said plainly here: through drive() it would read as the node failing again.
             pc = self._frame.pc
@@ -88,12 +157,137 @@ class InterpreterState:
             raise InterpreterError(
                 f"this InterpreterState is unusable: its run failed at instruction {pc}"
                 f"{where}; make a new one to run again")
-        drive(self.code, self._frame, stack)
+        self._check_not_async()
+        try:
+            drive(self.code, self._frame, stack, loop=self._loop, executor=self._executor)
+        except BaseException as exc:
+            with _future_lock:
+                fut = self._future
+            if fut is not None and not fut.done():
+                fut.set_error(exc)
+            raise
+        with _future_lock:
+            fut = self._future
+        if fut is not None and not fut.done():
+            fut.mark_completed(self._outputs(stack))
+
+    def run_async(self, stack: List[Any]) -> Future:
+        """Start the run without blocking (the seed's ``runAsync``); return its future.
+
+        The run goes on in this thread until it ends or suspends on a pending
+        future.  If it ends, the outputs are appended to ``stack`` (as :meth:`run`
+        does) and the returned future is already completed.  If it suspends, the
+        rest runs on the executor once the future is done.  The future's value is
+        the graph's output, or the tuple of its outputs when it has several (or
+        none).  A failure fails the future with the located
+        :class:`~pyjit.InterpreterError`; nothing is raised here.
+        """
+        self._check_not_async()
+        fut = self.get_future()
+        if fut.done():  # the run ended earlier (run() after get_future())
+            return fut
+        self._async = True
+        self._step(stack)
+        return fut
+
+    def get_future(self) -> Future:
+        """The future the run completes with its outputs, made on first call (the
+        seed's ``getFuture``).  Call it before the run ends: afterwards the outputs
+        are gone to the caller's stack and there is nothing to complete it with.
+
+        Raises:
+            RuntimeError: the run already ended, or failed, without a future.
+        """
+        with _future_lock:
+            if self._future is None:
+                if self._frame.failed or self._frame.finished:
+                    how = "failed" if self._frame.failed else "finished"
+                    raise RuntimeError(f"the run already {how}; call get_future() "
+                                       "before the run ends")
+                self._future = Future()
+            return self._future
 
     @property
     def pc(self) -> int:
         """The index of the next instruction to run (of the failing one after an error)."""
         return self._frame.pc
+
+    # -- the asynchronous machinery ---------------------------------------------------
+    def _check_not_async(self) -> None:
+        if self._async:
+            raise RuntimeError("this InterpreterState is running asynchronously; wait on "
+                               "get_future() instead")
+
+    def _outputs(self, stack: List[Any]) -> Any:
+        n = self.code.n_outputs
+        return stack[-1] if n == 1 else tuple(stack[len(stack) - n:])
+
+    def _step(self, stack: List[Any]) -> None:
+        """Run until the end or a suspension (the seed's ``runImpl`` with a future):
+        complete the future, fail it, or leave a continuation on the pending one.
+        Never raises: any failure goes to the future, so no waiter hangs."""
+        frame = self._frame
+        token = _current_run.set(_RunSettings(self._loop, self._executor))
+        try:
+            try:
+                pending = frame.run(stack)
+            except Exception as exc:
+                raise located_error(self.code, frame.pc, exc) from exc
+        except BaseException as exc:
+            self._fail(exc)
+            return
+        finally:
+            _current_run.reset(token)
+        if pending is None:
+            self._async = False
+            self._future.mark_completed(self._outputs(stack))  # type: ignore[union-attr]
+        else:
+            self._suspend(pending)
+
+    def _suspend(self, pending: Future) -> None:
+        # The context as it is now, for the rest of the run (the seed keeps grad mode).
+        ctx = contextvars.copy_context()
+        executor = self._executor if self._executor is not None else default_queue()
+
+        def resume(_: Future) -> None:
+            # On whichever thread completed `pending`: hand the frame to the executor.
+            try:
+                executor.submit(ctx.run, self._step, [])
+            except BaseException as exc:  # refused (shut down): the run cannot go on
+                self._fail(exc)
+
+        # The last step: if `pending` is done by now, resume() runs at once, and the
+        # frame may already be running elsewhere when add_callback returns.
+        pending.add_callback(resume)
+
+    def _fail(self, exc: BaseException) -> None:
+        self._async = False
+        fut = self._future
+        if fut is not None and not fut.done():
+            fut.set_error(exc)
+
+
+def fork(code: Code, args: Sequence[Any]) -> Future:
+    """Start a run of ``code`` with ``args`` as its inputs and return its future (what
+    ``prim::fork`` does).
+
+    The new :class:`InterpreterState` uses the loop and executor of the run that
+    forks (the defaults outside a run), and starts on that executor in a copy of
+    the current ``contextvars`` context.  The future fails with the run's located
+    :class:`~pyjit.InterpreterError` if it fails.
+
+    Raises:
+        RuntimeError: the executor refused the task (e.g. it was shut down).
+    """
+    run = _current_run.get()
+    loop, executor = run if run is not None else (_default_loop, None)
+    state = InterpreterState(code, loop=loop, executor=executor)
+    fut = state.get_future()
+    state._async = True
+    ctx = contextvars.copy_context()
+    (executor if executor is not None else default_queue()).submit(
+        ctx.run, state._step, list(args))
+    return fut
 
 
 class Function:
@@ -116,7 +310,7 @@ class Function:
             raise TypeError(f"graph takes {self._n_inputs} argument(s) but {len(args)} "
                             "were given")
         stack = list(args)
-        drive(self.code, self._loop.Frame(self._program), stack)
+        drive(self.code, self._loop.Frame(self._program), stack, loop=self._loop)
         if self._n_outputs == 1:
             return stack[0]
         return tuple(stack) if self._n_outputs else None

@@ -25,6 +25,7 @@ Overloads are chosen by input types when a Code is built (see
 
 from . import constants, dicts, lists, prim, scalars, strings  # noqa: F401
 from . import tensor_factories, tensor_shapes, tensors  # noqa: F401
+from . import fork  # noqa: F401
 from .constants import constant_value
 from .strings import torch_str
 

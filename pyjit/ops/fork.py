@@ -1,0 +1,72 @@
+"""``prim::fork``: run a subgraph asynchronously; ``aten::wait`` gets its output.
+
+torch prints a fork with its subgraph in a ``with`` section::
+
+    %f : Future[Tensor] = prim::fork_0(%x)
+    %y : Tensor = aten::wait(%f)
+    ...
+    with prim::fork_0 = graph(%x : Tensor):
+      ...
+
+and the parser keeps the subgraph as the node's ``Subgraph`` attribute.  The
+factory below compiles it into a :class:`~pyjit.code.Code` once, when the Code
+holding the fork is built (a fork inside the subgraph is compiled then too, by
+the same factory), and returns a :class:`Fork`: called with the node's inputs, it
+starts a new run of the subgraph on the forking run's work queue and returns the
+run's :class:`~pyjit.Future` (see :func:`pyjit.interpreter.fork`).  A Code finds
+its subgraphs' Codes through the ``code`` attribute of its callbacks
+(:meth:`~pyjit.code.Code.subcodes`).
+
+A private :class:`~pyjit.registry.Registry` gets ``prim::fork`` with
+:func:`register_fork`; the subgraph is then compiled against that registry too.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..code import Code
+from ..futures import Future
+from ..interpreter import fork
+from ..ir import Graph
+from ..registry import Registry, default_registry
+
+__all__ = ["Fork", "register_fork"]
+
+
+class Fork:
+    """The operator of one ``prim::fork`` node: ``Fork(code)(*inputs) -> Future``.
+
+    Attributes:
+        code: the subgraph's Code, compiled once and shared by every run.
+    """
+
+    __slots__ = ("code",)
+
+    def __init__(self, code: Code) -> None:
+        self.code = code
+
+    def __call__(self, *inputs: Any) -> Future:
+        return fork(self.code, inputs)
+
+    def __repr__(self) -> str:
+        return f"<prim::fork of {self.code!r}>"
+
+
+def register_fork(registry: Registry) -> None:
+    """Register ``prim::fork`` in ``registry``, compiling subgraphs against it."""
+
+    def factory(node) -> Fork:
+        sub = node.attrs.get("Subgraph") if node.attrs else None
+        if not isinstance(sub, Graph):
+            raise ValueError("prim::fork needs its subgraph as a Subgraph attribute "
+                             "(the `with prim::fork_N = graph(...)` section torch prints)")
+        if len(sub.inputs) != len(node.inputs):
+            raise ValueError(f"prim::fork passes {len(node.inputs)} inputs to a subgraph "
+                             f"that takes {len(sub.inputs)}")
+        return Fork(Code(sub, registry=registry))
+
+    registry.register("prim::fork", factory=factory)
+
+
+register_fork(default_registry)
