@@ -556,7 +556,7 @@ def test_one_code_run_by_eight_threads(loop):
         try:
             barrier.wait()
             got = []
-            for n in range(0, 300, 7):
+            for n in range(0, 120, 7):
                 stack = [n, k]
                 InterpreterState(code, loop=loop).run(stack)
                 got.append((stack[0], f(n, k)))
@@ -576,7 +576,7 @@ def test_one_code_run_by_eight_threads(loop):
         sys.setswitchinterval(old)
     assert errors == []
     for k in range(8):
-        expect = [k * n * (n - 1) // 2 for n in range(0, 300, 7)]
+        expect = [k * n * (n - 1) // 2 for n in range(0, 120, 7)]
         assert results[k] == list(zip(expect, expect))
 
 
