@@ -63,6 +63,7 @@ __all__ = ["parse_ir", "parse_type"]
 SUBGRAPH = "Subgraph"
 _MAX_DEPTH = 100       # nesting of attribute values and types
 _MAX_DIGITS = 4000     # Python refuses to convert longer digit strings to int
+_TENSOR_PRINT_WINDOW = 2000  # characters an at::print tensor literal may span
 
 _WS = re.compile(r"[ \t\r\n]*")
 _SPACES = re.compile(r"[ \t]*")
@@ -710,7 +711,9 @@ class _Parser:
         """``at::print`` output with its newlines made spaces, ending in a
         ``[ CPUFloatType{2} ]`` trailer, e.g. `` 1  2 [ CPULongType{2} ]``."""
         text, pos = self.text, self.pos
-        special = _SPECIAL.search(text, pos)
+        # Torch prints at most 10 elements this way: a short window keeps a long
+        # list attribute ([1, 2, ..., 10000]) from costing quadratic time.
+        special = _SPECIAL.search(text, pos, pos + _TENSOR_PRINT_WINDOW)
         if special is None or special.group() != "[":
             return None
         m = TENSOR_TRAILER.match(text, special.start())
