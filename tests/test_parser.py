@@ -15,7 +15,7 @@ import pytest
 from pyjit.errors import ParseError
 from pyjit.ir import Graph, SourceLocation, types as T
 from pyjit.ir.literals import Literal, TensorLiteral
-from pyjit.ir.parser import fits, parse_ir
+from pyjit.ir.parser import fits, parse_ir, parse_type
 from pyjit.ir.printer import quote_string
 
 HERE = os.path.dirname(__file__)
@@ -668,3 +668,26 @@ def test_error_without_a_file_name():
     with pytest.raises(ParseError) as info:
         parse_ir("graph(:\n")
     assert str(info.value).startswith("<string>:1:6: expected a value such as %x, found ':'")
+
+
+# -- parse_type (the registry's type patterns) ------------------------------------------------
+
+@pytest.mark.parametrize("text, typ", [
+    ("int", T.INT), ("t[]", T.ListType(T.NamedType("t"))), ("Scalar", T.NUMBER),
+    ("int[]?", T.OptionalType(T.ListType(T.INT))), (" Dict(k, v) ", T.DictType(
+        T.NamedType("k"), T.NamedType("v"))),
+])
+def test_parse_type(text, typ):
+    assert parse_type(text) == typ
+
+
+@pytest.mark.parametrize("text, message, col", [
+    ("int x", "unexpected 'x' after the type", 4),
+    ("", "expected a type, found end of input", 0),
+    ("Dict(int)", "Dict(K, V) takes two types, got 1", 0),
+    ("[int]", "expected a type, found '[int]'", 0),
+])
+def test_parse_type_errors(text, message, col):
+    with pytest.raises(ParseError) as info:
+        parse_type(text)
+    assert (info.value.message, info.value.line, info.value.col) == (message, 1, col)

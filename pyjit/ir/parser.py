@@ -962,4 +962,3 @@ def _escaped_byte(code: str) -> Optional[int]:
     if max(d0, d1, d2) <= 0 and -128 <= value < 0:
         return value + 256
     return None
-
