@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import linecache
+import os
 from dataclasses import dataclass
 from typing import Optional
 
@@ -26,6 +27,10 @@ class SourceLocation:
 
     def source_line(self) -> Optional[str]:
         """The text of the line, or None when the file cannot be read."""
+        # linecache searches every sys.path entry for a relative name it cannot
+        # open, which made each error on an unreadable file cost ~0.1 ms.
+        if self.file not in linecache.cache and not os.path.isfile(self.file):
+            return None
         text = linecache.getline(self.file, self.line)
         return text.rstrip("\n") if text else None
 
