@@ -133,10 +133,25 @@ class StatementEmitter:
             for target, v in zip(stmt.targets[0].elts, values):
                 self.assign_target(target, v, env, stmt)
             return FALLS
-        v = self.emit_expr(value, env)
+        v = self.emit_expr(value, env, self._target_type(stmt.targets[0], env))
         for target in stmt.targets:
             self.assign_target(target, v, env, stmt)
         return FALLS
+
+    def _target_type(self, target: ast.expr, env: Env) -> Optional[T.Type]:
+        """The type an assignment target already has, if that is known without
+        evaluating anything: it gives ``x = []`` or ``d[k] = []`` their type."""
+        if isinstance(target, ast.Name):
+            var = env.get(target.id)
+            return var.type if var is not None else None
+        if isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name):
+            var = env.get(target.value.id)
+            t = var.type if var is not None else None
+            if isinstance(t, T.ListType):
+                return t.elem
+            if isinstance(t, T.DictType):
+                return t.value
+        return None
 
     def stmt_AnnAssign(self, stmt: ast.AnnAssign, env: Env) -> Flow:
         if not isinstance(stmt.target, ast.Name):
@@ -294,7 +309,7 @@ class StatementEmitter:
         return Flow(False, returns=True)
 
     def stmt_ImplicitReturn(self, stmt: ImplicitReturn, env: Env) -> Flow:
-        if self.return_type is not None and not is_subtype(T.NONE, self.return_type):
+        if self.return_annotated and not is_subtype(T.NONE, self.return_type):
             self.src.fail(self.src.tree, f"function '{self.src.tree.name}' is declared to return "
                           f"{self.return_type} but can reach the end of its body without a "
                           "return statement")
@@ -302,16 +317,24 @@ class StatementEmitter:
         return Flow(False, returns=True)
 
     def _set_return(self, v: Value, at: ast.AST, env: Env) -> None:
-        if self.return_type is None:
-            self.return_type = v.type
-        else:
+        """Make ``v`` the value returned.  With an annotation it must fit it; without
+        one, the return type is what all returns unify to (``int`` and ``None``
+        give ``int?``), and the values carried around meanwhile are typed
+        :data:`PENDING_RETURN` until the end."""
+        if self.return_annotated:
             v = self.coerce(v, self.return_type, at,
-                            f"the function returns {self.return_type} (the type "
-                            f"{'of its annotation' if self.return_annotated else 'of its first return'}) "
-                            f"but this return gives {v.type}"
-                            + ("" if self.return_annotated else "; annotate the return type"))
+                            f"the function returns {self.return_type} (the type of its "
+                            f"annotation) but this return gives {v.type}")
+            var_type = self.return_type
+        else:
+            t = v.type if self.return_type is None else unify(self.return_type, v.type)
+            if t is None:
+                self.src.fail(at, f"this return gives {v.type} but an earlier one gives "
+                              f"{self.return_type}; annotate the return type")
+            self.return_type = t
+            var_type = PENDING_RETURN
         line, col = self.src.line_of(at), self.src.col_of(at)
-        env.bind(RETVAL, Var(v, self.return_type, line, col, 0))
+        env.bind(RETVAL, Var(v, var_type, line, col, 0))
         env.bind(RET, Var(self.const(True, at), T.BOOL, line, col, 0))
 
     def stmt_Break(self, stmt: ast.Break, env: Env) -> Flow:
@@ -597,7 +620,8 @@ class StatementEmitter:
             body(env)
 
     def pending_return_type(self) -> T.Type:
-        return self.return_type if self.return_type is not None else PENDING_RETURN
+        """The type of ``$retval`` in loops (see :meth:`_set_return`)."""
+        return self.return_type if self.return_annotated else PENDING_RETURN
 
 
 def _replace_env(env: Env, merged: Env) -> None:
