@@ -560,6 +560,142 @@ def uses_helper(x: int) -> int:
     return _helper_square(x) + _helper_square(x + 1)
 
 
+@case(([1, None, -2, 5],), ([],))
+def sum_present(xs: List[Optional[int]]) -> int:
+    total = 0
+    for x in xs:
+        if x is not None and x > 0:
+            total += x
+        total += 0 if x is None else 1
+    return total
+
+
+@case((0,), (4,))
+def optional_accumulate(n: int) -> Optional[int]:
+    best: Optional[int] = None
+    i = 0
+    while i < n:
+        if best is None:
+            best = i
+        else:
+            best = best + i
+        i += 1
+    return best
+
+
+@case(((1, "ab", 2.5),), ((12345, "abcdef", 0.5),))
+def join_tuple(t: Tuple[int, str, float]) -> str:
+    out = ""
+    for v in t:
+        out += str(v) + ";"
+        if len(out) > 8:
+            return out
+    return out + "!"
+
+
+def _first_square_above(n: int) -> int:
+    for i in range(n):
+        if i * i > n:
+            return i
+    return -1
+
+
+@case((10, 3), (0, 50))
+def inlined_loops(a: int, b: int) -> int:
+    return _first_square_above(a) * 100 + _first_square_above(b)
+
+
+@case(({"ab": 2, "c": 5},), ({},))
+def dict_walk(d: Dict[str, int]) -> Tuple[int, str]:
+    total = 0
+    keys = ""
+    for k in d:
+        keys += k
+    for k, v in d.items():
+        total += v * len(k)
+    return total, keys
+
+
+@case(([[1, 2], [3, 4, 5]],))
+def bump_grid(grid: List[List[int]]) -> List[List[int]]:
+    for row in grid:
+        for j in range(len(row)):
+            row[j] += j
+    grid[0][0] = 99
+    return grid
+
+
+@case(("banana",), ("a",))
+def string_slices(s: str) -> Tuple[str, str, str, int]:
+    return s[1:3], s[-2:], s[::2], s.count("a")
+
+
+@case((3,), (6,))
+def maybe_total(n: int):
+    total = 0
+    for i in range(n):
+        total += i
+    if total > 10:
+        return total
+    return None
+
+
+@case((1,), (None,), (12,))
+def settle(x: Optional[int]) -> int:
+    steps = 0
+    while x is not None:
+        steps += 1
+        if x > 10:
+            x = None
+        else:
+            x = x + 3
+    return steps
+
+
+@case((-1,), (3,))
+def upto(n: int) -> List[int]:
+    if n < 0:
+        return []
+    out: List[int] = []
+    for i in range(n):
+        out.append(i)
+    return out
+
+
+@case((10,), (0,), (1,))
+def isqrt_ceil(n: int) -> int:
+    i = 0
+    while True:
+        if i * i >= n:
+            break
+        i += 1
+    return i
+
+
+@case((["a", "b", "a", "c"],))
+def positions(words: List[str]) -> Dict[str, List[int]]:
+    index: Dict[str, List[int]] = {}
+    for i, w in enumerate(words):
+        if w not in index:
+            index[w] = []
+        index[w].append(i)
+    return index
+
+
+@case(([1, 2, 3, 4, 7],))
+def split_parity(xs: List[int]) -> Tuple[List[int], List[int]]:
+    evens: List[int] = []
+    odds: List[int] = []
+    for x in xs:
+        (evens if x % 2 == 0 else odds).append(x)
+    return evens, odds
+
+
+@case((7.5, 2.0), (-7.5, 2.0))
+def float_ops(a: float, b: float) -> Tuple[float, float, float, int, bool]:
+    return a / b, a // b, a % b, math.floor(a / b), a > b
+
+
 # -- numpy -------------------------------------------------------------------------------------------
 
 _RNG = np.random.default_rng(7)
