@@ -421,6 +421,20 @@ def test_attribute_kinds_and_order():
     assert node.attrs["t"] == T.TENSOR and node.attrs["name"] == "f"
 
 
+def test_enum_constants():
+    # Printed by torch 2.13 after constant propagation.
+    text = ("graph(%x : int):\n"
+            "  %4 : Enum<__torch__.Color>[] = prim::Constant[value=[__torch__.Color.RED, "
+            "__torch__.Color.GREEN]]()\n"
+            "  %7 : (Enum<__torch__.Color>[], (Enum<__torch__.Color>, int)) = prim::Constant["
+            "value=([__torch__.Color.RED, __torch__.Color.GREEN], (__torch__.Color.RED, 3))]()\n"
+            "  return (%4)\n")
+    a, b = (n.attrs["value"] for n in roundtrip(text).nodes())
+    red, green = Literal("__torch__.Color.RED"), Literal("__torch__.Color.GREEN")
+    assert a == [red, green]
+    assert b == ([red, green], (red, 3))
+
+
 def test_tensor_print_form_between_attributes():
     text = ('graph():\n'
             '  %0 : Tensor = aten::foo[a= 1  2 [ CPULongType{2} ], b=[ CPUFloatType{0} ], c=[1]]()\n'

@@ -105,6 +105,7 @@ def format_attr_value(value: Any) -> str:
         a list of tensors -> [<Tensors>]     a tensor -> its ``text``
     """
     from .graph import Graph
+    from .literals import TensorLiteral
 
     if isinstance(value, bool):
         return "1" if value else "0"
@@ -113,7 +114,8 @@ def format_attr_value(value: Any) -> str:
     if isinstance(value, list) and value:
         if all(isinstance(v, Graph) for v in value):
             return "[<Graphs>]"
-        if all(_tensor_text(v) is not None for v in value):
+        if all(isinstance(v, TensorLiteral) for v in value):
+            # Only tensors: other verbatim literals (enum values) print themselves.
             return "[<Tensors>]"
     return _repr_value(value)
 
