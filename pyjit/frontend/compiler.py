@@ -86,6 +86,14 @@ class FunctionCompiler(StatementEmitter, ExpressionEmitter, CallEmitter, TensorE
 
     # -- the whole function ------------------------------------------------------------------------
     def compile(self) -> CompiledFunction:
+        try:
+            return self._compile()
+        except RecursionError:
+            self.src.fail(self.src.tree, f"'{self.src.tree.name}' is nested too deeply for "
+                          "pyjit.script (Python's recursion limit was reached compiling it; "
+                          "each early return nests the statements after it one level)")
+
+    def _compile(self) -> CompiledFunction:
         tree = self.src.tree
         args = tree.args
         if args.vararg or args.kwarg:

@@ -99,12 +99,15 @@ class TensorEmitter:
                 self.src.fail(node, f"{what} takes two arguments")
             a = self.emit_expr(node.args[0], env)
             b = self.emit_expr(node.args[1], env)
+            if name in _ELEMENTWISE2:
+                if is_tensor(b.type) and is_number(a.type):  # np.maximum(0, x)
+                    a, b = b, a
+                if not (is_tensor(a.type) and (is_tensor(b.type) or is_number(b.type))):
+                    self.src.fail(node, f"{what} expects an array and an array or a number, "
+                                  f"not {a.type} and {b.type}")
+                return self.emit1(_ELEMENTWISE2[name], [a, b], T.TENSOR, node)
             if not is_tensor(a.type):
                 self.src.fail(node.args[0], f"{what} expects an array first, not {a.type}")
-            if name in _ELEMENTWISE2:
-                if not is_tensor(b.type):
-                    self.src.fail(node.args[1], f"{what} expects two arrays")
-                return self.emit1(_ELEMENTWISE2[name], [a, b], T.TENSOR, node)
             return self.binary(_BINARY[name], a, b, node)
         if name in ("sum", "mean"):
             kw = self._keywords(node, ["axis", "keepdims"], what)
