@@ -220,7 +220,8 @@ with prim::TensorExprGroup_0 = graph(%x.1 : Float(4, strides=[1], requires_grad=
     group = g.nodes().front().blocks[0].nodes().front()
     assert group.kind == "prim::TensorExprGroup"
     assert list(group.attrs) == ["k", "Subgraph"] and group.attrs["k"] == 2
-    assert group.output().type == T.TensorType("Float", "4, strides=[1], requires_grad=0, device=cpu")
+    assert group.output().type == T.TensorType("Float",
+                                                "4, strides=[1], requires_grad=0, device=cpu")
 
 
 def test_traced_scope_and_odd_file_names():
@@ -437,7 +438,8 @@ def test_enum_constants():
 
 def test_tensor_print_form_between_attributes():
     text = ('graph():\n'
-            '  %0 : Tensor = aten::foo[a= 1  2 [ CPULongType{2} ], b=[ CPUFloatType{0} ], c=[1]]()\n'
+            '  %0 : Tensor = aten::foo[a= 1  2 [ CPULongType{2} ], b=[ CPUFloatType{0} ], '
+            'c=[1]]()\n'
             '  return (%0)\n')
     attrs = roundtrip(text).nodes().front().attrs
     assert attrs == {"a": TensorLiteral(" 1  2 [ CPULongType{2} ]"),
@@ -521,7 +523,8 @@ ERRORS = [
     ("", "expected 'graph', found end of input", 1, 0),
     ("graph(%x : int):\n  %y : int = aten::neg(%x\n  return (%y)\n",
      "expected ',' or ')', found 'return'", 3, 2),
-    ("graph(%x : int):\n  %y : int = aten::neg(%x)\n", "expected a node, 'block', '->' or 'return', "
+    ("graph(%x : int):\n  %y : int = aten::neg(%x)\n",
+     "expected a node, 'block', '->' or 'return', "
      "found end of input", 2, 26),
     ("graph(%x : int):\n  %y = aten::neg(%x)\n  return (%y)\n",
      "expected ':' and a type after %y, found '='", 2, 5),
@@ -568,11 +571,13 @@ ERRORS = [
      2, 5),
     ("graph(%c : bool):\n   = prim::If(%c)\n    block1():\n      -> ()\n  return ()\n",
      "expected block0 of prim::If, found block1", 3, 4),
-    ("graph(%c : bool):\n   = prim::If(%c)\n    block0():\n      -> ()\n    block1():\n      -> ()\n"
-     "    block2():\n      -> ()\n  return ()\n", "prim::If has two blocks, block0 and block1", 7, 4),
+    ("graph(%c : bool):\n   = prim::If(%c)\n    block0():\n      -> ()\n    block1():\n"
+     "      -> ()\n    block2():\n      -> ()\n  return ()\n",
+     "prim::If has two blocks, block0 and block1", 7, 4),
     ("graph(%c : bool):\n   = prim::If(%c)\n    block0(%x : int):\n      -> ()\n",
      "the blocks of prim::If take no inputs, block0 has 1", 3, 4),
-    ("graph(%c : bool):\n   = prim::If(%c, %c)\n", "prim::If takes one input (the condition), got 2",
+    ("graph(%c : bool):\n   = prim::If(%c, %c)\n",
+     "prim::If takes one input (the condition), got 2",
      2, 5),
     ("graph(%c : bool):\n  block0():\n  return ()\n", "block0 must follow the node it belongs to",
      2, 2),
@@ -613,9 +618,11 @@ ERRORS = [
      "missing with section for prim::fork_0 (the node at line 2), found end of input", 3, 13),
     ("graph(%x : int):\n  return (%x)\nwith prim::fork_0 = graph(%y : int):\n  return (%y)\n",
      "unknown with section prim::fork_0: no node of the graph refers to it", 3, 0),
-    ("graph(%x : int):\n  %f : Future[int] = prim::fork_0(%x)\n  %g : Future[int] = prim::fork_1(%x)\n"
+    ("graph(%x : int):\n  %f : Future[int] = prim::fork_0(%x)\n"
+     "  %g : Future[int] = prim::fork_1(%x)\n"
      "  return (%f)\nwith prim::fork_1 = graph(%y : int):\n  return (%y)\n",
-     "with section prim::fork_1 does not match the next subgraph node, prim::fork_0 at line 2", 5, 0),
+     "with section prim::fork_1 does not match the next subgraph node, prim::fork_0 at line 2",
+     5, 0),
     ("graph(%x : int):\n  %f : Future[int] = prim::fork_0(%x)\n  return (%f)\n"
      "with prim::fork_0 = graph(%y : int):\n  %b : int = aten::neg(%x)\n  return (%y)\n",
      "undefined value %x", 5, 23),

@@ -206,7 +206,8 @@ def test_printed_random_graphs_parse_back_identically(data):
 
 PIECES = st.one_of(
     st.sampled_from(list("%()[]{}<>=:,.#\"\\\n -_?0123456789abxyz\t")),
-    st.sampled_from(["block0(", "block1():", "-> (", "-> ()", "return (", "prim::If(", "prim::Loop(",
+    st.sampled_from(["block0(", "block1():", "-> (", "-> ()", "return (", "prim::If(",
+                     "prim::Loop(",
                      "prim::fork_0(", "prim::fork_1(", "with prim::fork_0 = graph(", "graph(",
                      "%x : int", " = ", "[value=", "\\0)+", "\\377", "[ CPUFloatType{2} ]",
                      "Float(2, ", "Dict(", "Union(", "Future[", "NamedTuple(", "Enum<", "int[]?",

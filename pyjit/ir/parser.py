@@ -175,6 +175,13 @@ class _Frame:
 
 
 class _Parser:
+    """A cursor over the whole text (``pos``), with one method per construct.
+
+    Whitespace, newlines included, may separate tokens; only a node's trailing
+    ``, scope:`` and ``# location`` run to the end of their line, and each
+    statement must end its line.
+    """
+
     def __init__(self, text: str, file: Optional[str]) -> None:
         self.text = text
         self.file = file
@@ -311,6 +318,7 @@ class _Parser:
         """One ``graph(...): ... return (...)``; returns the graph and its kind_N
         nodes (node, label, position), whose sections the caller reads."""
         graph = Graph()
+        # Named values draw their ids from here up; %N values get N itself.
         graph._next_unique = self.first_free_id
         self.defined = {}
         self.visible = {}
