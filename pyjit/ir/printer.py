@@ -105,7 +105,6 @@ def format_attr_value(value: Any) -> str:
         a list of tensors -> [<Tensors>]     a tensor -> its ``text``
     """
     from .graph import Graph
-    from .literals import TensorLiteral
 
     if isinstance(value, bool):
         return "1" if value else "0"
@@ -114,8 +113,7 @@ def format_attr_value(value: Any) -> str:
     if isinstance(value, list) and value:
         if all(isinstance(v, Graph) for v in value):
             return "[<Graphs>]"
-        if all(isinstance(v, TensorLiteral) for v in value):
-            # Only tensors: other verbatim literals (enum values) print themselves.
+        if all(_is_tensor(v) for v in value):
             return "[<Tensors>]"
     return _repr_value(value)
 
@@ -123,6 +121,15 @@ def format_attr_value(value: Any) -> str:
 def _tensor_text(value: Any) -> "str | None":
     text = getattr(value, "text", None)  # literals kept verbatim, e.g. tensors
     return text if isinstance(text, str) else None
+
+
+def _is_tensor(value: Any) -> bool:
+    """Whether ``value`` stands for a tensor: it prints by its ``.text``, and it is not
+    one of the parser's other verbatim literals (an enum value such as
+    ``__torch__.Color.RED`` prints itself inside a list)."""
+    from .literals import Literal, TensorLiteral
+    return _tensor_text(value) is not None and (
+        isinstance(value, TensorLiteral) or not isinstance(value, Literal))
 
 
 def _repr_value(value: Any) -> str:
