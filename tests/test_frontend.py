@@ -9,8 +9,7 @@ against torch 2.x when the pins were written); the sources are written to a file
 
 from __future__ import annotations
 
-import ast
-from typing import Dict, List, Optional, Tuple
+from typing import Optional
 
 import numpy as np
 import pytest
@@ -18,7 +17,6 @@ import pytest
 import pyjit
 from pyjit import CompileError, InterpreterError, JITException
 from pyjit.frontend import ScriptFunction, script
-from pyjit.ir import types as T
 from pyjit.ir.parser import parse_ir
 from pyjit.interpreter import Function
 

@@ -24,7 +24,7 @@ from ..ir import Value
 from ..ir import types as T
 from .environment import Env
 from .operators import is_number, is_tensor
-from .typing_rules import is_subtype, type_of_constant, unify
+from .typing_rules import is_subtype, type_of_constant
 
 __all__ = ["CallEmitter", "Spec", "REQUIRED"]
 
@@ -235,7 +235,7 @@ class CallEmitter:
         handler = _BUILTIN_HANDLERS.get(id(obj))
         if handler is not None and _BUILTIN_OBJECTS[id(obj)] is obj:
             return getattr(self, handler)(node, env)
-        from .script_function import ScriptFunction, script
+        from .script_function import ScriptFunction
         if isinstance(obj, ScriptFunction):
             return self.inline_call(obj, name, node, env)
         if isinstance(obj, _pytypes.FunctionType):

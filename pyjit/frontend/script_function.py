@@ -23,7 +23,7 @@ import functools
 import inspect
 import threading
 import weakref
-from typing import Any, FrozenSet, Optional
+from typing import Any, FrozenSet
 
 from ..ir import Graph
 from .compiler import CompiledFunction, FunctionCompiler
