@@ -689,6 +689,38 @@ def test_unsupported_code_is_a_compile_error_with_a_caret(body, message, col, tm
                                          f"    {line_text}\n    {' ' * col}^")
 
 
+def test_and_or_as_values_need_bools(tmp_path):
+    err = compile_error('''
+        def f(a: int, b: int) -> int:
+            c = a or b
+            return c
+    ''', tmp_path)
+    assert (err.line, err.col) == (3, 8)
+    assert err.message == ("'and'/'or' on a int gives one of its operands in Python, not a bool; "
+                           "pyjit.script supports them on bools, or as a condition")
+    f = scripted('''
+        def f(a: int, b: int) -> bool:
+            if a or b:
+                return a > 0 and b > 0
+            return False
+    ''', tmp_path)
+    assert f(0, 0) is False and f(1, 2) is True and f(0, 2) is False
+
+
+def test_same_block_rebinding_may_change_type(tmp_path):
+    f = scripted('''
+        from typing import List
+
+        def f(n: int) -> str:
+            x = n
+            x = str(x) + "!"
+            ys = [1, 2]
+            ys = [0.5]
+            return x + str(len(ys))
+    ''', tmp_path)
+    assert f(3) == "3!1"
+
+
 def test_type_change_in_a_branch_names_both_places(tmp_path):
     err = compile_error('''
         def f(c: bool) -> int:

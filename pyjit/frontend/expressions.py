@@ -45,19 +45,26 @@ class ExpressionEmitter:
             self.src.fail(node, f"{_describe(node)} is not supported by pyjit.script")
         return method(node, env, expected)
 
-    def emit_condition(self, node: ast.expr, env: Env) -> Tuple[Value, Refinements, Refinements]:
+    def emit_condition(self, node: ast.expr, env: Env, strict: bool = False
+                       ) -> Tuple[Value, Refinements, Refinements]:
         """``node`` as a bool, with the refinements that hold when it is true and
-        when it is false."""
+        when it is false.  ``strict`` refuses operands that are not bools (for
+        ``and``/``or`` used as values, where Python returns an operand, not its
+        truth)."""
         if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
             v, rt, rf = self.emit_condition(node.operand, env)
             return self.emit1("aten::__not__", [v], T.BOOL, node), rf, rt
         if isinstance(node, ast.BoolOp):
-            return self._bool_op(node, env)
+            return self._bool_op(node, env, strict)
         if isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(
                 node.ops[0], (ast.Is, ast.IsNot)):
             v = self.emit_expr(node, env)
             return (v,) + self._none_refinements(node, env)
-        return self.to_bool(self.emit_expr(node, env), node), {}, {}
+        v = self.emit_expr(node, env)
+        if strict and v.type != T.BOOL:
+            self.src.fail(node, f"'and'/'or' on a {v.type} gives one of its operands in Python, "
+                          "not a bool; pyjit.script supports them on bools, or as a condition")
+        return self.to_bool(v, node), {}, {}
 
     def to_bool(self, v: Value, at: ast.AST) -> Value:
         """Python truthiness as torch computes it: ``aten::Bool`` for numbers and
@@ -179,13 +186,14 @@ class ExpressionEmitter:
         symbol = {ast.USub: "-", ast.UAdd: "+", ast.Invert: "~"}[type(op)]
         self.src.fail(node, f"unary {symbol} is not supported on {v.type}")
 
-    def _bool_op(self, node: ast.BoolOp, env: Env) -> Tuple[Value, Refinements, Refinements]:
+    def _bool_op(self, node: ast.BoolOp, env: Env, strict: bool = False
+                 ) -> Tuple[Value, Refinements, Refinements]:
         """``a and b`` is ``If(a) -> (b) else -> (False)``; ``a or b`` is
         ``If(a) -> (True) else -> (b)``; the right side sees the left side's
         refinements."""
         is_and = isinstance(node.op, ast.And)
         first, rest = node.values[0], node.values[1:]
-        lhs, rt, rf = self.emit_condition(first, env)
+        lhs, rt, rf = self.emit_condition(first, env, strict)
         if not rest:
             return lhs, rt, rf
         tail = ast.copy_location(ast.BoolOp(op=node.op, values=rest), rest[0]) \
@@ -195,7 +203,7 @@ class ExpressionEmitter:
         def right() -> Value:
             sub = env.child()
             apply_refinements(sub, rt if is_and else rf)
-            v, srt, srf = self.emit_condition(tail, sub)
+            v, srt, srf = self.emit_condition(tail, sub, strict)
             inner.append((srt, srf))
             return v
 
@@ -210,7 +218,7 @@ class ExpressionEmitter:
         return out, {}, {**rf, **srf}
 
     def expr_BoolOp(self, node: ast.BoolOp, env: Env, expected) -> Value:
-        return self._bool_op(node, env)[0]
+        return self._bool_op(node, env, strict=True)[0]
 
     def expr_Compare(self, node: ast.Compare, env: Env, expected) -> Value:
         """``a < b < c`` is ``If(a < b) -> (b < c) else -> (False)``, each operand

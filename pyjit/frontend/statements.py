@@ -28,7 +28,7 @@ __all__ = ["StatementEmitter", "BindTarget", "ImplicitReturn"]
 Element = Union[Value, List["Element"]]
 
 #: The type of ``$retval`` while an unannotated function has not returned yet;
-#: replaced by the real return type at the end (:meth:`finish_return_type`).
+#: replaced by the real return type at the end (``compiler._resolve_pending``).
 PENDING_RETURN = T.NamedType("$pending_return")
 
 
@@ -94,6 +94,8 @@ class StatementEmitter:
         at = rest[0]
         names = ([BRK, CONT] if flow.loop_exit else []) + ([RET] if flow.returns else [])
         flags = [env.vars[n].value for n in names if n in env.vars]
+        if not flags:  # pragma: no cover - an exit always sets its flag
+            return self.emit_block(rest, env)
         cond = self.any_of(flags, at)
         node = self.emit("prim::If", [cond], [], at)
         b_then, b_else = node.add_block(), node.add_block()
@@ -133,17 +135,23 @@ class StatementEmitter:
             for target, v in zip(stmt.targets[0].elts, values):
                 self.assign_target(target, v, env, stmt)
             return FALLS
-        v = self.emit_expr(value, env, self._target_type(stmt.targets[0], env))
+        v = self.emit_expr(value, env, self._target_type(stmt.targets[0], value, env))
         for target in stmt.targets:
             self.assign_target(target, v, env, stmt)
         return FALLS
 
-    def _target_type(self, target: ast.expr, env: Env) -> Optional[T.Type]:
-        """The type an assignment target already has, if that is known without
-        evaluating anything: it gives ``x = []`` or ``d[k] = []`` their type."""
+    def _target_type(self, target: ast.expr, value: ast.expr, env: Env) -> Optional[T.Type]:
+        """The type an assignment target already has, when it is known without
+        evaluating anything and binds the value: the variable's type if it must
+        keep it (declared, or of an enclosing block), the element type of the
+        container assigned into.  It gives ``x = []`` or ``d[k] = []`` their type."""
         if isinstance(target, ast.Name):
             var = env.get(target.id)
-            return var.type if var is not None else None
+            if var is None:
+                return None
+            empty = isinstance(value, (ast.List, ast.Dict)) and not (
+                value.elts if isinstance(value, ast.List) else value.keys)
+            return var.type if (var.declared or var.depth < env.depth or empty) else None
         if isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name):
             var = env.get(target.value.id)
             t = var.type if var is not None else None
