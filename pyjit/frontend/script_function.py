@@ -15,6 +15,17 @@
 The function is compiled when it is decorated: anything outside the supported
 subset is a :class:`~pyjit.CompileError` right there, pointing at the line.  The
 Code is built on first use.
+
+Where TorchScript's semantics differ from Python's, the graph has TorchScript's
+(these are the operators' semantics, shared with graphs torch prints):
+
+* ``int ** int`` is a float, and ``min``/``max`` of an int and a float a float;
+* ``str()`` and f-strings print floats as torch does (``str(1.0)`` is ``"1."``);
+* ``x.shape`` of an array is a list of ints, not a tuple;
+* a variable keeps one type across the branches and iterations that reach a
+  use of it (rebinding it in the same block may change it);
+* ``and``/``or`` outside a condition must be on bools (Python would return an
+  operand), and ints are 64-bit in the types (Python's big ints at run time).
 """
 
 from __future__ import annotations
