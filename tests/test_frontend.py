@@ -919,6 +919,23 @@ def test_raise_and_assert_become_jit_exceptions(tmp_path):
     assert "prog.py:3:4" in error_text(info.value, tmp_path)
 
 
+def test_errors_in_an_inlined_helper_point_into_the_helper(tmp_path):
+    f = scripted('''
+        from typing import List
+
+        def pick(xs: List[int], i: int) -> int:
+            return xs[i] * 2
+
+        def f(xs: List[int]) -> int:
+            return pick(xs, 0) + pick(xs, 5)
+    ''', tmp_path, "f")
+    with pytest.raises(InterpreterError) as info:
+        f([1, 2])
+    assert info.value.location.line == 5
+    assert "prog.py:5:11\n        return xs[i] * 2\n               ^" in error_text(info.value,
+                                                                             tmp_path)
+
+
 def test_division_by_zero(tmp_path):
     f = scripted('''
         def f(a: int, b: int) -> int:
