@@ -9,7 +9,8 @@ variable, and code that may run after an exit is placed where the exit cannot
 reach it:
 
 * ``if c: return x`` followed by more statements: the branch cannot fall
-  through, so the statements that follow go into the *other* branch::
+  through, so the statements that follow go into the *other* branch (a branch
+  that only raises sets no flag and leaves them after the If)::
 
       if x is None:                 %r : int = prim::If(%is_none)
           return 0                    block0():  -> (%zero)
