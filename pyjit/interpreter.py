@@ -57,9 +57,24 @@ _current_run: contextvars.ContextVar[Optional[_RunSettings]] = contextvars.Conte
 _future_lock = threading.Lock()
 
 
+_OUTSIDE = _RunSettings(_default_loop, None)   # what no run in the context means
+
+
 def _inherited_executor() -> Optional[Executor]:
     run = _current_run.get()
     return run.executor if run is not None else None
+
+
+def _enter_run(loop: ModuleType, executor: Optional[Executor]):
+    """Make ``(loop, executor)`` the current run's settings (``executor=None``:
+    keep the current one).  Returns the token to reset them with, or None when
+    they are the current ones already -- the common case, kept cheap for
+    :class:`Function` calls."""
+    cur = _current_run.get() or _OUTSIDE
+    if cur.loop is loop and (executor is None or executor is cur.executor):
+        return None
+    return _current_run.set(_RunSettings(loop, executor if executor is not None
+                                         else cur.executor))
 
 
 def located_error(code: Code, pc: int, exc: BaseException) -> InterpreterError:
@@ -96,9 +111,7 @@ def drive(code: Code, frame: Any, stack: List[Any], *, loop: Optional[ModuleType
     the run use; ``executor=None`` inherits the enclosing run's, if any.  The
     frame is resumed in this thread: a blocking run never needs a pool thread
     for itself (see :mod:`pyjit.workqueue`)."""
-    settings = _RunSettings(loop or _default_loop,
-                            executor if executor is not None else _inherited_executor())
-    token = _current_run.set(settings)
+    token = _enter_run(loop or _default_loop, executor)
     try:
         pending = frame.run(stack)
         while pending is not None:
@@ -109,7 +122,8 @@ def drive(code: Code, frame: Any, stack: List[Any], *, loop: Optional[ModuleType
     except Exception as exc:
         raise located_error(code, frame.pc, exc) from exc
     finally:
-        _current_run.reset(token)
+        if token is not None:
+            _current_run.reset(token)
 
 
 class InterpreterState:
@@ -227,7 +241,7 @@ class InterpreterState:
         complete the future, fail it, or leave a continuation on the pending one.
         Never raises: any failure goes to the future, so no waiter hangs."""
         frame = self._frame
-        token = _current_run.set(_RunSettings(self._loop, self._executor))
+        token = _enter_run(self._loop, self._executor)
         try:
             try:
                 pending = frame.run(stack)
@@ -237,7 +251,8 @@ class InterpreterState:
             self._fail(exc)
             return
         finally:
-            _current_run.reset(token)
+            if token is not None:
+                _current_run.reset(token)
         if pending is None:
             self._async = False
             self._future.mark_completed(self._outputs(stack))  # type: ignore[union-attr]
