@@ -677,6 +677,12 @@ def test_closure_and_global_constants_become_constants(tmp_path):
     ("    return undefined_thing + x", "undefined name 'undefined_thing'", 11),
     ("    return x + 'a'", "unsupported operand types for +: int and str", 11),
     ("    import math\n    return 0", "import is not supported by pyjit.script", 4),
+    ("    d = {'a': x}\n    return d.get()", "Dict(str, int).get() is missing its argument 'key'",
+     11),
+    ("    return [1, 2].index(x, 0)", "int[].index() takes at most 1 arguments, 2 given", 11),
+    ("    return len(x, x)", "len() takes exactly one positional argument here", 11),
+    ("    return x and 2", "'and'/'or' on a int gives one of its operands in Python, not a "
+     "bool; pyjit.script supports them on bools, or as a condition", 11),
 ])
 def test_unsupported_code_is_a_compile_error_with_a_caret(body, message, col, tmp_path):
     err = compile_error("def f(x: int) -> int:\n" + body + "\n", tmp_path)

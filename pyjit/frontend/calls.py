@@ -295,9 +295,7 @@ class CallEmitter:
         without a default, such as ``d.get(k)``'s default)."""
         inputs = [a for a in args if a is not None]
         types = [a.type for a in inputs]
-        for (pname, default), a in zip(spec.params, args):
-            if a is None and default is REQUIRED and pname not in ("default",):
-                self.src.fail(node, f"{what} is missing its argument '{pname}'")
+        self._require(spec.params, args, node, what)
         try:
             result = spec.result(types)
         except TypeError as exc:
@@ -307,6 +305,13 @@ class CallEmitter:
             return self.const(None, node)
         out = self.emit1(spec.kind, inputs, result, node)
         return self.const(None, node) if spec.returns_none else out
+
+    def _require(self, params, args, node: ast.AST, what: str) -> None:
+        """Every parameter without a default got an argument (``default`` of
+        ``dict.get``/``dict.pop`` is optional without one)."""
+        for (pname, default), a in zip(params, args):
+            if a is None and default is REQUIRED and pname != "default":
+                self.src.fail(node, f"{what} is missing its argument '{pname}'")
 
     # -- methods -------------------------------------------------------------------------------
     def _call_method(self, receiver: Value, name: str, node: ast.Call, env: Env) -> Value:
@@ -327,6 +332,7 @@ class CallEmitter:
         what = f"{t}.{name}()"
         hints = self._method_hints(t, name)
         args = self.bind_args(spec.params, node, env, what, first=receiver, hints=hints)
+        self._require(spec.params, args, node, what)
         self._check_method_args(t, name, spec, args, node, what)
         if isinstance(t, T.DictType) and name in ("get", "pop") and args[2] is None:
             if name == "get":
