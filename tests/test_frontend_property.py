@@ -19,7 +19,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from pyjit import _backend
+from pyjit import CompileError, _backend
 from pyjit.frontend import script
 from pyjit.interpreter import Function
 
@@ -199,3 +199,81 @@ def test_known_programs(source, args, want):
     fn = load_function(source, _dir.name, module_name=f"prog{next(_counter)}")
     assert fn(*args) == want
     assert script(fn)(*args) == want
+
+
+# -- never a crash ------------------------------------------------------------------------------
+
+class ChaosGenerator:
+    """Programs mixing every type and construct with little regard for typing: most
+    are outside the subset.  Compiling one may succeed or raise CompileError,
+    nothing else (an AttributeError or an IR error would be a frontend bug)."""
+
+    ATOMS = ["i", "f", "s", "l", "o", "b", "d", "t", "1", "2.5", "'ab'", "None", "True",
+             "[1, 2]", "(1, 'x')", "{'a': 1}", "[]", "{}"]
+
+    def __init__(self, seed: int) -> None:
+        self.r = random.Random(seed)
+
+    def expr(self, depth=0) -> str:
+        r = self.r
+        if depth > 2 or r.random() < 0.3:
+            return r.choice(self.ATOMS)
+        e = lambda: self.expr(depth + 1)  # noqa: E731
+        return r.choice([
+            lambda: f"({e()} {r.choice(['+', '-', '*', '/', '//', '%', '**', '&', '<<', '@'])} {e()})",
+            lambda: f"({e()} {r.choice(['<', '==', '!=', 'in', 'not in', 'is'])} {e()})",
+            lambda: f"{r.choice(['len', 'min', 'max', 'abs', 'int', 'str', 'sum', 'sorted'])}({e()})",
+            lambda: f"{e()}.{r.choice(['append', 'pop', 'get', 'keys', 'upper', 'split'])}("
+                    f"{r.choice(['', e()])})",
+            lambda: f"{e()}[{e()}]", lambda: f"{e()}[{r.choice(['1:', '::-1'])}]",
+            lambda: f"(not {e()})", lambda: f"({e()} if {e()} else {e()})",
+            lambda: f"({e()} {r.choice(['and', 'or'])} {e()})", lambda: "f'{" + e() + "}x'",
+            lambda: f"[q for q in {e()}]", lambda: f"{e()}.{r.choice(['shape', 'real'])}",
+            lambda: f"(-{e()})",
+        ])()
+
+    def block(self, indent: int, depth: int):
+        r, pad, out = self.r, "    " * indent, []
+        for _ in range(r.randint(1, 3)):
+            kind = r.choice(["assign", "aug", "ret", "expr", "assert", "raise", "item", "unpack"]
+                            + (["if", "for", "while"] if depth < 2 else []))
+            v = r.choice(["i", "f", "s", "l", "o", "b", "d", "t", "n"])
+            out += {
+                "assign": lambda: [f"{pad}{v} = {self.expr()}"],
+                "aug": lambda: [f"{pad}{v} += {self.expr()}"],
+                "ret": lambda: [f"{pad}return {self.expr()}"],
+                "expr": lambda: [f"{pad}{self.expr()}"],
+                "assert": lambda: [f"{pad}assert {self.expr()}, {self.expr()}"],
+                "raise": lambda: [f"{pad}raise ValueError({self.expr()})"],
+                "item": lambda: [f"{pad}{r.choice(['l', 'd'])}[{self.expr()}] = {self.expr()}"],
+                "unpack": lambda: [f"{pad}{v}, m = {self.expr()}"],
+                "if": lambda: [f"{pad}if {self.expr()}:"] + self.block(indent + 1, depth + 1),
+                "for": lambda: [f"{pad}for {v} in {self.expr()}:"] +
+                self.block(indent + 1, depth + 1) + [f"{pad}    break"],
+                "while": lambda: [f"{pad}while {self.expr()}:"] +
+                self.block(indent + 1, depth + 1) + [f"{pad}    continue"],
+            }[kind]()
+        return out
+
+    def program(self) -> str:
+        lines = ["from typing import Dict, List, Optional, Tuple",
+                 "def f(i: int, f: float, s: str, l: List[int], o: Optional[int], b: bool,",
+                 "      d: Dict[str, int], t: Tuple[int, str]):"]
+        return "\n".join(lines + self.block(1, 0)) + "\n"
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 2**32 - 1))
+def test_the_compiler_never_crashes(seed):
+    import warnings
+    source = ChaosGenerator(seed).program()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", SyntaxWarning)  # 'x is 1' and friends
+        try:
+            fn = load_function(source, _dir.name, module_name=f"chaos{next(_counter)}")
+        except SyntaxError:
+            return
+    try:
+        script(fn)
+    except CompileError as err:
+        assert err.line >= 2 and err.line_text is not None, source
