@@ -28,8 +28,7 @@ def _loops():
 
 
 LOOPS = _loops()
-RUNS = [pytest.param(fn, args, id=f"{fn.__name__}-{i}")
-        for fn, arg_sets in CASES for i, args in enumerate(arg_sets)]
+FUNCTIONS = [pytest.param(fn, arg_sets, id=fn.__name__) for fn, arg_sets in CASES]
 
 _scripted = {}
 
@@ -67,34 +66,36 @@ def test_the_corpus_is_big_enough():
 
 
 @pytest.mark.parametrize("loop", LOOPS)
-@pytest.mark.parametrize("fn, args", RUNS)
-def test_scripted_equals_python(fn, args, loop):
-    want, error = run_python(fn, args)
+@pytest.mark.parametrize("fn, arg_sets", FUNCTIONS)
+def test_scripted_equals_python(fn, arg_sets, loop):
     f = Function(scripted(fn).graph, loop=loop)
-    if error is not None:
-        with pytest.raises(JITException) as info:
-            f(*copy.deepcopy(args))
-        assert str(error) in info.value.msg
-        return
-    assert_same(f(*copy.deepcopy(args)), want)
+    for args in arg_sets:
+        want, error = run_python(fn, args)
+        if error is not None:
+            with pytest.raises(JITException) as info:
+                f(*copy.deepcopy(args))
+            assert str(error) in info.value.msg
+            continue
+        assert_same(f(*copy.deepcopy(args)), want)
 
 
-@pytest.mark.parametrize("fn, args", RUNS)
-def test_script_function_call(fn, args):
+@pytest.mark.parametrize("fn, arg_sets", FUNCTIONS)
+def test_script_function_call(fn, arg_sets):
     """``f(*args)`` checks the arguments and runs on the active backend."""
-    want, error = run_python(fn, args)
-    if error is None:
-        assert_same(scripted(fn)(*copy.deepcopy(args)), want)
+    for args in arg_sets:
+        want, error = run_python(fn, args)
+        if error is None:
+            assert_same(scripted(fn)(*copy.deepcopy(args)), want)
 
 
-@pytest.mark.parametrize("fn", [fn for fn, _ in CASES], ids=[fn.__name__ for fn, _ in CASES])
-def test_round_trip_through_text(fn):
+@pytest.mark.parametrize("fn, arg_sets", FUNCTIONS)
+def test_round_trip_through_text(fn, arg_sets):
     f = scripted(fn)
     text = str(f.graph)
     g = parse_ir(text)
     assert str(g) == text
     run = Function(g)
-    for args in dict(CASES)[fn]:
+    for args in arg_sets:
         want, error = run_python(fn, args)
         if error is None:
             assert_same(run(*copy.deepcopy(args)), want)
