@@ -18,6 +18,7 @@ environment         variables (Var, Env) and control-flow facts (Flow)
 typing_rules        annotations -> types, unification, argument checks
 builder             typed, located node creation
 cleanup             dead flag removal and constant pooling
+operator_check      every node has an operator, checked at decoration
 inlining            copying a callee graph into a caller
 source_map          the function's source and its positions in the file
 ==================  ============================================================
