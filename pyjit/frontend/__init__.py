@@ -8,9 +8,11 @@ Modules, from the outside in:
 ==================  ============================================================
 script_function     ``script`` and ``ScriptFunction`` (the public API)
 compiler            compiles one function: signature, body, output
-statements          statements and blocks; for/while/if; exits
+statements          statements and blocks; if; assignments; exits
+loops               for/while loops, iteration, comprehensions
 expressions         operators, conditions, literals, indexing, comprehensions
 calls               builtins, math, list/dict/str methods, inlined calls
+signatures          the method and math function tables calls binds against
 tensors             numpy functions and array methods as aten Tensor ops
 operators           Python operators -> node kinds and result types
 lowering            If/Loop construction: merging Envs, loop-carried values

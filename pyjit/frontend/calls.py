@@ -1,10 +1,9 @@
 """Calls: builtins, ``math``, methods of lists, dicts and strings, and other scripted
 functions (inlined).
 
-Each callable the frontend knows is a :class:`Spec`: the node kind torch emits,
-the parameters with the defaults torch fills in (``s.split()`` is
-``aten::split(s, None, -1)``), and the result type as a function of the
-argument types.  Names resolve the way Python resolves them (locals, then the
+Methods and ``math`` functions are looked up in the tables of :mod:`.signatures`
+(the node kind torch emits, the parameters with the defaults torch fills in,
+the result type).  Names resolve the way Python resolves them (locals, then the
 function's closure and globals, then builtins), and builtins are recognised by
 identity, so a user function named ``len`` is called, not replaced.
 """
@@ -16,7 +15,7 @@ import builtins
 import inspect
 import math
 import types as _pytypes
-from typing import Any, Callable, Dict, List, NamedTuple, Optional, Sequence, Tuple
+from typing import Any, List, Optional, Sequence
 
 import numpy as np
 
@@ -24,116 +23,11 @@ from ..ir import Value
 from ..ir import types as T
 from .environment import Env
 from .operators import is_number, is_tensor
+from .signatures import (DICT_METHODS, LIST_METHODS, MATH, MATH_CONSTANTS, MATH_INT_ONLY,
+                         REQUIRED, STR_METHODS, Spec)
 from .typing_rules import is_subtype, type_of_constant
 
-__all__ = ["CallEmitter", "Spec", "REQUIRED"]
-
-REQUIRED = object()
-_WHITESPACE = " \n\t\f\v"
-
-ResultFn = Callable[[List[T.Type]], Optional[T.Type]]
-
-
-class Spec(NamedTuple):
-    """One callable: ``kind(args...)`` with ``params`` as ``(name, default)`` pairs
-    (``REQUIRED`` for no default) and ``result(arg_types)`` giving the output type
-    (None: the node has no output), or raising TypeError with a message."""
-
-    kind: str
-    params: Tuple[Tuple[str, Any], ...]
-    result: ResultFn
-    returns_none: bool = False   # Python's value of the call is None (list.append...)
-
-
-def _p(*names: str, **defaults: Any) -> Tuple[Tuple[str, Any], ...]:
-    return tuple((n, REQUIRED) for n in names) + tuple(defaults.items())
-
-
-def _fixed(t: Optional[T.Type]) -> ResultFn:
-    return lambda types: t
-
-
-def _first(types: List[T.Type]) -> T.Type:
-    return types[0]
-
-
-def _elem(types: List[T.Type]) -> T.Type:
-    return types[0].elem
-
-
-def _dict_value(types):
-    return types[0].value
-
-
-# -- methods, by receiver ----------------------------------------------------------------
-_LIST_METHODS: Dict[str, Spec] = {
-    "append": Spec("aten::append", _p("self", "el"), _first, True),
-    "insert": Spec("aten::insert", _p("self", "idx", "el"), _fixed(None), True),
-    "extend": Spec("aten::extend", _p("self", "other"), _fixed(None), True),
-    "pop": Spec("aten::pop", _p("self", idx=-1), _elem),
-    "remove": Spec("aten::remove", _p("self", "el"), _fixed(None), True),
-    "index": Spec("aten::index", _p("self", "el"), _fixed(T.INT)),
-    "count": Spec("aten::count", _p("self", "el"), _fixed(T.INT)),
-    "sort": Spec("aten::sort", _p("self", reverse=False), _fixed(None), True),
-    "reverse": Spec("aten::reverse", _p("self"), _fixed(None), True),
-    "copy": Spec("aten::copy", _p("self"), _first),
-    "clear": Spec("aten::clear", _p("self"), _fixed(None), True),
-}
-
-_DICT_METHODS: Dict[str, Spec] = {
-    "keys": Spec("aten::keys", _p("self"), lambda ts: T.ListType(ts[0].key)),
-    "values": Spec("aten::values", _p("self"), lambda ts: T.ListType(ts[0].value)),
-    "items": Spec("aten::items", _p("self"),
-                  lambda ts: T.ListType(T.TupleType([ts[0].key, ts[0].value]))),
-    "get": Spec("aten::get", _p("self", "key", default=REQUIRED), _dict_value),
-    "pop": Spec("aten::pop", _p("self", "key", default=REQUIRED), _dict_value),
-    "setdefault": Spec("aten::setdefault", _p("self", "key", "default_value"), _dict_value),
-    "update": Spec("aten::update", _p("self", "to_add"), _fixed(None), True),
-    "copy": Spec("aten::copy", _p("self"), _first),
-    "clear": Spec("aten::clear", _p("self"), _fixed(None), True),
-}
-
-_STR_METHODS: Dict[str, Spec] = {
-    **{m: Spec("aten::" + m, _p("self"), _fixed(T.STR))
-       for m in ("upper", "lower", "capitalize", "title", "swapcase")},
-    **{m: Spec("aten::" + m, _p("self"), _fixed(T.BOOL))
-       for m in ("isdigit", "isalpha", "isalnum", "isspace", "islower", "isupper", "istitle",
-                 "isdecimal", "isnumeric", "isidentifier", "isprintable")},
-    **{m: Spec("aten::" + m, _p("self", chars=_WHITESPACE), _fixed(T.STR))
-       for m in ("strip", "lstrip", "rstrip")},
-    "split": Spec("aten::split", _p("self", separator=None, max=-1), _fixed(T.ListType(T.STR))),
-    "join": Spec("aten::join", _p("self", "values"), _fixed(T.STR)),
-    "startswith": Spec("aten::startswith", _p("self", "prefix", start=0, end=-1), _fixed(T.BOOL)),
-    "endswith": Spec("aten::endswith", _p("self", "suffix", start=0, end=-1), _fixed(T.BOOL)),
-    "find": Spec("aten::find", _p("self", "substr", start=0, end=-1), _fixed(T.INT)),
-    "rfind": Spec("aten::rfind", _p("self", "substr", start=0, end=-1), _fixed(T.INT)),
-    "count": Spec("aten::count", _p("self", "substr", start=0, end=-1), _fixed(T.INT)),
-    "replace": Spec("aten::replace", _p("self", "old", "new", max=-1), _fixed(T.STR)),
-    "zfill": Spec("aten::zfill", _p("self", "width"), _fixed(T.STR)),
-}
-
-# -- math ---------------------------------------------------------------------------------
-_MATH_FLOAT = ("sqrt", "exp", "log", "log10", "log1p", "expm1", "sin", "cos", "tan", "asin",
-               "acos", "atan", "sinh", "cosh", "tanh", "asinh", "acosh", "atanh", "erf",
-               "erfc", "fabs", "gamma", "lgamma", "degrees", "radians")
-_MATH: Dict[str, Spec] = {
-    **{f: Spec("aten::" + f, _p("x"), _fixed(T.FLOAT)) for f in _MATH_FLOAT},
-    "floor": Spec("aten::floor", _p("x"), _fixed(T.INT)),
-    "ceil": Spec("aten::ceil", _p("x"), _fixed(T.INT)),
-    "pow": Spec("aten::pow", _p("x", "y"), _fixed(T.FLOAT)),
-    "atan2": Spec("aten::atan2", _p("y", "x"), _fixed(T.FLOAT)),
-    "copysign": Spec("aten::copysign", _p("x", "y"), _fixed(T.FLOAT)),
-    "fmod": Spec("aten::fmod", _p("x", "y"), _fixed(T.FLOAT)),
-    "gcd": Spec("aten::gcd", _p("a", "b"), _fixed(T.INT)),
-    "factorial": Spec("aten::factorial", _p("x"), _fixed(T.INT)),
-    "isnan": Spec("aten::isnan", _p("x"), _fixed(T.BOOL)),
-    "isinf": Spec("aten::isinf", _p("x"), _fixed(T.BOOL)),
-    "isfinite": Spec("aten::isfinite", _p("x"), _fixed(T.BOOL)),
-}
-_MATH_INT_ONLY = {"gcd", "factorial"}
-_MATH_CONSTANTS = {"pi": math.pi, "e": math.e, "tau": math.tau, "inf": math.inf,
-                   "nan": math.nan}
-
+__all__ = ["CallEmitter"]
 
 class CallEmitter:
     """Mixin of the function compiler: name resolution and calls."""
@@ -188,8 +82,8 @@ class CallEmitter:
     def expr_Attribute(self, node: ast.Attribute, env: Env, expected) -> Value:
         module = self._module_of(node.value, env)
         if module is math:
-            if node.attr in _MATH_CONSTANTS:
-                return self.const(_MATH_CONSTANTS[node.attr], node)
+            if node.attr in MATH_CONSTANTS:
+                return self.const(MATH_CONSTANTS[node.attr], node)
             self.src.fail(node, f"math.{node.attr} is not supported as a value")
         if module is not None:
             obj = getattr(module, node.attr, None)
@@ -318,9 +212,9 @@ class CallEmitter:
         t = receiver.type
         if is_tensor(t):
             return self.call_tensor_method(receiver, name, node, env)
-        table = (_LIST_METHODS if isinstance(t, T.ListType) else
-                 _DICT_METHODS if isinstance(t, T.DictType) else
-                 _STR_METHODS if t == T.STR else None)
+        table = (LIST_METHODS if isinstance(t, T.ListType) else
+                 DICT_METHODS if isinstance(t, T.DictType) else
+                 STR_METHODS if t == T.STR else None)
         if t == T.STR and name == "format":
             args = [self.emit_expr(a, env) for a in node.args]
             if node.keywords:
@@ -394,17 +288,17 @@ class CallEmitter:
 
     # -- math --------------------------------------------------------------------------------
     def _call_math(self, name: str, node: ast.Call, env: Env) -> Value:
-        spec = _MATH.get(name)
+        spec = MATH.get(name)
         if spec is None:
             self.src.fail(node.func, f"math.{name} is not supported")
         args = self.bind_args(spec.params, node, env, f"math.{name}()")
         for a in args:
             if a is None:
                 self.src.fail(node, f"math.{name}() is missing an argument")
-            ok = a.type == T.INT if name in _MATH_INT_ONLY else is_number(a.type)
+            ok = a.type == T.INT if name in MATH_INT_ONLY else is_number(a.type)
             if not ok:
                 self.src.fail(node, f"math.{name}() takes "
-                              f"{'int' if name in _MATH_INT_ONLY else 'int or float'} "
+                              f"{'int' if name in MATH_INT_ONLY else 'int or float'} "
                               f"arguments, not {a.type}")
         return self.emit_spec(spec, args, node, f"math.{name}()")
 

@@ -1,8 +1,8 @@
 """The function compiler: a type-annotated Python function in, a pyjit Graph out.
 
 :class:`FunctionCompiler` is assembled from the mixins that each hold one part
-of the language (:mod:`.statements`, :mod:`.expressions`, :mod:`.calls`,
-:mod:`.tensors`) over the node-making :class:`~.builder.GraphBuilder`.  Compiling
+of the language (:mod:`.statements`, :mod:`.loops`, :mod:`.expressions`,
+:mod:`.calls`, :mod:`.tensors`) over the node-making :class:`~.builder.GraphBuilder`.  Compiling
 a function:
 
 1. parse its source (:class:`~.source_map.FunctionSource`);
@@ -29,6 +29,7 @@ from .cleanup import cleanup
 from .environment import RETVAL, Env, Var
 from .operator_check import check_operators
 from .expressions import ExpressionEmitter
+from .loops import LoopEmitter
 from .source_map import FunctionSource
 from .statements import PENDING_RETURN, ImplicitReturn, StatementEmitter
 from .tensors import TensorEmitter
@@ -48,8 +49,8 @@ class CompiledFunction(NamedTuple):
     return_type: T.Type
 
 
-class FunctionCompiler(StatementEmitter, ExpressionEmitter, CallEmitter, TensorEmitter,
-                       GraphBuilder):
+class FunctionCompiler(StatementEmitter, LoopEmitter, ExpressionEmitter, CallEmitter,
+                       TensorEmitter, GraphBuilder):
     """Compiles one Python function.  ``compiling`` holds the functions whose
     compilation is in progress (the callers), to report recursion."""
 
