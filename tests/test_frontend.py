@@ -950,3 +950,29 @@ def test_division_by_zero(tmp_path):
     with pytest.raises(InterpreterError, match="ZeroDivisionError") as info:
         f(1, 0)
     assert "return a // b" in str(info.value)
+
+
+def test_a_missing_operator_is_a_compile_error_at_the_line(tmp_path):
+    """Operators are checked against the registry when the function is decorated
+    (here on a graph with an operator nobody registered)."""
+    from pyjit.frontend.operator_check import check_operators
+    from pyjit.ir import SourceLocation, types
+
+    f = scripted('''
+        def f(x: int) -> int:
+            return x + 1
+    ''', tmp_path)
+    g = f.graph.copy()
+    add = next(n for n in g.nodes() if n.kind == "aten::add")
+    with g.inserting_before(add):
+        n = g.insert_node(g.create("myns::nothing", [add.input(0)]))
+        n.output().set_type(types.INT)
+        n.source_location = SourceLocation(str(tmp_path / "prog.py"), 3, 11)
+    check_operators(f.graph)
+    with pytest.raises(CompileError) as info:
+        check_operators(g)
+    assert error_text(info.value, tmp_path) == (
+        "prog.py:3:11: this operation needs myns::nothing(int), which pyjit's operator library "
+        "does not provide\n"
+        "        return x + 1\n"
+        "               ^")
