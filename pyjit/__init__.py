@@ -20,6 +20,7 @@ from ._backend import HAS_CEXT
 from .code import Code
 from .errors import (CompileError, InterpreterError, JITException, OperatorNotFoundError,
                      ParseError, PyjitError)
+from .frontend import ScriptFunction, script
 from .futures import Future
 from .interpreter import Function, InterpreterState
 from .ir import Graph
@@ -29,7 +30,7 @@ from .registry import register_operator
 __version__ = "0.1.0"
 
 __all__ = [
-    "parse_ir", "Graph", "Code", "InterpreterState", "Function", "Future",
+    "script", "ScriptFunction", "parse_ir", "Graph", "Code", "InterpreterState", "Function", "Future",
     "register_operator", "HAS_CEXT", "ir",
     "PyjitError", "ParseError", "CompileError", "OperatorNotFoundError",
     "InterpreterError", "JITException", "__version__",
