@@ -8,7 +8,17 @@ here is only how it is made fast:
   ``pyjit.validate`` proved well-formed once, so the loop does no bounds checks;
 * registers and the value stack are C arrays of ``PyObject*`` with manual
   reference counting; a NULL register is empty;
-* CALL hands the value stack straight to ``PyObject_Vectorcall`` (no tuple);
+* the columns are packed, once per Program, into one record per instruction
+  (opcode, operand, counts, pointers to its registers), with each input's
+  register and move flag folded into one word: an instruction is one cache line
+  away, not seven;
+* CALL passes its inputs straight from the registers to the operator's C entry
+  point (no tuple, no extra reference for a copied input: the register keeps it
+  alive), and the entry point is chosen once per callback when the Program is
+  built, as CPython's specialising interpreter does for ``CALL``: a builtin with
+  ``METH_FASTCALL`` (``operator.add``) is called through its C function, anything
+  else through its own vectorcall slot, so no call goes through the generic
+  ``PyObject_Vectorcall`` and its result checks;
 * the file runs from cold to hot (Lua's ``lvm.c`` habit): the out-of-line helpers
   that can raise or call back into Python come first, the dispatch loop, which
   holds only the fast paths, last.  An exception from anywhere inside the loop
@@ -16,7 +26,7 @@ here is only how it is made fast:
 """
 
 cimport cython
-from libc.stdint cimport int32_t, uint8_t
+from libc.stdint cimport int32_t, uint8_t, uint16_t, uint32_t
 
 from pyjit import opcodes as _op
 from pyjit.validate import validate_table
@@ -67,6 +77,63 @@ cdef extern from *:
     # in the release build the checks are constant-folded away.
     bint PYJIT_DEBUG
 
+cdef extern from *:
+    """
+    /* How a CALL reaches its operator, decided once per callback when the
+       Program is built.  A builtin whose only calling convention is
+       METH_FASTCALL (operator.add, math.fmod, ...) is called through its C
+       function, exactly as CPython's PRECALL_BUILTIN_FAST does; anything else
+       with a vectorcall slot (Python functions, bound methods, numpy ufuncs,
+       types) through that slot; the rest through PyObject_Vectorcall, which
+       falls back to tp_call.  Either way the callee returns a new reference, or
+       NULL with an exception set (pyjit_call_failed covers a callee that forgets
+       to set one). */
+    typedef PyObject *(*pyjit_fastcall)(PyObject *, PyObject *const *, Py_ssize_t);
+
+    typedef struct {
+        PyObject *callable;     /* borrowed: Program._callbacks owns it */
+        pyjit_fastcall fast;    /* a METH_FASTCALL builtin's C function, or NULL */
+        PyObject *self;         /* its self (the module, for operator.add) */
+        vectorcallfunc vcall;   /* otherwise the callable's vectorcall slot, or NULL */
+    } pyjit_callee;
+
+    static void pyjit_resolve(PyObject *f, pyjit_callee *c) {
+        c->callable = f;
+        c->fast = NULL;
+        c->self = NULL;
+        c->vcall = NULL;
+        if (PyCFunction_CheckExact(f)) {
+            int flags = PyCFunction_GET_FLAGS(f);
+            if ((flags & (METH_VARARGS | METH_FASTCALL | METH_NOARGS | METH_O |
+                          METH_KEYWORDS | METH_METHOD)) == METH_FASTCALL) {
+                c->fast = (pyjit_fastcall)(void (*)(void))PyCFunction_GET_FUNCTION(f);
+                c->self = PyCFunction_GET_SELF(f);
+                return;
+            }
+        }
+        c->vcall = PyVectorcall_Function(f);
+    }
+
+    /* args[-1] must be writable: that is what lets a bound method prepend its
+       self in place instead of copying the arguments. */
+    static inline PyObject *pyjit_call(const pyjit_callee *c, PyObject **args,
+                                       Py_ssize_t n) {
+        if (c->fast)
+            return c->fast(c->self, args, n);
+        if (c->vcall)
+            return c->vcall(c->callable, args,
+                            (size_t)n | PY_VECTORCALL_ARGUMENTS_OFFSET, NULL);
+        return PyObject_Vectorcall(c->callable, args,
+                                   (size_t)n | PY_VECTORCALL_ARGUMENTS_OFFSET, NULL);
+    }
+    """
+    ctypedef struct pyjit_callee:
+        PyObject* callable
+    void pyjit_resolve(PyObject* f, pyjit_callee* c)
+    PyObject* pyjit_call(const pyjit_callee* c, PyObject** args, Py_ssize_t n) noexcept
+
+    PyObject* PyErr_Occurred()
+
 # The opcodes, bound once at import into C globals: the dispatch compares ints,
 # never looks anything up.
 cdef int OP_CALL = _op.CALL
@@ -80,6 +147,12 @@ cdef int OP_JUMP = _op.JUMP
 cdef int OP_JUMPZ = _op.JUMPZ
 cdef int OP_JUMPNZ = _op.JUMPNZ
 cdef int OP_WAIT = _op.WAIT
+# CALL specialised by shape when a Program is built (CPython's habit: a cheap
+# guard, here none at all, plus an action; the generic CALL stays as it is).
+# They live only in Program._code, never in a table: negative, so they cannot
+# clash with an opcode.
+cdef int OP_CALL1 = -1      # one input, one output:   neg, not, len, ufuncs...
+cdef int OP_CALL2 = -2      # two inputs, one output:  add, lt, getitem...
 
 
 cdef const int32_t* _ints(const int32_t[::1] a):
@@ -89,6 +162,27 @@ cdef const int32_t* _ints(const int32_t[::1] a):
 
 cdef const uint8_t* _bytes(const uint8_t[::1] a):
     return &a[0] if a.shape[0] else NULL
+
+
+# An operand as the loop reads it: an input is (register << 1) | move, an output
+# its register.  Registers are int32, so both fit.
+ctypedef uint32_t Word
+
+# The count that does not fit in an Instr's 16 bits: read the table's column.
+cdef enum:
+    BIG = 0xFFFF
+
+# One instruction as the loop reads it: the seven columns of the table gathered
+# into a 16-byte record, and its operands (inputs, then outputs) side by side in
+# one stream.  Size is speed here: the loop streams these through the cache, and
+# a 1,000-instruction graph should cost no more cache lines than the bytecode of
+# a 1,000-line Python function.
+cdef struct Instr:
+    int32_t op
+    int32_t arg       # CALL: an index into the Program's callee table; else as given
+    uint32_t at       # operands[at : at + n_in] the inputs, then n_out output registers
+    uint16_t n_in     # BIG: see the in_size column
+    uint16_t n_out    # BIG: see the out_size column
 
 
 @cython.final
@@ -141,6 +235,9 @@ cdef class Program:
     cdef const uint8_t* _flags
     cdef PyObject** _F
     cdef PyObject** _K
+    cdef Instr* _code           # n records, built from the columns above
+    cdef Word* _operands        # the operands of all instructions, in order
+    cdef pyjit_callee* _callees # one per distinct callable of CALL instructions
 
     # __cinit__, not __init__: it runs exactly once, so a Program cannot be
     # re-initialised under a Frame that holds its pointers.
@@ -167,6 +264,57 @@ cdef class Program:
         self._flags = _bytes(t.bool_data)
         self._F = PySequence_Fast_ITEMS(self._callbacks)
         self._K = PySequence_Fast_ITEMS(self._constants)
+        self._pack()
+
+    def __dealloc__(self):
+        PyMem_Free(self._code)
+        PyMem_Free(self._operands)
+        PyMem_Free(self._callees)
+
+    cdef int _pack(self) except -1:
+        """Build the per-instruction records and resolve how to call each operator.
+
+        Callables are resolved once each, however many instructions call them
+        (the code generator gives every node its own callback slot).
+        """
+        cdef Py_ssize_t i, j, total = 0, pos = 0
+        cdef dict seen = {}
+        for i in range(self._n):
+            total += self._in_size[i] + self._out_size[i]
+        if total > <Py_ssize_t>0xFFFFFFFF:
+            raise MemoryError("instruction table too large")
+        # +1 each: a zero-size PyMem_Calloc may return NULL.
+        self._code = <Instr*>PyMem_Calloc(self._n + 1, sizeof(Instr))
+        self._operands = <Word*>PyMem_Calloc(total + 1, sizeof(Word))
+        self._callees = <pyjit_callee*>PyMem_Calloc(len(self._callbacks) + 1,
+                                                    sizeof(pyjit_callee))
+        if self._code == NULL or self._operands == NULL or self._callees == NULL:
+            raise MemoryError()
+        for i in range(self._n):
+            self._code[i].op = self._op[i]
+            self._code[i].arg = self._arg[i]
+            self._code[i].at = <uint32_t>pos
+            self._code[i].n_in = <uint16_t>min(self._in_size[i], BIG)
+            self._code[i].n_out = <uint16_t>min(self._out_size[i], BIG)
+            for j in range(self._in_size[i]):
+                self._operands[pos] = ((<Word>self._ints[self._in_start[i] + j]) << 1) | \
+                    self._flags[self._flag_start[i] + j]
+                pos += 1
+            for j in range(self._out_size[i]):
+                self._operands[pos] = <Word>self._ints[self._out_start[i] + j]
+                pos += 1
+            if self._op[i] == OP_CALL:
+                key = id(<object>self._F[self._arg[i]])
+                j = seen.get(key, -1)
+                if j < 0:
+                    j = seen[key] = len(seen)
+                    pyjit_resolve(self._F[self._arg[i]], &self._callees[j])
+                self._code[i].arg = <int32_t>j
+                if self._out_size[i] == 1 and self._in_size[i] == 1:
+                    self._code[i].op = OP_CALL1
+                elif self._out_size[i] == 1 and self._in_size[i] == 2:
+                    self._code[i].op = OP_CALL2
+        return 0
 
     @property
     def n_instructions(self):
@@ -196,6 +344,29 @@ cdef class Program:
 
 cdef int _raise_empty(Py_ssize_t reg, Py_ssize_t pc) except -1:
     raise RuntimeError(f"register {reg} read at pc {pc} is empty")
+
+
+cdef int _call_input_empty(PyObject** vs, const Word* words, Py_ssize_t j,
+                           Py_ssize_t pc) except -1:
+    """A CALL found input ``j``'s register empty: release the inputs it had already
+    moved out of their registers (``vs[0:j]``; the copied ones are borrowed),
+    then raise."""
+    cdef Py_ssize_t i
+    cdef PyObject* v
+    for i in range(j):
+        if words[i] & 1:
+            v = vs[i]
+            vs[i] = NULL
+            Py_DECREF(v)
+    return _raise_empty(words[j] >> 1, pc)
+
+
+cdef int _call_failed(Program prog, Py_ssize_t pc) except -1:
+    """CALL's operator returned NULL: raise its exception (set already, normally)."""
+    if PyErr_Occurred() == NULL:
+        raise SystemError(f"{<object>prog._F[prog._arg[pc]]!r} returned NULL without "
+                          f"setting an exception")
+    return -1
 
 
 cdef Py_ssize_t _unpack(PyObject* result, PyObject** dst, Py_ssize_t nout,
@@ -425,16 +596,11 @@ cdef class Frame:
     @cython.cdivision(True)
     cdef object _execute(self, list caller):
         cdef Program prog = self._program
-        cdef const int32_t* op = prog._op
-        cdef const int32_t* in_start = prog._in_start
+        cdef const Instr* code = prog._code
+        cdef const Word* operands = prog._operands
         cdef const int32_t* in_size = prog._in_size
-        cdef const int32_t* flag_start = prog._flag_start
-        cdef const int32_t* out_start = prog._out_start
         cdef const int32_t* out_size = prog._out_size
-        cdef const int32_t* arg = prog._arg
-        cdef const int32_t* ints = prog._ints
-        cdef const uint8_t* flags = prog._flags
-        cdef PyObject** F = prog._F
+        cdef const pyjit_callee* callees = prog._callees
         cdef PyObject** K = prog._K
         cdef PyObject** regs = self._regs
         # vs[-1] is a spare slot of our own: that is what lets CALL pass
@@ -443,115 +609,188 @@ cdef class Frame:
         cdef PyObject** vs = self._stack
         cdef Py_ssize_t n = prog._n
         cdef Py_ssize_t pc = self._pc
-        cdef Py_ssize_t new_pc, sp = 0, k, j
-        cdef const int32_t* regl
-        cdef const uint8_t* movel
+        cdef Py_ssize_t new_pc, sp = 0, k, j, nin, nout
+        cdef Word w
+        cdef const Instr* ins
+        cdef const Word* words
         cdef int opc, truth
         cdef PyObject* v
         cdef PyObject* old
         try:
             while pc < n:
-                opc = op[pc]
-                # Push the inputs; a moved input leaves its register empty.
-                k = in_size[pc]
-                if k:
-                    regl = ints + in_start[pc]
-                    movel = flags + flag_start[pc]
+                ins = code + pc
+                opc = ins.op
+                words = operands + ins.at
+
+                # CALL's arguments are read in place: a copied input is borrowed
+                # (its register holds it through the call, and nothing the callee
+                # can reach writes registers), a moved one leaves its register
+                # empty and is released after the call.  sp stays 0, so an error
+                # never releases a borrowed argument.
+                if opc == OP_CALL2:
+                    w = words[0]
+                    v = regs[w >> 1]
+                    if v == NULL:
+                        _call_input_empty(vs, words, 0, pc)
+                    vs[0] = v
+                    if w & 1:
+                        regs[w >> 1] = NULL
+                    w = words[1]
+                    v = regs[w >> 1]
+                    if v == NULL:
+                        _call_input_empty(vs, words, 1, pc)
+                    vs[1] = v
+                    if w & 1:
+                        regs[w >> 1] = NULL
+                    v = pyjit_call(callees + ins.arg, vs, 2)
+                    if words[0] & 1:
+                        Py_DECREF(vs[0])
+                    if words[1] & 1:
+                        Py_DECREF(vs[1])
+                    if v == NULL:
+                        _call_failed(prog, pc)
+                    j = words[2]
+                    old = regs[j]
+                    regs[j] = v
+                    Py_XDECREF(old)  # after the store: a finaliser sees a sane frame
+                    pc += 1
+                    continue
+                if opc == OP_CALL1:
+                    w = words[0]
+                    v = regs[w >> 1]
+                    if v == NULL:
+                        _call_input_empty(vs, words, 0, pc)
+                    vs[0] = v
+                    if w & 1:
+                        regs[w >> 1] = NULL
+                    v = pyjit_call(callees + ins.arg, vs, 1)
+                    if w & 1:
+                        Py_DECREF(vs[0])
+                    if v == NULL:
+                        _call_failed(prog, pc)
+                    j = words[1]
+                    old = regs[j]
+                    regs[j] = v
+                    Py_XDECREF(old)
+                    pc += 1
+                    continue
+                nin = ins.n_in
+                if nin == BIG:
+                    nin = in_size[pc]
+                k = nin
+                if opc == OP_CALL:
                     for j in range(k):
-                        v = regs[regl[j]]
+                        w = words[j]
+                        v = regs[w >> 1]
                         if v == NULL:
-                            _raise_empty(regl[j], pc)
-                        if movel[j]:
-                            regs[regl[j]] = NULL
+                            _call_input_empty(vs, words, j, pc)
+                        vs[j] = v
+                        if w & 1:
+                            regs[w >> 1] = NULL
+                    v = pyjit_call(callees + ins.arg, vs, k)
+                    for j in range(k):
+                        if words[j] & 1:
+                            Py_DECREF(vs[j])
+                    if v == NULL:
+                        _call_failed(prog, pc)
+                    nout = ins.n_out
+                    if nout == 1:
+                        j = words[nin]
+                        old = regs[j]
+                        regs[j] = v
+                        Py_XDECREF(old)  # after the store: a finaliser sees a sane frame
+                        pc += 1
+                        continue
+                    if nout == 0:
+                        Py_DECREF(v)
+                        pc += 1
+                        continue
+                    if nout == BIG:
+                        nout = out_size[pc]
+                    sp = _unpack(v, vs, nout, prog._arg[pc])
+                    new_pc = pc + 1
+                else:
+                    # Push the inputs; a moved input leaves its register empty.
+                    for j in range(k):
+                        w = words[j]
+                        v = regs[w >> 1]
+                        if v == NULL:
+                            _raise_empty(w >> 1, pc)
+                        if w & 1:
+                            regs[w >> 1] = NULL
                         else:
                             Py_INCREF(v)
                         vs[sp] = v
                         sp += 1
-                if PYJIT_DEBUG:
-                    assert sp <= prog._max_stack, (pc, sp)
-                new_pc = pc + 1
+                    if PYJIT_DEBUG:
+                        assert sp <= prog._max_stack, (pc, sp)
+                    new_pc = pc + 1
 
-                if opc == OP_CALL:
-                    # No carried condition here: the arguments are vs[0:sp].
-                    v = PyObject_Vectorcall(F[arg[pc]], vs, <size_t>sp | PY_VECTORCALL_ARGUMENTS_OFFSET,
-                                            NULL)
-                    while sp:
+                    if opc == OP_CONST:
+                        v = K[ins.arg]
+                        Py_INCREF(v)
+                        vs[sp] = v
+                        sp += 1
+                    elif opc == OP_DROP:
+                        while sp:
+                            sp -= 1
+                            Py_DECREF(vs[sp])
+                    elif opc == OP_ASSIGN:
+                        pass  # the pops below do the parallel move; a condition stays
+                    elif opc == OP_JUMPNZ or opc == OP_JUMPZ:
+                        v = vs[sp - 1]
+                        if v == Py_True_:
+                            truth = 1
+                        elif v == Py_False_:
+                            truth = 0
+                        else:
+                            truth = PyObject_IsTrue(v)
                         sp -= 1
-                        Py_DECREF(vs[sp])
-                    k = out_size[pc]
-                    if k == 1:
-                        vs[0] = v
-                        sp = 1
-                    elif k == 0:
                         Py_DECREF(v)
-                    else:
-                        sp = _unpack(v, vs, k, arg[pc])
-                elif opc == OP_CONST:
-                    v = K[arg[pc]]
-                    Py_INCREF(v)
-                    vs[sp] = v
-                    sp += 1
-                elif opc == OP_DROP:
-                    while sp:
-                        sp -= 1
-                        Py_DECREF(vs[sp])
-                elif opc == OP_ASSIGN:
-                    pass  # the pops below do the parallel move; a condition stays
-                elif opc == OP_JUMPNZ or opc == OP_JUMPZ:
-                    v = vs[sp - 1]
-                    if v == Py_True_:
-                        truth = 1
-                    elif v == Py_False_:
-                        truth = 0
-                    else:
-                        truth = PyObject_IsTrue(v)
-                    sp -= 1
-                    Py_DECREF(v)
-                    if truth == (opc == OP_JUMPNZ):
-                        new_pc = arg[pc]
+                        if truth == (opc == OP_JUMPNZ):
+                            new_pc = ins.arg
+                            if new_pc <= pc:
+                                PyErr_CheckSignals()
+                    elif opc == OP_JUMP:
+                        new_pc = ins.arg
                         if new_pc <= pc:
                             PyErr_CheckSignals()
-                elif opc == OP_JUMP:
-                    new_pc = arg[pc]
-                    if new_pc <= pc:
-                        PyErr_CheckSignals()
-                elif opc == OP_STACKCALL:
-                    new_pc = _stackcall(prog, pc, vs, sp, out_size[pc])
-                    sp = out_size[pc]
-                    if new_pc <= pc:
-                        PyErr_CheckSignals()
-                elif opc == OP_WAIT:
-                    if not _wait(prog, vs):
-                        # Suspend: nothing stays on the stack; a moved future goes
-                        # back to its register, so the resumed WAIT finds it.
+                    elif opc == OP_STACKCALL:
+                        new_pc = _stackcall(prog, pc, vs, sp, out_size[pc])
+                        sp = out_size[pc]
+                        if new_pc <= pc:
+                            PyErr_CheckSignals()
+                    elif opc == OP_WAIT:
+                        if not _wait(prog, vs):
+                            # Suspend: nothing stays on the stack; a moved future goes
+                            # back to its register, so the resumed WAIT finds it.
+                            sp = 0
+                            v = vs[0]
+                            result = <object>v
+                            if words[0] & 1:
+                                regs[words[0] >> 1] = v
+                            else:
+                                Py_DECREF(v)
+                            self._pc = pc
+                            return result
+                    elif opc == OP_LOAD:
+                        _load(caller, vs, out_size[pc])
+                        sp = out_size[pc]
+                    elif opc == OP_STORE:
+                        _store(caller, vs, sp)
                         sp = 0
-                        v = vs[0]
-                        result = <object>v
-                        if flags[flag_start[pc]]:
-                            regs[ints[in_start[pc]]] = v
-                        else:
-                            Py_DECREF(v)
-                        self._pc = pc
-                        return result
-                elif opc == OP_LOAD:
-                    _load(caller, vs, out_size[pc])
-                    sp = out_size[pc]
-                elif opc == OP_STORE:
-                    _store(caller, vs, sp)
-                    sp = 0
 
                 # Pop the outputs into their registers, last first.
-                k = out_size[pc]
-                if k:
-                    regl = ints + out_start[pc]
-                    while k:
-                        k -= 1
-                        sp -= 1
-                        old = regs[regl[k]]
-                        regs[regl[k]] = vs[sp]
-                        Py_XDECREF(old)  # after the store: a finaliser sees a sane frame
+                k = out_size[pc] if ins.n_out == BIG else ins.n_out
+                words += nin  # the output registers
+                while k:
+                    k -= 1
+                    sp -= 1
+                    old = regs[words[k]]
+                    regs[words[k]] = vs[sp]
+                    Py_XDECREF(old)  # after the store: a finaliser sees a sane frame
                 if PYJIT_DEBUG:
-                    assert sp == 0 or (sp == 1 and op[pc] == OP_ASSIGN), (pc, sp)
+                    assert sp == 0 or (sp == 1 and ins.op == OP_ASSIGN), (pc, sp)
                 pc = new_pc
         except:
             self._pc = pc
