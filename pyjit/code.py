@@ -33,6 +33,7 @@ A Code is immutable once built and may be run by any number of
 
 from __future__ import annotations
 
+import sys
 import threading
 from types import MappingProxyType, ModuleType
 from typing import Dict, List, Optional, Sequence
@@ -182,6 +183,16 @@ class _Builder:
         self.arg[cond] = len(self.op)
 
 
+def _nesting_depth(graph: Graph) -> int:
+    """How many blocks deep the graph's deepest node sits (the top block is 0)."""
+    deepest, work = 0, [(graph.block, 0)]
+    while work:
+        block, depth = work.pop()
+        deepest = max(deepest, depth)
+        work.extend((b, depth + 1) for n in block.nodes() for b in n.blocks)
+    return deepest
+
+
 def _column(values: List[int]) -> np.ndarray:
     a = np.array(values, dtype=np.int64)
     if a.size and (a.min() < 0 or a.max() > _INT32_MAX):
@@ -216,11 +227,20 @@ class Code:
             import pyjit.ops  # noqa: F401  (fills the default registry)
             registry = default_registry
         self.n_inputs = len(graph.inputs)
-        pre = preprocess(graph)
+        try:
+            # The passes and the lowering recurse once or twice per block level,
+            # as the seed does; a graph nested deeper than that allows gets a
+            # plain error instead of a half-built Code.
+            pre = preprocess(graph)
+            b = _Builder(pre.move_flags, registry)
+            b.emit_block(pre.graph.block)
+        except RecursionError:
+            raise ValueError(
+                f"the graph nests blocks {_nesting_depth(graph)} levels deep, more than "
+                f"the code generator handles under the recursion limit "
+                f"({sys.getrecursionlimit()}); raise it with sys.setrecursionlimit") from None
         self.graph: Graph = pre.graph
         self.n_outputs: int = pre.n_outputs
-        b = _Builder(pre.move_flags, registry)
-        b.emit_block(pre.graph.block)
         self._names = tuple(b.names)
         self._nodes = tuple(b.nodes)
         self.register_size = b.register_size

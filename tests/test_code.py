@@ -32,6 +32,7 @@ import pytest
 
 from pyjit import opcodes
 from pyjit.code import Code
+from pyjit.interpreter import Function
 from pyjit.errors import OperatorNotFoundError
 from pyjit.ir.parser import parse_ir
 
@@ -745,3 +746,28 @@ def test_corpus_graph_builds(path):
         if code.columns["op"][pc] in (opcodes.JUMP, opcodes.JUMPZ, opcodes.JUMPNZ):
             assert 0 <= code.columns["arg"][pc] <= len(code)
     assert re.fullmatch(r"(?:\s*\d+  .*\n)+", listing)
+
+
+def _nested_ifs(depth: int) -> str:
+    """Graph text with ``depth`` If nodes each nested in the then-block of the last."""
+    lines = ["graph(%x : int):", "  %c : bool = aten::ge(%x, %x)"]
+    for level in range(depth, 0, -1):
+        pad = "  " + "    " * (depth - level)
+        lines += [f"{pad}%r{level} : int = prim::If(%c)", f"{pad}  block0():"]
+    lines.append("  " + "    " * depth + "%y : int = aten::add(%x, %x)")
+    inner = "%y"
+    for level in range(1, depth + 1):
+        pad = "  " + "    " * (depth - level)
+        lines += [f"{pad}    -> ({inner})", f"{pad}  block1():", f"{pad}    -> (%x)"]
+        inner = f"%r{level}"
+    lines.append(f"  return ({inner})")
+    return "\n".join(lines) + "\n"
+
+
+def test_nesting_deeper_than_the_recursion_limit_allows_is_a_plain_error():
+    graph = parse_ir(_nested_ifs(700))
+    with pytest.raises(ValueError, match=r"nests blocks 700 levels deep, more than the code "
+                                         r"generator handles under the recursion limit"):
+        Code(graph)
+    # Moderately deep graphs compile and run.
+    assert Function(parse_ir(_nested_ifs(200)))(3) == 6
