@@ -35,6 +35,7 @@ from .errors import InterpreterError, JITException
 from .futures import Future
 from .ir import Graph
 from .ir.printer import node_header
+from .registry import Registry
 from .workqueue import Executor, default_queue
 
 __all__ = ["InterpreterState", "Function", "located_error", "drive", "fork"]
@@ -309,12 +310,15 @@ class Function:
     """A graph as a Python callable: ``Function(graph)(*args)``.
 
     Returns the graph's single output, or a tuple when it has several (none: None).
+    ``loop`` picks the run loop (the active backend by default); ``registry`` is
+    where the Code looks its operators up (the default registry unless given).
     """
 
     __slots__ = ("code", "_program", "_loop", "_n_inputs", "_n_outputs")
 
-    def __init__(self, graph: Graph, *, loop: Optional[ModuleType] = None) -> None:
-        self.code = Code(graph)
+    def __init__(self, graph: Graph, *, loop: Optional[ModuleType] = None,
+                 registry: Optional[Registry] = None) -> None:
+        self.code = Code(graph, registry=registry)
         self._loop = loop or _default_loop
         self._program = self.code.program(self._loop)
         self._n_inputs = self.code.n_inputs
