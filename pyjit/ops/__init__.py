@@ -16,6 +16,7 @@ TorchScript's semantics (checked against torch 2.13), one module per kind of val
 ``tensor_shapes``     sizes, views, ``cat``/``stack``
 ``tensor_factories``  ``zeros ones full arange tensor``
 ``tensor_format``     ATen's text form of a tensor
+``fork``              ``prim::fork``: start a subgraph's run, return its Future
 ====================  ==========================================================
 
 Overloads are chosen by input types when a Code is built (see

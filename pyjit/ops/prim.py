@@ -1,8 +1,9 @@
 """The ``prim`` operators that are ordinary calls: tuples, casts, raise, print, isinstance.
 
-(``prim::If``, ``Loop``, ``Constant``, ``Load``, ``Store``, ``Drop`` and ``fork`` are
-instructions of the interpreter, not operators; lists and dicts are built in
-:mod:`pyjit.ops.lists` and :mod:`pyjit.ops.dicts`.)
+(``prim::If``, ``Loop``, ``Constant``, ``Load``, ``Store``, ``Drop`` and
+``aten::wait`` are instructions of the interpreter, not operators; ``prim::fork``
+is in :mod:`pyjit.ops.fork`; lists and dicts are built in :mod:`pyjit.ops.lists`
+and :mod:`pyjit.ops.dicts`.)
 
 Most of these are specialised on the node when the Code is built, so the run
 loop does no counting or attribute reading:
