@@ -100,9 +100,13 @@ def run(text: str, *args):
     ("prim::TupleIndex", ("(int, str)", "int"), operator.getitem),
     ("prim::Uninitialized", (), type(None)),
     # wrappers where torch differs from Python
-    ("aten::add", ("int", "int"), scalars.int_add),          # int64 wraps around
+    # int64 wraps around: C code in pyjit._core when it is active, else Python
+    ("aten::add", ("int", "int"), scalars.INT64_OPS["add"]),
+    ("aten::sub", ("int", "int"), scalars.INT64_OPS["sub"]),
+    ("aten::mul", ("int", "int"), scalars.INT64_OPS["mul"]),
+    ("aten::floordiv", ("int", "int"), scalars.INT64_OPS["floordiv"]),
+    ("aten::remainder", ("int", "int"), scalars.INT64_OPS["remainder"]),
     ("aten::div", ("int", "int"), scalars.true_divide),      # 1/0 is inf
-    ("aten::floordiv", ("int", "int"), scalars.int_floordiv),
     ("aten::floordiv", ("float", "float"), scalars.float_floordiv),
     ("aten::remainder", ("float", "int"), scalars.float_remainder),
     ("prim::min", ("float", "float"), scalars.float_min),

@@ -290,18 +290,32 @@ _log = _ieee(math.log, np.log)
 
 # -- arithmetic ------------------------------------------------------------------
 
+def _int64_operators():
+    """The int operators the registry gets: the C versions in ``pyjit._core`` when
+    the compiled core is active (same semantics, no Python frame per call; each
+    falls back to its Python twin here outside its int64 fast path), otherwise
+    the Python functions above."""
+    from .. import _backend
+    python = dict(add=int_add, sub=int_sub, mul=int_mul, floordiv=int_floordiv,
+                  remainder=int_remainder)
+    if not _backend.HAS_CEXT:
+        return python
+    return {name: getattr(_backend.loop, f"int_{name}") for name in python}
+
+
+INT64_OPS = _int64_operators()
+
 # int results wrap around at 64 bits as in C++ (``9223372036854775807 + 1`` is
 # INT64_MIN), so only floats get Python's operators directly.
-for _name, _int_op, _float_op in [("add", int_add, operator.add), ("sub", int_sub, operator.sub),
-                                  ("mul", int_mul, operator.mul)]:
-    R.register(f"aten::{_name}", _int_op, types=["int", "int"])
-    R.register(f"aten::{_name}", _int_op, types=["Scalar", "Scalar"])
+for _name, _float_op in [("add", operator.add), ("sub", operator.sub), ("mul", operator.mul)]:
+    R.register(f"aten::{_name}", INT64_OPS[_name], types=["int", "int"])
+    R.register(f"aten::{_name}", INT64_OPS[_name], types=["Scalar", "Scalar"])
     for _a, _b in _MIXED:
         R.register(f"aten::{_name}", _float_op, types=[_a, _b])
 for _a, _b in _INT_FLOAT_PAIRS + [("Scalar", "Scalar")]:
     R.register("aten::div", true_divide, types=[_a, _b])
-R.register("aten::floordiv", int_floordiv, types=["int", "int"])
-R.register("aten::remainder", int_remainder, types=["int", "int"])
+R.register("aten::floordiv", INT64_OPS["floordiv"], types=["int", "int"])
+R.register("aten::remainder", INT64_OPS["remainder"], types=["int", "int"])
 for _a, _b in _MIXED:
     R.register("aten::floordiv", float_floordiv, types=[_a, _b])
     R.register("aten::remainder", float_remainder, types=[_a, _b])
