@@ -33,6 +33,8 @@ A Code is immutable once built and may be run by any number of
 
 from __future__ import annotations
 
+import copy
+import functools
 import sys
 import threading
 from types import MappingProxyType, ModuleType
@@ -125,11 +127,23 @@ class _Builder:
         ins, outs, flags = node.inputs, node.outputs, self.flags(node)
         if kind == prim.Constant:
             from .ops.constants import constant_value
-            self.constants.append(constant_value(node))
+            value = constant_value(node)
             name = prim.Constant
             if node.attrs:
                 name += "[" + ", ".join(f"{k}={format_attr_value(v)}"
                                         for k, v in node.attrs.items()) + "]"
+            if isinstance(value, (list, dict)):
+                # A mutable constant is copied on every load: a graph that appends
+                # to it must not change what the next run sees.
+                self.callbacks.append(_fresh_copy(value))
+                self.emit(op.CALL, name, node, ins, flags, outs, len(self.callbacks) - 1)
+                return
+            if isinstance(value, np.ndarray):
+                # Shared by every run, as torch shares tensor constants: read-only,
+                # so an operator writing into it fails instead of changing it.
+                value = value.view()
+                value.flags.writeable = False
+            self.constants.append(value)
             self.emit(op.CONST, name, node, ins, flags, outs, len(self.constants) - 1)
         elif kind == prim.Load:
             self.emit(op.LOAD, kind, node, ins, flags, outs)
@@ -181,6 +195,15 @@ class _Builder:
         self.emit(op.JUMPNZ, prim.JumpNZ, node, (), (), (), arg=entry)
         self.alias(node.outputs, body.inputs)
         self.arg[cond] = len(self.op)
+
+
+def _fresh_copy(value):
+    """A callable returning a new copy of a list or dict constant on each call."""
+    flat = all(isinstance(v, (int, float, str, bool, type(None), tuple))
+               for v in (value.values() if isinstance(value, dict) else value))
+    if flat:
+        return value.copy  # a bound C method: no Python frame per load
+    return functools.partial(copy.deepcopy, value)
 
 
 def _nesting_depth(graph: Graph) -> int:

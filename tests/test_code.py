@@ -646,7 +646,9 @@ graph():
 5  4 = prim::Constant[value=[1, 2]]
 6   = prim::Store move(0), move(1), move(2), move(3), move(4)
 """
-    assert code.constants == (-3, 2.5, "hi", None, [1, 2])
+    # The list is not in the constant table: it is copied by a CALL on each load.
+    assert code.constants == (-3, 2.5, "hi", None)
+    assert code.callbacks[0]() == [1, 2]
 
 
 # -- immutability ----------------------------------------------------------------
@@ -771,3 +773,33 @@ def test_nesting_deeper_than_the_recursion_limit_allows_is_a_plain_error():
         Code(graph)
     # Moderately deep graphs compile and run.
     assert Function(parse_ir(_nested_ifs(200)))(3) == 6
+
+
+@pytest.mark.parametrize("backend", ["pure", "compiled"])
+def test_a_mutable_constant_is_fresh_on_every_run(backend):
+    from conftest import import_backend
+    loop = import_backend(backend)
+    g = parse_ir("graph(%x : int):\n"
+                 "  %l : int[] = prim::Constant[value=[1, 2]]()\n"
+                 "  %r : int[] = aten::append(%l, %x)\n"
+                 "  %n : int[][] = prim::Constant[value=[[1], [2]]]()\n"
+                 "  %m : int[] = aten::__getitem__(%n, %x)\n"
+                 "  %s : int[] = aten::append(%m, %x)\n"
+                 "  %t : (int[], int[][]) = prim::TupleConstruct(%r, %n)\n"
+                 "  return (%t)\n")
+    f = Function(g, loop=loop)
+    assert f(1) == ([1, 2, 1], [[1], [2, 1]])
+    assert f(0) == ([1, 2, 0], [[1, 0], [2]])
+    # Still one instruction per constant in the listing.
+    assert "1 = prim::Constant[value=[1, 2]]" in f.code.dump()
+
+
+def test_a_tensor_constant_is_shared_read_only():
+    g = parse_ir("graph():\n"
+                 "  %t : Long(requires_grad=0, device=cpu) = prim::Constant[value={2}]()\n"
+                 "  return (%t)\n")
+    f = Function(g)
+    a, b = f(), f()
+    assert a is b and int(a) == 2
+    with pytest.raises(ValueError, match="read-only"):
+        a[...] = 3
