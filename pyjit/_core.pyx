@@ -173,16 +173,17 @@ cdef enum:
     BIG = 0xFFFF
 
 # One instruction as the loop reads it: the seven columns of the table gathered
-# into a 16-byte record, and its operands (inputs, then outputs) side by side in
-# one stream.  Size is speed here: the loop streams these through the cache, and
-# a 1,000-instruction graph should cost no more cache lines than the bytecode of
-# a 1,000-line Python function.
+# into a 32-byte record that points straight at everything the instruction
+# needs, its operands (inputs, then outputs, side by side in one stream) and, for
+# a CALL, how to call its operator.  The loop then keeps little more than a
+# pointer to the current record in the processor's registers.
 cdef struct Instr:
     int32_t op
-    int32_t arg       # CALL: an index into the Program's callee table; else as given
-    uint32_t at       # operands[at : at + n_in] the inputs, then n_out output registers
-    uint16_t n_in     # BIG: see the in_size column
-    uint16_t n_out    # BIG: see the out_size column
+    int32_t arg                  # the table's operand
+    const Word* words            # the n_in inputs, then the n_out output registers
+    const pyjit_callee* callee   # CALL: how to call F[arg]
+    uint16_t n_in                # BIG: see the in_size column
+    uint16_t n_out               # BIG: see the out_size column
 
 
 @cython.final
@@ -281,8 +282,6 @@ cdef class Program:
         cdef dict seen = {}
         for i in range(self._n):
             total += self._in_size[i] + self._out_size[i]
-        if total > <Py_ssize_t>0xFFFFFFFF:
-            raise MemoryError("instruction table too large")
         # +1 each: a zero-size PyMem_Calloc may return NULL.
         self._code = <Instr*>PyMem_Calloc(self._n + 1, sizeof(Instr))
         self._operands = <Word*>PyMem_Calloc(total + 1, sizeof(Word))
@@ -293,7 +292,7 @@ cdef class Program:
         for i in range(self._n):
             self._code[i].op = self._op[i]
             self._code[i].arg = self._arg[i]
-            self._code[i].at = <uint32_t>pos
+            self._code[i].words = self._operands + pos
             self._code[i].n_in = <uint16_t>min(self._in_size[i], BIG)
             self._code[i].n_out = <uint16_t>min(self._out_size[i], BIG)
             for j in range(self._in_size[i]):
@@ -309,7 +308,7 @@ cdef class Program:
                 if j < 0:
                     j = seen[key] = len(seen)
                     pyjit_resolve(self._F[self._arg[i]], &self._callees[j])
-                self._code[i].arg = <int32_t>j
+                self._code[i].callee = &self._callees[j]
                 if self._out_size[i] == 1 and self._in_size[i] == 1:
                     self._code[i].op = OP_CALL1
                 elif self._out_size[i] == 1 and self._in_size[i] == 2:
@@ -597,30 +596,27 @@ cdef class Frame:
     cdef object _execute(self, list caller):
         cdef Program prog = self._program
         cdef const Instr* code = prog._code
-        cdef const Word* operands = prog._operands
-        cdef const int32_t* in_size = prog._in_size
-        cdef const int32_t* out_size = prog._out_size
-        cdef const pyjit_callee* callees = prog._callees
+        cdef const Instr* end = code + prog._n
+        # The running instruction; its index (the pc) is `ins - code`, worked out
+        # only where it is needed: jumps, errors, suspension.
+        cdef const Instr* ins = code + self._pc
+        cdef const Instr* target
         cdef PyObject** K = prog._K
         cdef PyObject** regs = self._regs
         # vs[-1] is a spare slot of our own: that is what lets CALL pass
         # PY_VECTORCALL_ARGUMENTS_OFFSET, so a bound-method callee can prepend
         # `self` in place instead of copying the arguments.
         cdef PyObject** vs = self._stack
-        cdef Py_ssize_t n = prog._n
-        cdef Py_ssize_t pc = self._pc
-        cdef Py_ssize_t new_pc, sp = 0, k, j, nin, nout
+        cdef Py_ssize_t sp = 0, k, j, nin
         cdef Word w
-        cdef const Instr* ins
         cdef const Word* words
         cdef int opc, truth
         cdef PyObject* v
         cdef PyObject* old
         try:
-            while pc < n:
-                ins = code + pc
+            while ins < end:
                 opc = ins.op
-                words = operands + ins.at
+                words = ins.words
 
                 # CALL's arguments are read in place: a copied input is borrowed
                 # (its register holds it through the call, and nothing the callee
@@ -631,91 +627,101 @@ cdef class Frame:
                     w = words[0]
                     v = regs[w >> 1]
                     if v == NULL:
-                        _call_input_empty(vs, words, 0, pc)
+                        _call_input_empty(vs, words, 0, ins - code)
                     vs[0] = v
                     if w & 1:
                         regs[w >> 1] = NULL
                     w = words[1]
                     v = regs[w >> 1]
                     if v == NULL:
-                        _call_input_empty(vs, words, 1, pc)
+                        _call_input_empty(vs, words, 1, ins - code)
                     vs[1] = v
                     if w & 1:
                         regs[w >> 1] = NULL
-                    v = pyjit_call(callees + ins.arg, vs, 2)
+                    v = pyjit_call(ins.callee, vs, 2)
                     if words[0] & 1:
                         Py_DECREF(vs[0])
                     if words[1] & 1:
                         Py_DECREF(vs[1])
                     if v == NULL:
-                        _call_failed(prog, pc)
+                        _call_failed(prog, ins - code)
                     j = words[2]
                     old = regs[j]
                     regs[j] = v
                     Py_XDECREF(old)  # after the store: a finaliser sees a sane frame
-                    pc += 1
+                    ins += 1
                     continue
                 if opc == OP_CALL1:
                     w = words[0]
                     v = regs[w >> 1]
                     if v == NULL:
-                        _call_input_empty(vs, words, 0, pc)
+                        _call_input_empty(vs, words, 0, ins - code)
                     vs[0] = v
                     if w & 1:
                         regs[w >> 1] = NULL
-                    v = pyjit_call(callees + ins.arg, vs, 1)
+                    v = pyjit_call(ins.callee, vs, 1)
                     if w & 1:
                         Py_DECREF(vs[0])
                     if v == NULL:
-                        _call_failed(prog, pc)
+                        _call_failed(prog, ins - code)
                     j = words[1]
                     old = regs[j]
                     regs[j] = v
                     Py_XDECREF(old)
-                    pc += 1
+                    ins += 1
                     continue
+                if opc == OP_CONST:
+                    # No inputs, one output (the validator saw to it).
+                    v = K[ins.arg]
+                    Py_INCREF(v)
+                    j = words[0]
+                    old = regs[j]
+                    regs[j] = v
+                    Py_XDECREF(old)
+                    ins += 1
+                    continue
+
                 nin = ins.n_in
                 if nin == BIG:
-                    nin = in_size[pc]
-                k = nin
+                    nin = prog._in_size[ins - code]
+                target = ins + 1
                 if opc == OP_CALL:
-                    for j in range(k):
+                    for j in range(nin):
                         w = words[j]
                         v = regs[w >> 1]
                         if v == NULL:
-                            _call_input_empty(vs, words, j, pc)
+                            _call_input_empty(vs, words, j, ins - code)
                         vs[j] = v
                         if w & 1:
                             regs[w >> 1] = NULL
-                    v = pyjit_call(callees + ins.arg, vs, k)
-                    for j in range(k):
+                    v = pyjit_call(ins.callee, vs, nin)
+                    for j in range(nin):
                         if words[j] & 1:
                             Py_DECREF(vs[j])
                     if v == NULL:
-                        _call_failed(prog, pc)
-                    nout = ins.n_out
-                    if nout == 1:
+                        _call_failed(prog, ins - code)
+                    k = ins.n_out
+                    if k == 1:
                         j = words[nin]
                         old = regs[j]
                         regs[j] = v
-                        Py_XDECREF(old)  # after the store: a finaliser sees a sane frame
-                        pc += 1
+                        Py_XDECREF(old)
+                        ins += 1
                         continue
-                    if nout == 0:
+                    if k == 0:
                         Py_DECREF(v)
-                        pc += 1
+                        ins += 1
                         continue
-                    if nout == BIG:
-                        nout = out_size[pc]
-                    sp = _unpack(v, vs, nout, prog._arg[pc])
-                    new_pc = pc + 1
+                    if k == BIG:
+                        k = prog._out_size[ins - code]
+                    sp = _unpack(v, vs, k, ins.arg)
                 else:
                     # Push the inputs; a moved input leaves its register empty.
-                    for j in range(k):
+                    for j in range(nin):
                         w = words[j]
                         v = regs[w >> 1]
                         if v == NULL:
-                            _raise_empty(w >> 1, pc)
+                            _raise_empty(w >> 1, ins - code)
                         if w & 1:
                             regs[w >> 1] = NULL
                         else:
@@ -723,19 +729,9 @@ cdef class Frame:
                         vs[sp] = v
                         sp += 1
                     if PYJIT_DEBUG:
-                        assert sp <= prog._max_stack, (pc, sp)
-                    new_pc = pc + 1
+                        assert sp <= prog._max_stack, (ins - code, sp)
 
-                    if opc == OP_CONST:
-                        v = K[ins.arg]
-                        Py_INCREF(v)
-                        vs[sp] = v
-                        sp += 1
-                    elif opc == OP_DROP:
-                        while sp:
-                            sp -= 1
-                            Py_DECREF(vs[sp])
-                    elif opc == OP_ASSIGN:
+                    if opc == OP_ASSIGN:
                         pass  # the pops below do the parallel move; a condition stays
                     elif opc == OP_JUMPNZ or opc == OP_JUMPZ:
                         v = vs[sp - 1]
@@ -748,17 +744,22 @@ cdef class Frame:
                         sp -= 1
                         Py_DECREF(v)
                         if truth == (opc == OP_JUMPNZ):
-                            new_pc = ins.arg
-                            if new_pc <= pc:
+                            target = code + ins.arg
+                            if target <= ins:
                                 PyErr_CheckSignals()
+                    elif opc == OP_DROP:
+                        while sp:
+                            sp -= 1
+                            Py_DECREF(vs[sp])
                     elif opc == OP_JUMP:
-                        new_pc = ins.arg
-                        if new_pc <= pc:
+                        target = code + ins.arg
+                        if target <= ins:
                             PyErr_CheckSignals()
                     elif opc == OP_STACKCALL:
-                        new_pc = _stackcall(prog, pc, vs, sp, out_size[pc])
-                        sp = out_size[pc]
-                        if new_pc <= pc:
+                        k = prog._out_size[ins - code]
+                        target = code + _stackcall(prog, ins - code, vs, sp, k)
+                        sp = k
+                        if target <= ins:
                             PyErr_CheckSignals()
                     elif opc == OP_WAIT:
                         if not _wait(prog, vs):
@@ -771,18 +772,21 @@ cdef class Frame:
                                 regs[words[0] >> 1] = v
                             else:
                                 Py_DECREF(v)
-                            self._pc = pc
+                            self._pc = ins - code
                             return result
                     elif opc == OP_LOAD:
-                        _load(caller, vs, out_size[pc])
-                        sp = out_size[pc]
+                        k = prog._out_size[ins - code]
+                        _load(caller, vs, k)
+                        sp = k
                     elif opc == OP_STORE:
                         _store(caller, vs, sp)
                         sp = 0
 
                 # Pop the outputs into their registers, last first.
-                k = out_size[pc] if ins.n_out == BIG else ins.n_out
-                words += nin  # the output registers
+                k = ins.n_out
+                if k == BIG:
+                    k = prog._out_size[ins - code]
+                words += nin
                 while k:
                     k -= 1
                     sp -= 1
@@ -790,14 +794,14 @@ cdef class Frame:
                     regs[words[k]] = vs[sp]
                     Py_XDECREF(old)  # after the store: a finaliser sees a sane frame
                 if PYJIT_DEBUG:
-                    assert sp == 0 or (sp == 1 and ins.op == OP_ASSIGN), (pc, sp)
-                pc = new_pc
+                    assert sp == 0 or (sp == 1 and opc == OP_ASSIGN), (ins - code, sp)
+                ins = target
         except:
-            self._pc = pc
+            self._pc = ins - code
             self._failed = True
             self._release(sp)
             raise
-        self._pc = pc
+        self._pc = ins - code
         return None
 
 
