@@ -576,6 +576,7 @@ cdef class Frame:
         finaliser never sees a dangling pointer.
         """
         cdef PyObject* v
+        cdef PyObject** regs = self._regs    # never reallocated: safe across finalisers
         cdef Py_ssize_t i = self._nregs
         while sp:
             sp -= 1
@@ -583,10 +584,18 @@ cdef class Frame:
             self._stack[sp] = NULL
             Py_XDECREF(v)   # NULL: moved into a STACKCALL list
         while i:
+            # After a run most registers are empty already (moved or dropped):
+            # skip them four at a time.  A 1,000-register frame is freed on
+            # every call of a 1,000-node graph.
+            if i >= 4 and (<size_t>regs[i - 1] | <size_t>regs[i - 2] |
+                           <size_t>regs[i - 3] | <size_t>regs[i - 4]) == 0:
+                i -= 4
+                continue
             i -= 1
-            v = self._regs[i]
-            self._regs[i] = NULL
-            Py_XDECREF(v)
+            v = regs[i]
+            if v != NULL:
+                regs[i] = NULL
+                Py_DECREF(v)
 
     # ---- The dispatch loop: fast paths only, ordered by how often they run ----
 

@@ -31,7 +31,7 @@ import tracemalloc
 from dataclasses import dataclass
 from typing import Any, Dict, List, Optional, Sequence, TextIO
 
-from .systems import SYSTEMS, System, build_systems, torch_version
+from .systems import SYSTEMS, System, build_systems, natural_python, torch_version
 from .workloads import WORKLOADS, Workload
 
 __all__ = ["Settings", "QUICK", "FULL", "BenchmarkError", "run_workload", "run", "main",
@@ -92,14 +92,6 @@ class Progress:
         self.width = 0
 
 
-def _same(w: Workload, a: Any, b: Any) -> bool:
-    if w.tensors:
-        import numpy as np
-        return (isinstance(a, np.ndarray) and a.shape == b.shape and a.dtype == b.dtype
-                and bool(np.array_equal(a, b)))
-    return type(a) is type(b) and a == b
-
-
 def _sample(fn, args: tuple, number: int) -> float:
     """Seconds per call, over ``number`` calls, with the collector off."""
     enabled = gc.isenabled()
@@ -137,7 +129,7 @@ def run_workload(w: Workload, settings: Settings, *, systems: Optional[Sequence[
     args = w.make_args()
     say(f"{label}: building the systems")
     built = build_systems(w, systems)
-    reference = _exec_reference(w)(*args)
+    reference = natural_python(w)(*args)
 
     runnable: List[System] = []
     converted: Dict[str, tuple] = {}
@@ -150,7 +142,7 @@ def run_workload(w: Workload, settings: Settings, *, systems: Optional[Sequence[
         t0 = time.perf_counter()
         result = s.convert_result(s.fn(*a))
         first = time.perf_counter() - t0
-        if not _same(w, result, reference):
+        if not w.same(result, reference):
             raise BenchmarkError(f"{w.name}: {s.label} computed {_show(result)}, "
                                  f"natural Python {_show(reference)}")
         del result
@@ -200,11 +192,6 @@ def run_workload(w: Workload, settings: Settings, *, systems: Optional[Sequence[
             "straight_line": w.straight_line, "rounds": rounds, "baseline": base_key,
             "params": dict(w.params), "systems": rows,
             "targets": _targets(w, medians) if base_key == "pyjit" else []}
-
-
-def _exec_reference(w: Workload):
-    from .systems import _exec, _python_namespace
-    return _exec(w.python, w.entry, _python_namespace(w, with_ops=False))
 
 
 def _show(value: Any) -> str:

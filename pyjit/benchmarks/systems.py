@@ -34,7 +34,7 @@ from .codegen import python_code
 from .walker import GraphInterpreter
 from .workloads import Workload
 
-__all__ = ["System", "SYSTEMS", "build_systems", "torch_version"]
+__all__ = ["System", "SYSTEMS", "build_systems", "natural_python", "torch_version"]
 
 #: key -> label, in the order the tables list them.
 SYSTEMS: Dict[str, str] = {
@@ -78,6 +78,12 @@ def _python_namespace(w: Workload, with_ops: bool) -> Dict[str, Any]:
     if with_ops:
         ns.update(operators.TENSOR_OPS if w.tensors else operators.INT_OPS)
     return ns
+
+
+def natural_python(w: Workload) -> Callable:
+    """The workload as natural Python: the reference every system is checked
+    against."""
+    return _exec(w.python, w.entry, _python_namespace(w, with_ops=False))
 
 
 def torch_version() -> Optional[str]:
@@ -130,8 +136,7 @@ def build_systems(w: Workload, keys: Optional[Sequence[str]] = None,
             out.append(System(key, label, Function(graph, loop=_backend.pure(),
                                                    registry=registry)))
         elif key == "python":
-            out.append(System(key, label, _exec(w.python, w.entry,
-                                                _python_namespace(w, with_ops=False))))
+            out.append(System(key, label, natural_python(w)))
         elif key == "python-ops":
             out.append(System(key, label, _exec(w.python_ops, w.entry,
                                                 _python_namespace(w, with_ops=True))))

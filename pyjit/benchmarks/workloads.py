@@ -63,6 +63,15 @@ class Workload:
     def graph(self) -> Graph:
         return parse_ir(self.ir, file=f"<benchmark {self.name}>")
 
+    def same(self, a: Any, b: Any) -> bool:
+        """Whether two results are the same: ints exactly (type included), arrays
+        element for element with the same shape and dtype."""
+        if self.tensors:
+            return (isinstance(a, np.ndarray) and isinstance(b, np.ndarray)
+                    and a.shape == b.shape and a.dtype == b.dtype
+                    and bool(np.array_equal(a, b)))
+        return type(a) is type(b) and a == b
+
 
 # -- fib --------------------------------------------------------------------------
 
