@@ -727,6 +727,37 @@ def scale_steps(x: np.ndarray, n: int) -> np.ndarray:
     return y
 
 
+@case((_X, _W1, 0.1, 3), (_X, _W1, 0.0, 1))
+def gradient_steps(x: np.ndarray, w: np.ndarray, lr: float, n: int) -> np.ndarray:
+    for _ in range(n):
+        grad = x.T @ np.tanh(x @ w)
+        w -= lr * grad
+        w *= 0.5
+        w /= np.max(np.abs(w))
+    return w
+
+
+@case((_X,), (_W1,), (_B2,))
+def leaky_signed_squares(x: np.ndarray) -> np.ndarray:
+    leaky = np.where(x > 0, x, 0.1 * x)
+    return np.sign(x) * np.square(leaky) + np.clip(x, -0.5, 0.5)
+
+
+@case((_X,), (_W2,))
+def min_max_scale(x: np.ndarray) -> np.ndarray:
+    lo = np.amin(x, axis=0)
+    hi = np.amax(x, axis=0, keepdims=True)
+    return np.clip((x - lo) / (hi - lo), 0.1, None).T
+
+
+@case((_X,), (_B1,))
+def hyperbolic_identities(x: np.ndarray) -> np.ndarray:
+    y = x
+    y += 0.5  # in place: x sees it too
+    one = np.square(np.cosh(x)) - np.square(np.sinh(x))
+    return np.transpose(one * np.tan(x)) + np.arctan(y.T) * np.sinh(x).T
+
+
 # -- programs from source text ---------------------------------------------------------------------
 
 def load_function(source: str, directory, name: str = None, module_name: str = "prog"):

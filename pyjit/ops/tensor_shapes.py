@@ -1,13 +1,13 @@
 """Tensor shapes: sizes, views and joins, on numpy arrays, with torch's errors.
 
-Views (``view``, ``t``, ``transpose``, ``permute``, ``squeeze``, ``unsqueeze``,
+Views (``view``, ``t``, ``numpy_T``, ``transpose``, ``permute``, ``squeeze``, ``unsqueeze``,
 ``select``, ``slice``) return numpy views sharing memory, as torch's do; ``reshape``
 copies only when it must.  Dimensions are checked as torch checks them, so an
 out-of-range ``dim`` fails with ``Dimension out of range (expected to be in range of
 [-2, 1], but got 2)`` and a bad ``view`` with ``shape '[4, 4]' is invalid for input
 of size 6``.  ``cat``/``stack`` promote their inputs' dtypes as torch does.
 
-Registered: ``size dim numel len view reshape flatten t transpose permute squeeze
+Registered: ``size dim numel len view reshape flatten t numpy_T transpose permute squeeze
 unsqueeze expand cat stack select slice __getitem__ chunk split``, ``prim::dtype``,
 ``prim::device``.
 """
@@ -205,6 +205,9 @@ R.register("aten::view", view, types=[_T, "int[]"])
 R.register("aten::reshape", reshape, types=[_T, "int[]"])
 R.register("aten::flatten", flatten, types=[_T, "int", "int"])
 R.register("aten::t", t, types=[_T])
+# x.T: the dimensions reversed, as a view; 0-D and 1-D tensors come back as they are.
+# torch (2.13) only warns for other than 2-D, so numpy's transpose is exactly it.
+R.register("aten::numpy_T", np.transpose, types=[_T])
 R.register("aten::transpose", transpose, types=[_T, "int", "int"])
 R.register("aten::permute", permute, types=[_T, "int[]"])
 R.register("aten::squeeze", squeeze, types=[_T])

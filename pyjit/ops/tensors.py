@@ -23,27 +23,46 @@ ufunc's ``dtype``.  Errors keep torch's messages where the corpus meets them
 (``mat1 and mat2 shapes cannot be multiplied (2x3 and 2x3)``, ``a Tensor with 2
 elements cannot be converted to Scalar``...).
 
+In-place operators (``add_ sub_ mul_ div_``, what ``x += y`` on a Tensor compiles
+to) write into ``self`` and return that same array, as torch's do, so aliases see
+the change.  torch computes in the promoted dtype and then casts back into
+``self``, refusing a cast to a lower category (``result type Float can't be cast
+to the desired output type Long`` for ``int_tensor /= 2``) and a broadcast that
+would grow ``self`` (``output with shape [3] doesn't match the broadcast shape [2,
+3]``).  A read-only array (a tensor constant of a Code) cannot be written to: numpy
+raises, which is intended.
+
 Registered: ``add sub`` (with ``alpha``) ``mul div floor_divide remainder pow neg
-abs exp log tanh sigmoid relu sqrt``, comparisons, ``__and__ __or__ __xor__``,
-``matmul mm linear``, ``sum mean`` (all elements or over dims, ``keepdim``,
-``dtype``), ``max min argmax argmin``, ``softmax``, ``Bool Int Float item`` of
-one-element tensors, ``clone contiguous detach``; shapes are in
-:mod:`pyjit.ops.tensor_shapes`, factories in :mod:`pyjit.ops.tensor_factories`.
+abs exp log tanh sigmoid relu sqrt``, trigonometric and hyperbolic functions,
+``sign square``, ``add_ sub_ mul_ div_``, comparisons, ``__and__ __or__
+__xor__``, ``where clamp``, ``matmul mm linear``, ``sum mean`` (all elements or
+over dims, ``keepdim``, ``dtype``), ``max min amax amin argmax argmin``,
+``softmax``, ``Bool Int Float item`` of one-element tensors, ``clone contiguous
+detach``; shapes are in :mod:`pyjit.ops.tensor_shapes`, factories in
+:mod:`pyjit.ops.tensor_factories`.
 """
 
 from __future__ import annotations
 
+import math
 from typing import Any, Callable, Optional
 
 import numpy as np
 
 from ..registry import default_registry as R
 from .dtypes import DEFAULT_FLOAT, INT64, result_type, to_dtype
+from .tensor_shapes import wrap_dim
 
-__all__ = ["binary", "true_divide", "add", "sub", "unary_float", "tensor_sum", "tensor_mean",
-           "mm", "matmul", "linear", "item"]
+__all__ = ["binary", "true_divide", "add", "sub", "inplace", "unary_float", "sign", "square",
+           "where", "clamp", "tensor_sum", "tensor_mean", "amax", "amin", "mm", "matmul",
+           "linear", "item"]
 
 _ndarray = np.ndarray
+
+#: torch's names of its ScalarTypes, as its messages print them.
+_SCALAR_NAMES = {"uint8": "Byte", "int8": "Char", "int16": "Short", "int32": "Int",
+                 "int64": "Long", "float16": "Half", "float32": "Float", "float64": "Double",
+                 "complex64": "ComplexFloat", "complex128": "ComplexDouble", "bool": "Bool"}
 
 
 def as_tensor(x: Any) -> np.ndarray:
@@ -80,11 +99,22 @@ def add(a, b, alpha=1):
     return _add(a, b)
 
 
-def sub(a, b, alpha=1):
-    """``aten::sub(self, other, alpha)``: ``self - alpha * other``."""
-    if a.dtype == np.bool_ and (isinstance(b, bool) or getattr(b, "dtype", None) == np.bool_):
+def _check_sub(a, b) -> None:
+    """torch refuses ``-`` with a bool on either side (a Python bool counts)."""
+    a_bool = a.dtype == np.bool_
+    b_bool = b.dtype == np.bool_ if type(b) is _ndarray else type(b) is bool
+    if a_bool and b_bool:
         raise TypeError("Subtraction, the `-` operator, with two bool tensors is not "
                         "supported. Use the `^` or `logical_xor()` operator instead.")
+    if a_bool or b_bool:
+        raise TypeError("Subtraction, the `-` operator, with a bool tensor is not supported. "
+                        "If you are trying to invert a mask, use the `~` or `logical_not()` "
+                        "operator instead.")
+
+
+def sub(a, b, alpha=1):
+    """``aten::sub(self, other, alpha)``: ``self - alpha * other``."""
+    _check_sub(a, b)
     if alpha != 1:
         b = _mul(b, alpha)
     return _sub(a, b)
@@ -158,6 +188,92 @@ def power(a, b):
         return np.power(a, b, dtype=dt, out=...)
 
 
+# -- in place ----------------------------------------------------------------------
+
+def _shape_list(shape) -> str:
+    return "[" + ", ".join(map(str, shape)) + "]"
+
+
+def _broadcast_shape(a: tuple, b: tuple) -> tuple:
+    """The shape two operands broadcast to, failing as torch's ``infer_size`` does
+    (numpy's message names neither the sizes nor the dimension)."""
+    n = max(len(a), len(b))
+    out = []
+    for i in range(n):
+        da, db = len(a) - n + i, len(b) - n + i
+        sa, sb = a[da] if da >= 0 else 1, b[db] if db >= 0 else 1
+        if sa != sb and sa != 1 and sb != 1:
+            raise ValueError(f"The size of tensor a ({sa}) must match the size of tensor b "
+                             f"({sb}) at non-singleton dimension {i}")
+        out.append(sb if sa == 1 else sa)
+    return tuple(out)
+
+
+def _can_cast(src: np.dtype, dst: np.dtype) -> bool:
+    """``c10::canCast``: anything but a cast to a lower category (float to an
+    integer, an integer to bool).  Narrowing within a category is allowed."""
+    if src.kind == "c" and dst.kind != "c":
+        return False
+    if src.kind == "f" and dst.kind in "biu":
+        return False
+    return not (src.kind != "b" and dst.kind == "b")
+
+
+def inplace(ufunc, true_division: bool = False) -> Callable:
+    """A torch in-place operator (``self op= other``) from a numpy ufunc: compute in
+    torch's result dtype, cast back into ``self`` and return ``self``."""
+    def op(a, b):
+        dt = result_type(a, b)
+        if true_division and dt.kind in "biu":
+            dt = DEFAULT_FLOAT
+        if dt != a.dtype and not _can_cast(dt, a.dtype):
+            raise TypeError(f"result type {_SCALAR_NAMES[dt.name]} can't be cast to the "
+                            f"desired output type {_SCALAR_NAMES[a.dtype.name]}")
+        if type(b) is _ndarray:
+            if b.shape != a.shape and _broadcast_shape(a.shape, b.shape) != a.shape:
+                raise ValueError(f"output with shape {_shape_list(a.shape)} doesn't match "
+                                 f"the broadcast shape "
+                                 f"{_shape_list(_broadcast_shape(a.shape, b.shape))}")
+        elif type(b) is int and dt.kind in "iu" and dt != INT64:
+            # torch casts the number into the computation dtype, wrapping around
+            # (uint8 += 300 adds 44); numpy would refuse the out-of-range int.
+            b = np.array(b, dtype=INT64).astype(dt)
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            return ufunc(a, b, out=a, dtype=dt, casting="unsafe")
+    op.__name__ = ufunc.__name__ + "_"
+    op.__doc__ = f"``numpy.{ufunc.__name__}`` into ``self``, with torch's casting rules."
+    return op
+
+
+_iadd, _imul = inplace(np.add), inplace(np.multiply)
+_isub_unchecked, _idiv = inplace(np.subtract), inplace(np.true_divide, true_division=True)
+
+
+def _isub(a, b):
+    _check_sub(a, b)
+    return _isub_unchecked(a, b)
+
+
+def _alpha_checked(a, b, alpha):
+    """``alpha * other`` for ``add_``/``sub_``: an integral ``self`` refuses a float
+    ``alpha``."""
+    if a.dtype.kind in "biu" and isinstance(alpha, float):
+        raise TypeError("For integral input tensors, argument alpha must not be a floating "
+                        "point number.")
+    return _mul(b, alpha)
+
+
+def add_(a, b, alpha=1):
+    """``aten::add_(self, other, alpha)``: ``self += alpha * other``; returns ``self``."""
+    return _iadd(a, _alpha_checked(a, b, alpha) if alpha != 1 else b)
+
+
+def sub_(a, b, alpha=1):
+    """``aten::sub_(self, other, alpha)``: ``self -= alpha * other``; returns ``self``."""
+    _check_sub(a, b)
+    return _isub_unchecked(a, _alpha_checked(a, b, alpha) if alpha != 1 else b)
+
+
 def unary_float(ufunc) -> Callable:
     """A float-valued torch function: integer and bool tensors compute in float32."""
     def op(a):
@@ -198,6 +314,77 @@ def absolute(a):
     return np.absolute(a, out=...)
 
 
+def sign(a):
+    """``aten::sign``: keeps the dtype; unlike ``numpy.sign``, NaN gives 0 and -0.0
+    gives 0.0, and a bool tensor is its own sign."""
+    if a.dtype.kind in "iu":
+        return np.sign(a, out=...)
+    if a.dtype == np.bool_:
+        return a.copy()
+    return np.subtract(a > 0, a < 0, dtype=a.dtype, out=...)
+
+
+def square(a):
+    """``aten::square``: ``pow(self, 2)``, so a bool tensor squares to int64."""
+    if a.dtype == np.bool_:
+        return np.square(a, dtype=INT64, out=...)
+    return np.square(a, out=...)
+
+
+def where(cond, a, b):
+    """``aten::where(condition, self, other)``: the condition must be bool (uint8 is
+    still accepted, deprecated); the result has torch's promoted dtype."""
+    if cond.dtype != np.bool_ and cond.dtype != np.uint8:
+        raise TypeError(f"where expected condition to be a boolean tensor, but got a tensor "
+                        f"with dtype {_SCALAR_NAMES[cond.dtype.name]}")
+    dt = result_type(a, b)
+    return np.where(cond, _as_dtype(a, dt), _as_dtype(b, dt))
+
+
+def _as_dtype(x, dt: np.dtype):
+    """An operand converted to ``dt`` before numpy combines it (numpy would promote
+    int64 with float32 to float64)."""
+    if type(x) is _ndarray:
+        return x if x.dtype == dt else x.astype(dt)
+    return np.array(x, dtype=dt)
+
+
+#: The C++ type names torch's ``checked_convert`` prints.
+_C_TYPES = {"uint8": "uint8_t", "int8": "int8_t", "int16": "int16_t", "int32": "int",
+            "int64": "int64_t", "float16": "c10::Half", "float32": "float", "float64": "double"}
+
+
+def _checked_bound(x, dt: np.dtype):
+    """A clamp bound in ``dt``; like torch, a bound ``dt`` cannot hold is an error,
+    not a wrap-around (infinities and NaN convert to any float type)."""
+    if dt.kind in "iu":
+        info = np.iinfo(dt)
+        ok = info.min <= x <= info.max
+    else:
+        ok = not math.isfinite(x) or abs(x) <= float(np.finfo(dt).max)
+    if not ok:
+        raise OverflowError(f"value cannot be converted to type {_C_TYPES[dt.name]} "
+                            f"without overflow")
+    return dt.type(x)
+
+
+def clamp(a, lo=None, hi=None):
+    """``aten::clamp(self, min, max)``: ``min(max(self, min), max)``, in torch's
+    promoted dtype (``clamp(int_tensor, 0.5, 2)`` is float32).  With ``min >
+    max`` every element becomes ``max``; a NaN element or bound gives NaN."""
+    if lo is None and hi is None:
+        raise ValueError("torch.clamp: At least one of 'min' or 'max' must not be None")
+    dt = result_type(a, *[x for x in (lo, hi) if x is not None])
+    if dt == np.bool_:
+        raise TypeError('"clamp_scalar_cpu" not implemented for \'Bool\'')
+    out = a if a.dtype == dt else a.astype(dt)
+    if lo is not None:
+        out = np.maximum(out, _checked_bound(lo, dt), out=...)
+    if hi is not None:
+        out = np.minimum(out, _checked_bound(hi, dt), out=...)
+    return out
+
+
 # -- reductions -------------------------------------------------------------------
 
 def _dims(dim) -> Any:
@@ -227,11 +414,8 @@ def tensor_sum(a, *args):
 def _mean_dtype(a: np.ndarray, dtype) -> np.dtype:
     dt = to_dtype(dtype) if dtype is not None else a.dtype
     if dt.kind not in "fc":
-        names = {"int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char",
-                 "uint8": "Byte", "bool": "Bool"}
         raise TypeError("mean(): could not infer output dtype. Input dtype must be either "
-                        "a floating point or complex dtype. Got: "
-                        f"{names.get(dt.name, dt.name)}")
+                        f"a floating point or complex dtype. Got: {_SCALAR_NAMES[dt.name]}")
     return dt
 
 
@@ -242,6 +426,37 @@ def tensor_mean(a, *args):
     dim, keepdim, dtype = (list(args) + [None])[:3]
     return as_tensor(np.mean(a, axis=_dims(dim), keepdims=bool(keepdim),
                              dtype=_mean_dtype(a, dtype)))
+
+
+def _reduce_dims(name: str, a: np.ndarray, dim) -> Optional[tuple]:
+    """torch's ``int[] dim`` of ``amax``/``amin`` as numpy's ``axis`` (None: all),
+    checked as torch checks it: in range, no repeats, no empty dimension."""
+    dims = tuple(wrap_dim(d, a.ndim) for d in dim)
+    seen = set()
+    for d in dims:
+        if d in seen:
+            raise ValueError(f"dim {d} appears multiple times in the list of dims")
+        seen.add(d)
+    if a.size == 0:
+        if not dims:
+            raise ValueError(f"{name}(): Expected reduction dim to be specified for "
+                             "input.numel() == 0. Specify the reduction dim with the 'dim' "
+                             "argument.")
+        for d in dims:
+            if a.ndim and a.shape[d] == 0:
+                raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
+    return dims if dims and a.ndim else None
+
+
+def amax(a, dim=(), keepdim: bool = False):
+    """``aten::amax(self, dim, keepdim)``: the maximum over ``dim`` (all
+    dimensions when it is empty), in the input's dtype; NaN propagates."""
+    return as_tensor(np.max(a, axis=_reduce_dims("amax", a, dim), keepdims=keepdim))
+
+
+def amin(a, dim=(), keepdim: bool = False):
+    """``aten::amin(self, dim, keepdim)``; see :func:`amax`."""
+    return as_tensor(np.min(a, axis=_reduce_dims("amin", a, dim), keepdims=keepdim))
 
 
 def _reduce_with_indices(values_fn, index_fn):
@@ -358,11 +573,17 @@ R.register("aten::add", factory=_alpha_factory(_add, add), types=[_T, _T, _N])
 R.register("aten::add", factory=_alpha_factory(_add, add), types=[_T, _N, _N])
 R.register("aten::add", _add, types=[_T, _T])
 R.register("aten::add", _add, types=[_T, _N])
-R.register("aten::add_", factory=_alpha_factory(_add, add), types=[_T, _T, _N])
 R.register("aten::sub", factory=_alpha_factory(sub, sub), types=[_T, _T, _N])
 R.register("aten::sub", factory=_alpha_factory(sub, sub), types=[_T, _N, _N])
 R.register("aten::sub", sub, types=[_T, _T])
 R.register("aten::sub", sub, types=[_T, _N])
+for _t in (_T, _N):
+    R.register("aten::add_", factory=_alpha_factory(_iadd, add_), types=[_T, _t, _N])
+    R.register("aten::add_", _iadd, types=[_T, _t])
+    R.register("aten::sub_", factory=_alpha_factory(_isub, sub_), types=[_T, _t, _N])
+    R.register("aten::sub_", _isub, types=[_T, _t])
+    R.register("aten::mul_", _imul, types=[_T, _t])
+    R.register("aten::div_", _idiv, types=[_T, _t])
 R.register("aten::rsub", rsub, types=[_T, _T, _N])
 R.register("aten::rsub", rsub, types=[_T, _N, _N])
 for _t in (_T, _N):
@@ -387,10 +608,16 @@ R.register("aten::neg", neg, types=[_T])
 R.register("aten::abs", absolute, types=[_T])
 R.register("prim::abs", absolute, types=[_T])
 R.register("aten::relu", relu, types=[_T])
+R.register("aten::sign", sign, types=[_T])
+R.register("aten::square", square, types=[_T])
+for _c, _o in [(_T, _T), (_T, _N), (_N, _T), (_N, _N)]:
+    R.register("aten::where", where, types=[_T, _c, _o])
+R.register("aten::clamp", clamp, types=[_T, "Scalar?", "Scalar?"])
 R.register("aten::__not__", np.logical_not, types=[_T])
 R.register("aten::logical_not", lambda a: np.logical_not(a, out=...), types=[_T])
 for _name, _ufunc in [("exp", np.exp), ("log", np.log), ("tanh", np.tanh),
-                      ("sqrt", np.sqrt), ("sin", np.sin), ("cos", np.cos),
+                      ("sqrt", np.sqrt), ("sin", np.sin), ("cos", np.cos), ("tan", np.tan),
+                      ("atan", np.arctan), ("sinh", np.sinh), ("cosh", np.cosh),
                       ("log2", np.log2), ("log10", np.log10), ("log1p", np.log1p),
                       ("expm1", np.expm1), ("rsqrt", lambda a, **kw: 1 / np.sqrt(a, **kw)),
                       ("sigmoid", _sigmoid), ("reciprocal", np.reciprocal)]:
@@ -417,6 +644,8 @@ R.register("aten::max", _reduce_with_indices(np.max, np.argmax), types=[_T, "int
 R.register("aten::min", _reduce_with_indices(np.min, np.argmin), types=[_T, "int", "bool"])
 R.register("aten::max", binary(np.maximum), types=[_T, _T])
 R.register("aten::min", binary(np.minimum), types=[_T, _T])
+R.register("aten::amax", amax, types=[_T, "int[]", "bool"])
+R.register("aten::amin", amin, types=[_T, "int[]", "bool"])
 R.register("aten::argmax", _arg_reduce(np.argmax), types=[_T, "int?", "bool"])
 R.register("aten::argmin", _arg_reduce(np.argmin), types=[_T, "int?", "bool"])
 R.register("aten::softmax", _softmax(False), types=[_T, "int", "int?"])
