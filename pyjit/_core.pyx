@@ -483,7 +483,7 @@ cdef class Frame:
     cdef Program _program
     cdef Py_ssize_t _nregs      # a copy: __dealloc__ and the GC need no Program
     cdef PyObject** _regs       # _nregs slots, NULL = empty
-    cdef PyObject** _stack_mem  # max_stack + 1 slots
+    cdef PyObject** _stack_mem  # 1 + max_stack + nregs slots: the block below
     cdef PyObject** _stack      # _stack_mem + 1 (see _execute's CALL)
     cdef Py_ssize_t _pc
     cdef bint _failed
@@ -494,18 +494,18 @@ cdef class Frame:
             raise TypeError(f"Frame() expects a Program, got {type(program).__name__}")
         self._program = <Program>program
         self._nregs = self._program._register_size
-        # +1: calloc(0) may return NULL, which would read as out of memory.
-        self._regs = <PyObject**>PyMem_Calloc(self._nregs + 1, sizeof(PyObject*))
-        self._stack_mem = <PyObject**>PyMem_Calloc(self._program._max_stack + 1,
-                                                   sizeof(PyObject*))
-        if self._regs == NULL or self._stack_mem == NULL:
+        # One block: the value stack (with its spare slot in front), then the
+        # registers.  Never empty, so calloc cannot return NULL for size 0.
+        self._stack_mem = <PyObject**>PyMem_Calloc(
+            self._program._max_stack + 1 + self._nregs, sizeof(PyObject*))
+        if self._stack_mem == NULL:
             raise MemoryError()
         self._stack = self._stack_mem + 1
+        self._regs = self._stack + self._program._max_stack
 
     def __dealloc__(self):
-        if self._regs != NULL:
+        if self._stack_mem != NULL:
             self._release(0)
-        PyMem_Free(self._regs)
         PyMem_Free(self._stack_mem)
 
     @property
