@@ -101,13 +101,20 @@ class Recorder:
 
 
 REQUEST = contextvars.ContextVar("request", default="unset")
-_made: list = []   # weakrefs to every Obj made by async_tests::make
+# (id of the x it was made for, weakref) for every Obj made by async_tests::make.
+# Keyed by x: a fork left running by an earlier test may still be making objects.
+_made: list = []
 
 
 def _make(i, x=None):
     o = Obj(i)
-    _made.append(weakref.ref(o))
+    _made.append((id(x), weakref.ref(o)))
     return o
+
+
+def _made_for(box):
+    """Weakrefs to the objects made for ``box[0]``."""
+    return [r for owner, r in _made if owner == id(box[0])]
 
 
 register_operator("async_tests::later", lambda x, delay: later(x, delay))
@@ -846,7 +853,7 @@ def _refs(box):
 
 def _released(box, refs_before):
     gc.collect()
-    return all(r() is None for r in _made) and _refs(box) == refs_before
+    return all(r() is None for r in _made_for(box)) and _refs(box) == refs_before
 
 
 def test_wait_inside_a_loop_body_releases_every_value(loop):
@@ -856,7 +863,7 @@ def test_wait_inside_a_loop_body_releases_every_value(loop):
     _made.clear()
     out = InterpreterState(code, loop=loop).run_async([8, x[0]])
     assert out.wait(TIMEOUT) == sum(range(8))
-    assert len(_made) == 8
+    assert len(_made_for(x)) == 8
     assert eventually(lambda: _released(x, refs))
     _made.clear()
     assert run_blocking(InterpreterState(code, loop=loop), [5, x[0]]) == [10]
@@ -872,7 +879,7 @@ def test_wait_inside_an_if_branch_releases_every_value(loop, cond, expect):
     refs = _refs(x)
     _made.clear()
     assert InterpreterState(code, loop=loop).run_async([cond, x[0]]).wait(TIMEOUT) == expect
-    assert eventually(lambda: len(_made) == 1)
+    assert eventually(lambda: len(_made_for(x)) == 1)
     assert eventually(lambda: _released(x, refs))
     assert run_blocking(InterpreterState(code, loop=loop), [cond, x[0]]) == [expect]
     assert eventually(lambda: _released(x, refs))
