@@ -16,23 +16,25 @@ fx has no control flow; this generator prints ``prim::Loop`` and ``prim::If``
 as Python loops and conditionals, the way torch's own Python printer does:
 a Loop whose conditions are the constant ``True`` is ``for i in range(n):``, a
 Loop with the maximum trip count ``INT64_MAX`` is ``while cond:``, anything else
-keeps both tests.  For the fib graph::
+keeps both tests.  For the fib workload's graph
+(:func:`pyjit.benchmarks.workloads.fib`)::
 
     def forward(n):
-        v7 = True
+        true = True
         a_1 = 0
         b_1 = 1
         m = 1000003
-        a_9, b_11 = a_1, b_1;  a_1 = None;  b_1 = None
-        for v8 in range(n):
-            b_7 = add(a_9, b_11)
-            b_12 = remainder(b_7, m);  b_7 = None
-            a_9, b_11 = b_11, b_12
-        a, b = a_9, b_11;  b = None
+        a_2, b_2 = a_1, b_1
+        for i in range(n):
+            s = add(a_2, b_2)
+            b_3 = remainder(s, m);  s = None
+            a_2, b_2 = b_2, b_3
+        a, b = a_2, b_2
+        n = None;  true = None;  a_1 = None;  b_1 = None;  m = None;  b = None
         return a
 
-(the benchmark's own graph; names are the graph's debug names made into
-identifiers).  The package keeps this generator, rather than ``bench/``, so that
+Names are the graph's debug names made into identifiers.  The package keeps this
+generator, rather than ``bench/``, so that
 ``pyjit bench`` can use it from an installed pyjit.
 """
 
@@ -64,14 +66,14 @@ class GeneratedPython(NamedTuple):
     fn: Callable
 
 
-def _used_inside(block: Block, out: Set[Value]) -> None:
+def _used_inside(block: Block, out: Dict[Value, None]) -> None:
     """Every value read anywhere in ``block`` (its nodes' inputs, recursively, and
-    its outputs)."""
+    its outputs), added to the ordered set ``out``."""
     for node in block.nodes():
-        out.update(node.inputs)
+        out.update(dict.fromkeys(node.inputs))
         for sub in node.blocks:
             _used_inside(sub, out)
-    out.update(block.outputs)
+    out.update(dict.fromkeys(block.outputs))
 
 
 def last_uses(block: Block, owned: Sequence[Value] = ()) -> Dict[Node, List[Value]]:
@@ -82,28 +84,27 @@ def last_uses(block: Block, owned: Sequence[Value] = ()) -> Dict[Node, List[Valu
     block counts as a use by the node that holds the block, so a value read by a
     loop body is kept until the whole loop is done.  The block's own outputs are
     never listed (they are read after the last node); a value with no use at all
-    is listed at the node that makes it.  This is ``torch.fx``'s
-    ``user_to_last_uses`` for blocks.
+    is listed at the node that makes it, and an unused ``owned`` value at the
+    block's param node.  Each list is in the order the values were defined.
+    This is ``torch.fx``'s ``user_to_last_uses`` for blocks.
     """
-    mine: Set[Value] = set(owned)
-    last: Dict[Value, Node] = {}
+    order: Dict[Value, int] = {v: i for i, v in enumerate(owned)}
+    last: Dict[Value, Node] = {v: block.param_node for v in owned}
     for node in block.nodes():
-        used: Set[Value] = set(node.inputs)
+        used: Dict[Value, None] = dict.fromkeys(node.inputs)
         for sub in node.blocks:
             _used_inside(sub, used)
         for v in used:
-            if v in mine:
+            if v in order:
                 last[v] = node
         for v in node.outputs:
-            mine.add(v)
+            order[v] = len(order)
             last[v] = node  # moved on by a later use, if there is one
-    for v in owned:
-        last.setdefault(v, block.param_node)
     keep = set(block.outputs)
     result: Dict[Node, List[Value]] = {}
-    for v, node in last.items():
+    for v in sorted(last, key=order.__getitem__):
         if v not in keep:
-            result.setdefault(node, []).append(v)
+            result.setdefault(last[v], []).append(v)
     return result
 
 
