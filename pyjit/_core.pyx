@@ -804,6 +804,25 @@ cdef class Frame:
                     Py_XDECREF(old)  # after the store: a finaliser sees a sane frame
                 if PYJIT_DEBUG:
                     assert sp == 0 or (sp == 1 and opc == OP_ASSIGN), (ins - code, sp)
+                if sp:
+                    # A Loop's ASSIGN left its condition: the JUMPZ/JUMPNZ that
+                    # takes it comes next (the validator saw to it), so run it
+                    # here rather than through another dispatch.
+                    ins += 1
+                    v = vs[0]
+                    if v == Py_True_:
+                        truth = 1
+                    elif v == Py_False_:
+                        truth = 0
+                    else:
+                        truth = PyObject_IsTrue(v)
+                    sp = 0
+                    Py_DECREF(v)
+                    target = ins + 1
+                    if truth == (ins.op == OP_JUMPNZ):
+                        target = code + ins.arg
+                        if target <= ins:
+                            PyErr_CheckSignals()
                 ins = target
         except:
             self._pc = ins - code
