@@ -329,7 +329,20 @@ class Function:
             raise TypeError(f"graph takes {self._n_inputs} argument(s) but {len(args)} "
                             "were given")
         stack = list(args)
-        drive(self.code, self._loop.Frame(self._program), stack, loop=self._loop)
+        frame = self._loop.Frame(self._program)
+        if (_current_run.get() or _OUTSIDE).loop is self._loop:
+            # drive()'s common case inlined, since for a small graph the call
+            # costs as much as the run: the run settings are this loop's
+            # already, so there is nothing to set.  A run that suspends on a
+            # future goes on in drive(), which waits for it.
+            try:
+                pending = frame.run(stack)
+            except Exception as exc:
+                raise located_error(self.code, frame.pc, exc) from exc
+            if pending is not None:
+                drive(self.code, frame, stack, loop=self._loop)
+        else:
+            drive(self.code, frame, stack, loop=self._loop)
         if self._n_outputs == 1:
             return stack[0]
         return tuple(stack) if self._n_outputs else None
