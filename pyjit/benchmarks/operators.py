@@ -9,13 +9,16 @@ name.  They are the C functions themselves (``operator.add``, ``numpy.add``),
 which is also what pyjit's library registers wherever Python already has
 TorchScript's semantics.
 
-One difference from the library: pyjit's ``aten::add(int, int)`` is a small
-Python wrapper that wraps around at 64 bits as C++ does (``pyjit.ops.scalars``);
-here it is ``operator.add``.  The values in these workloads never leave int64
-(fib is reduced modulo 1000003, collatz(27) peaks at 9232, the chain ends at a
-few thousand), so the results are the same and what is timed is the
-interpreter, as issue 3 defines its measurement ("the operator callback being
-``operator.add``").
+One difference from the library: pyjit's ``aten::add(int, int)`` (and ``sub``,
+``mul``, ``floordiv``, ``remainder``) wraps around at 64 bits as C++ does, so the
+library registers its own functions for them (``pyjit.ops.scalars``, in C when
+the core is built); here they are ``operator.add`` and friends.  The values in
+these workloads never leave int64 (fib is reduced modulo 1000003, collatz(27)
+peaks at 9232, the chain ends at a few thousand), so the results are the same,
+and what is timed is the interpreter, as issue 3 defines its measurement ("the
+operator callback being ``operator.add``").  Likewise the library's tensor
+arithmetic applies torch's type promotion around numpy; here the float64 arrays
+go straight to the ufuncs.
 """
 
 from __future__ import annotations

@@ -146,8 +146,9 @@ def run_workload(w: Workload, settings: Settings, *, systems: Optional[Sequence[
             raise BenchmarkError(f"{w.name}: {s.label} computed {_show(result)}, "
                                  f"natural Python {_show(reference)}")
         del result
-        # A second call, warm, to size the samples (the first may compile).
-        per_call[s.key] = min(first, _sample(s.fn, a, 1))
+        # A second call, warm, sizes the samples (the first may compile); a call
+        # that is a sample by itself already needs no second one.
+        per_call[s.key] = first if first >= settings.sample_s else min(first, _sample(s.fn, a, 1))
         converted[s.key] = a
         runnable.append(s)
 
