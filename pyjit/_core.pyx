@@ -8,10 +8,11 @@ here is only how it is made fast:
   ``pyjit.validate`` proved well-formed once, so the loop does no bounds checks;
 * registers and the value stack are C arrays of ``PyObject*`` with manual
   reference counting; a NULL register is empty;
-* the columns are packed, once per Program, into one record per instruction
-  (opcode, operand, counts, pointers to its registers), with each input's
-  register and move flag folded into one word: an instruction is one cache line
-  away, not seven;
+* the columns are packed, once per Program, into one 32-byte record per
+  instruction (opcode, operand, counts, a pointer to its operands and, for a
+  CALL, one to how its operator is called), with each input's register and move
+  flag folded into one word; the loop walks a pointer to the current record, so
+  the C compiler can keep its few live values in machine registers;
 * CALL passes its inputs straight from the registers to the operator's C entry
   point (no tuple, no extra reference for a copied input: the register keeps it
   alive), and the entry point is chosen once per callback when the Program is
@@ -19,6 +20,10 @@ here is only how it is made fast:
   ``METH_FASTCALL`` (``operator.add``) is called through its C function, anything
   else through its own vectorcall slot, so no call goes through the generic
   ``PyObject_Vectorcall`` and its result checks;
+* the common shapes have fast paths ahead of the generic one: CALL with one or
+  two inputs and one output, CONST, and a Loop's ASSIGN, which runs the
+  conditional jump that follows it (the validator guarantees it is there)
+  without a second dispatch;
 * the file runs from cold to hot (Lua's ``lvm.c`` habit): the out-of-line helpers
   that can raise or call back into Python come first, the dispatch loop, which
   holds only the fast paths, last.  An exception from anywhere inside the loop
