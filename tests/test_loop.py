@@ -884,3 +884,24 @@ def test_backends_agree_on_random_tables(backends, program):
     code, stack = program
     pure, core = backends
     assert _outcome(pure, code, stack) == _outcome(core, code, stack)
+
+
+# ---- Very wide instructions --------------------------------------------------------
+
+def test_instructions_wider_than_the_packed_operand_count(loop):
+    """More than 65,535 operands on one instruction: the compiled loop's records
+    count operands in 16 bits and take a slower path past that; both loops agree."""
+    n = 70_000
+    regs = list(range(n))
+    moved = list(range(n, 2 * n))
+    frame, out, res = run(loop, [
+        ("LOAD", [], [], regs),
+        ("ASSIGN", regs, [1] * n, moved),                          # a wide parallel move
+        ("CALL", moved, [0] * n, [2 * n], 0),                      # a wide call, copies
+        ("CALL", [2 * n], [1], moved[:3], 1),                      # several outputs
+        ("STORE", moved[:3] + [moved[-1]], [1, 1, 1, 0], []),
+        ("DROP", moved[3:], [1] * (n - 3), []),
+    ], list(range(n)), callbacks=(lambda *a: sum(a), lambda s: (s, s + 1, s + 2)))
+    total = n * (n - 1) // 2
+    assert res is None and out == [total, total + 1, total + 2, n - 1]
+    assert frame.registers() == [None] * (2 * n + 1)
