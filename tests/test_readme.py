@@ -30,3 +30,16 @@ def test_quick_start_runs_and_prints_what_the_readme_says():
     assert lines[-1] == "832040"
     # The listing of the preprocessed graph is there too.
     assert " = prim::Load" in out and "prim::JumpNZ" in out
+
+
+def test_operator_example_runs_as_shown():
+    import numpy as np
+    blocks = re.findall(r"```python\n(.*?)```", _read("README.md"), re.S)
+    example = next(b for b in blocks if "register_operator" in b)
+    *setup, last = example.strip().splitlines()
+    call, shown = last.split("#")
+    namespace: dict = {}
+    exec("\n".join(setup), namespace)
+    result = eval(call, namespace)
+    assert repr(result) == shown.strip()
+    assert result.dtype == np.float32
