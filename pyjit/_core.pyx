@@ -386,6 +386,10 @@ cdef Py_ssize_t _unpack(PyObject* result, PyObject** dst, Py_ssize_t nout,
     if not isinstance(res, (tuple, list)):
         raise TypeError(f"operator F[{arg}] returned {type(res).__name__}, "
                         f"expected a tuple or list of {nout} values")
+    if type(res) is not tuple and type(res) is not list:
+        # A subclass's __len__ may not count what it holds: read it once, as a
+        # tuple, so the items copied below are exactly len(res).
+        res = tuple(res)
     if len(res) != nout:
         raise TypeError(f"operator F[{arg}] returned {len(res)} values, expected {nout}")
     items = PySequence_Fast_ITEMS(res)

@@ -305,6 +305,8 @@ def _unpack(result: Any, nout: int, arg: int, vs: list) -> None:
     if not isinstance(result, (tuple, list)):
         raise TypeError(f"operator F[{arg}] returned {type(result).__name__}, "
                         f"expected a tuple or list of {nout} values")
+    if type(result) is not tuple and type(result) is not list:
+        result = tuple(result)  # a subclass's __len__ may not count what it holds
     if len(result) != nout:
         raise TypeError(f"operator F[{arg}] returned {len(result)} values, expected {nout}")
     vs.extend(result)

@@ -5,6 +5,7 @@ Tables are written with ``tests/asm.py``: ``(name, inputs, flags, outputs[, arg]
 
 from __future__ import annotations
 
+import collections
 import gc
 import inspect
 import operator
@@ -100,6 +101,28 @@ def test_call_bad_result_count(loop, result, message):
     with pytest.raises(TypeError, match=message):
         frame.run([])
     assert frame.failed and frame.pc == 0
+
+
+class _LyingList(list):
+    """A list whose __len__ disagrees with what it holds."""
+
+    def __len__(self):
+        return 3
+
+
+def test_call_unpacks_a_sequence_subclass_by_what_it_holds(loop):
+    # A tuple or list subclass is read through its iterator, once: its own
+    # __len__ cannot make the loop read past the values it holds (the compiled
+    # loop read the storage, the pure one popped an empty stack).
+    frame = loop.Frame(build(loop, [("CALL", [], [], [0, 1, 2], 0)],
+                             callbacks=(lambda: _LyingList([1]),)))
+    with pytest.raises(TypeError, match=r"^operator F\[0\] returned 1 values, expected 3$"):
+        frame.run([])
+    assert frame.failed and frame.pc == 0
+    Pair = collections.namedtuple("Pair", "a b")
+    _, out, _ = run(loop, [("CALL", [], [], [1, 0], 0), ("STORE", [0, 1], [1, 1], [])],
+                    callbacks=(lambda: Pair(5, 6),))
+    assert out == [6, 5]
 
 
 class _Acc:
