@@ -35,10 +35,9 @@ from __future__ import annotations
 
 import copy
 import functools
-import sys
 import threading
 from types import MappingProxyType, ModuleType
-from typing import Dict, List, Optional, Sequence
+from typing import Dict, Iterator, List, Optional, Sequence
 
 import numpy as np
 
@@ -47,6 +46,7 @@ from ._backend import loop as _default_loop
 from .ir import Graph, Node, Value
 from .ir.printer import format_attr_value
 from .ir.symbols import aten, prim
+from .ir.traversal import walk_blocks
 from .passes import preprocess
 from .registry import Registry, default_registry
 
@@ -159,37 +159,39 @@ class _Builder:
             opcode = op.STACKCALL if resolved.stack else op.CALL
             self.emit(opcode, kind, node, ins, flags, outs, len(self.callbacks) - 1)
 
-    def emit_block(self, block) -> None:
-        # Control flow recurses once per nesting level, like the seed.
+    def emit_block(self, block) -> Iterator:
+        """Emit a block's instructions; a generator for
+        :func:`~pyjit.ir.traversal.walk_blocks`: where the seed's
+        ``insertNodesFromBlock`` recurses into a nested block, this yields it."""
         for node in block.nodes():
             if node.kind == prim.If:
-                self.emit_if(node)
+                yield from self.emit_if(node)
             elif node.kind == prim.Loop:
-                self.emit_loop(node)
+                yield from self.emit_loop(node)
             else:
                 self.emit_node(node)
 
-    def emit_if(self, node: Node) -> None:
+    def emit_if(self, node: Node) -> Iterator:
         then_block, else_block = node.blocks
         cond = self.emit(op.JUMPNZ, prim.JumpNZ, node, node.inputs, self.flags(node), ())
-        self.emit_block(else_block)
+        yield else_block
         self.emit(op.ASSIGN, prim.Assign, node, else_block.outputs,
                   self.flags(else_block.return_node), node.outputs)
         jump = self.emit(op.JUMP, prim.Jump, node, (), (), ())
         then_start = len(self.op)
-        self.emit_block(then_block)
+        yield then_block
         self.emit(op.ASSIGN, prim.Assign, node, then_block.outputs,
                   self.flags(then_block.return_node), node.outputs)
         self.arg[jump] = len(self.op)
         self.arg[cond] = then_start
 
-    def emit_loop(self, node: Node) -> None:
+    def emit_loop(self, node: Node) -> Iterator:
         (body,) = node.blocks
         # Leaves the condition on the stack for the JUMPZ.
         self.emit(op.ASSIGN, prim.Assign, node, node.inputs, self.flags(node), body.inputs)
         cond = self.emit(op.JUMPZ, prim.JumpZ, node, (), (), ())
         entry = len(self.op)
-        self.emit_block(body)
+        yield body
         self.emit(op.ASSIGN, prim.Assign, node, body.outputs,
                   self.flags(body.return_node), body.inputs)
         self.emit(op.JUMPNZ, prim.JumpNZ, node, (), (), (), arg=entry)
@@ -204,16 +206,6 @@ def _fresh_copy(value):
     if flat:
         return value.copy  # a bound C method: no Python frame per load
     return functools.partial(copy.deepcopy, value)
-
-
-def _nesting_depth(graph: Graph) -> int:
-    """How many blocks deep the graph's deepest node sits (the top block is 0)."""
-    deepest, work = 0, [(graph.block, 0)]
-    while work:
-        block, depth = work.pop()
-        deepest = max(deepest, depth)
-        work.extend((b, depth + 1) for n in block.nodes() for b in n.blocks)
-    return deepest
 
 
 def _column(values: List[int]) -> np.ndarray:
@@ -250,18 +242,9 @@ class Code:
             import pyjit.ops  # noqa: F401  (fills the default registry)
             registry = default_registry
         self.n_inputs = len(graph.inputs)
-        try:
-            # The passes and the lowering recurse once or twice per block level,
-            # as the seed does; a graph nested deeper than that allows gets a
-            # plain error instead of a half-built Code.
-            pre = preprocess(graph)
-            b = _Builder(pre.move_flags, registry)
-            b.emit_block(pre.graph.block)
-        except RecursionError:
-            raise ValueError(
-                f"the graph nests blocks {_nesting_depth(graph)} levels deep, more than "
-                f"the code generator handles under the recursion limit "
-                f"({sys.getrecursionlimit()}); raise it with sys.setrecursionlimit") from None
+        pre = preprocess(graph)
+        b = _Builder(pre.move_flags, registry)
+        walk_blocks(pre.graph.block, b.emit_block)
         self.graph: Graph = pre.graph
         self.n_outputs: int = pre.n_outputs
         self._names = tuple(b.names)

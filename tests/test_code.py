@@ -766,13 +766,24 @@ def _nested_ifs(depth: int) -> str:
     return "\n".join(lines) + "\n"
 
 
-def test_nesting_deeper_than_the_recursion_limit_allows_is_a_plain_error():
-    graph = parse_ir(_nested_ifs(700))
-    with pytest.raises(ValueError, match=r"nests blocks 700 levels deep, more than the code "
-                                         r"generator handles under the recursion limit"):
-        Code(graph)
-    # Moderately deep graphs compile and run.
-    assert Function(parse_ir(_nested_ifs(200)))(3) == 6
+@pytest.mark.parametrize("backend", ["pure", "compiled"])
+def test_nesting_depth_is_not_limited_by_the_recursion_limit(backend):
+    """Every pass and the lowering walk blocks without recursing per level."""
+    import sys
+    from conftest import import_backend
+    loop = import_backend(backend)
+    graph = parse_ir(_nested_ifs(1500))
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(200)
+    try:
+        f = Function(graph, loop=loop)
+        listing = f.code.dump()
+        assert f(3) == 6
+    finally:
+        sys.setrecursionlimit(limit)
+    # One JUMPNZ, Assign and Jump per level and a second Assign on the way out.
+    assert listing.count("prim::JumpNZ") == 1500
+    assert listing.count("prim::Assign") == 3000
 
 
 @pytest.mark.parametrize("backend", ["pure", "compiled"])

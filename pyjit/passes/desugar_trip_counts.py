@@ -9,9 +9,12 @@ the body while the condition holds" and its code is just assignments and jumps.
 
 from __future__ import annotations
 
+from typing import Iterator
+
 from ..ir import types as T
 from ..ir.graph import Block, Graph, Value
 from ..ir.symbols import aten, prim
+from ..ir.traversal import walk_blocks
 
 __all__ = ["desugar_trip_counts"]
 
@@ -75,10 +78,14 @@ def desugar_trip_counts(block: Block) -> None:
               -> (%14, %12, %acc.2)
           return (%r)
 
-    Recursion: one Python frame per nesting level of blocks, as in the seed, so
-    under the default recursion limit (1000) about 990 nested levels (less the
-    caller's own frames); deeper graphs raise RecursionError.
+    Nested blocks are visited as the seed's recursion visits them, through
+    :func:`~pyjit.ir.traversal.walk_blocks`, so nesting depth is not limited by
+    Python's recursion limit.
     """
+    walk_blocks(block, _desugar_block)
+
+
+def _desugar_block(block: Block) -> Iterator[Block]:
     for n in block.nodes():
         if n.kind == prim.Loop:
             g = n.owning_graph
@@ -105,5 +112,4 @@ def desugar_trip_counts(block: Block) -> None:
                     g, next_trip_count, max_trip_count, body.outputs[0])
                 body.erase_output(0)
                 body.insert_output(0, body_cond)
-        for sub in n.blocks:
-            desugar_trip_counts(sub)
+        yield from n.blocks

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Optional, Sequence
+from typing import Iterator, Optional, Sequence
 
 from ..ir.graph import Block, Node, Value
 from ..ir.symbols import prim
+from ..ir.traversal import walk_blocks
 
 __all__ = ["drop_unused"]
 
@@ -50,10 +51,14 @@ def drop_unused(block: Block) -> None:
     Drops it inserted (right after the current node); having no outputs and no
     blocks, they add nothing.
 
-    Recursion: one Python frame per nesting level of blocks, as in the seed, so
-    under the default recursion limit (1000) about 990 nested levels (less the
-    caller's own frames); deeper graphs raise RecursionError.
+    Nested blocks are visited as the seed's recursion visits them, through
+    :func:`~pyjit.ir.traversal.walk_blocks`, so nesting depth is not limited by
+    Python's recursion limit.
     """
+    walk_blocks(block, _drop_in_block)
+
+
+def _drop_in_block(block: Block) -> Iterator[Block]:
     drop = _drop_if_unused(block, block.inputs)
     if drop is not None:
         block.prepend_node(drop)
@@ -61,5 +66,4 @@ def drop_unused(block: Block) -> None:
         drop = _drop_if_unused(block, n.outputs)
         if drop is not None:
             drop.insert_after(n)
-        for sub in n.blocks:
-            drop_unused(sub)
+        yield from n.blocks

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Dict, List, Optional, Set
+import itertools
+from typing import Dict, Iterator, List, Optional, Set
 
 from ..ir.graph import Block, Graph, Node, Value
 from ..ir.symbols import prim
+from ..ir.traversal import walk_blocks
 
 __all__ = ["find_last_uses"]
 
@@ -22,21 +24,19 @@ class _FindLastUses:
         # If/Loop node -> the Drop right after it that releases the values whose
         # last use is inside its blocks; created on demand.
         self.drop_for_node: Dict[Node, Node] = {}
-        self.scan_block(graph.block)
+        walk_blocks(graph.block, self.scan_block)
 
-    # Recursion: scan_block and scan_node are two Python frames per nesting level
-    # of blocks (the seed recurses the same way), so under the default recursion
-    # limit (1000) about 490 nested levels, less the caller's own frames; deeper
-    # graphs raise RecursionError.  This is the tightest limit of the passes.
-    def scan_block(self, block: Block) -> None:
-        self.scan_node(block.return_node)
-        for n in reversed(block.nodes()):
+    # The seed's scanBlock and scanNode recurse into nested blocks; here the
+    # recursion is a generator that yields each nested block to walk_blocks,
+    # which scans it completely before resuming -- the same order, at any depth.
+    def scan_block(self, block: Block) -> Iterator[Block]:
+        for n in itertools.chain((block.return_node,), reversed(block.nodes())):
+            # A node's blocks run after its inputs are read, so backwards they
+            # come first.
+            yield from n.blocks
             self.scan_node(n)
 
     def scan_node(self, n: Node) -> None:
-        # A node's blocks run after its inputs are read, so backwards they come first.
-        for b in n.blocks:
-            self.scan_block(b)
         self.move_flags[n] = [False] * len(n.inputs)
         # Backwards again, so that of two uses of a value by one node only the
         # last position moves.

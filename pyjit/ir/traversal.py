@@ -1,0 +1,42 @@
+"""Walking nested blocks without recursion.
+
+The seed's passes and its code generator are recursive: a function handles a
+block, and calls itself for the blocks of the If/Loop nodes it meets, finishing
+each before going on.  In Python that costs a frame or two per nesting level, so
+a graph nested a few hundred levels deep would hit the recursion limit.
+
+:func:`walk_blocks` keeps the recursive shape and drops the recursion: write the
+per-block work as a generator that *yields* a nested block where the recursive
+version would call itself; the walker runs that block's generator to its end
+before resuming the one that yielded it.  The order of all work is exactly the
+recursive order, and the generators read a block's nodes lazily, so nodes
+inserted while walking are seen (or not) just as they would be recursively::
+
+    def scan(block):                      # recursive:  def scan(block):
+        for n in block.nodes():           #               for n in block.nodes():
+            visit(n)                      #                 visit(n)
+            for b in n.blocks:            #                 for b in n.blocks:
+                yield b                   #                   scan(b)
+
+    walk_blocks(graph.block, scan)
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Iterator
+
+from .graph import Block
+
+__all__ = ["walk_blocks"]
+
+
+def walk_blocks(block: Block, scan: Callable[[Block], Iterator[Block]]) -> None:
+    """Run ``scan(block)``, and ``scan(b)`` for every block ``b`` it yields, each to
+    completion before the generator that yielded it resumes."""
+    stack = [scan(block)]
+    while stack:
+        nested = next(stack[-1], None)
+        if nested is None:
+            stack.pop()
+        else:
+            stack.append(scan(nested))
