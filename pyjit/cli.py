@@ -17,6 +17,7 @@ import argparse
 import ast
 import os
 import sys
+import zipfile
 from typing import Any, List, Optional
 
 __all__ = ["main"]
@@ -42,7 +43,9 @@ def _parse_arg(text: str) -> Any:
         import numpy as np
         try:
             return np.load(text, allow_pickle=False)
-        except (OSError, ValueError) as exc:
+        # np.load also raises EOFError (an empty file) and, for a file that
+        # starts like a zip, zipfile.BadZipFile: still the user's bad file.
+        except (OSError, ValueError, EOFError, zipfile.BadZipFile) as exc:
             raise CLIError(f"cannot load array {text}: {exc}") from exc
     try:
         return ast.literal_eval(text)

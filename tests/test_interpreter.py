@@ -707,6 +707,20 @@ def test_cli_run_reports_a_failing_graph(cli_loop, capsys, tmp_path):
     assert (out, err) == ("", "pyjit: error: ZeroDivisionError: division by 0 (at div.py:1:4)\n")
 
 
+@pytest.mark.parametrize("content, why", [
+    (b"", "No data left in file"),                  # np.load raises EOFError
+    (b"PK\x03\x04junk", "File is not a zip file"),  # zipfile.BadZipFile
+])
+def test_cli_run_reports_an_unreadable_array(cli_loop, capsys, tmp_path, content, why):
+    graph = tmp_path / "id.ir"
+    graph.write_text("graph(%x : Tensor):\n  return (%x)\n", encoding="utf-8")
+    arr = tmp_path / "x.npy"
+    arr.write_bytes(content)
+    assert cli.main(["run", str(graph), str(arr)]) == 1
+    out, err = capsys.readouterr()
+    assert (out, err) == ("", f"pyjit: error: cannot load array {arr}: {why}\n")
+
+
 # -- the public names -------------------------------------------------------------
 
 def test_public_api():
