@@ -49,7 +49,9 @@ def _parse_arg(text: str) -> Any:
             raise CLIError(f"cannot load array {text}: {exc}") from exc
     try:
         return ast.literal_eval(text)
-    except (ValueError, SyntaxError) as exc:
+    # A deeply nested literal exhausts the recursion limit (RecursionError) or
+    # the parser's stack (MemoryError): still not a literal we can read.
+    except (ValueError, SyntaxError, RecursionError, MemoryError) as exc:
         raise CLIError(f"argument {text!r} is not a Python literal or a .npy path") from exc
 
 

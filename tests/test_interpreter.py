@@ -721,6 +721,19 @@ def test_cli_run_reports_an_unreadable_array(cli_loop, capsys, tmp_path, content
     assert (out, err) == ("", f"pyjit: error: cannot load array {arr}: {why}\n")
 
 
+@pytest.mark.parametrize("arg", [
+    "1" + "+1" * 100_000,   # ast.literal_eval: RecursionError
+    "~" * 100_000 + "1",    # the parser's own stack: MemoryError
+], ids=["deep-sum", "deep-invert"])
+def test_cli_run_reports_a_too_deep_literal(cli_loop, capsys, tmp_path, arg):
+    graph = tmp_path / "id.ir"
+    graph.write_text("graph(%x : int):\n  return (%x)\n", encoding="utf-8")
+    assert cli.main(["run", str(graph), arg]) == 1
+    out, err = capsys.readouterr()
+    assert (out, err) == ("", f"pyjit: error: argument {arg!r} is not a Python literal "
+                              f"or a .npy path\n")
+
+
 # -- the public names -------------------------------------------------------------
 
 def test_public_api():
