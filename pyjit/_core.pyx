@@ -191,7 +191,11 @@ cdef struct Instr:
     uint16_t n_out               # BIG: see the out_size column
 
 
+# no_gc_clear: the raw pointers below point into the tuples and arrays this
+# object owns, so the collector must never empty them under a live Program (it
+# breaks a cycle through a Program by clearing the cycle's other objects).
 @cython.final
+@cython.no_gc_clear
 cdef class Program:
     """An immutable, validated instruction table, shared by any number of Frames.
 
@@ -869,8 +873,8 @@ cdef int _frame_traverse(PyObject* o, visitproc visit, void* arg) noexcept:
 
 cdef int _frame_clear(PyObject* o) noexcept:
     # Breaks a cycle by emptying the registers; the program stays, so every
-    # property of a frame the collector cleared still works (it cannot run: its
-    # registers read as empty).
+    # property of a frame the collector cleared still works.  Running it again
+    # fails at the first read of a register (it reads as empty), not before.
     (<Frame>o)._release(0)
     return 0
 

@@ -42,11 +42,15 @@ def _parse_arg(text: str) -> Any:
     if text.endswith(".npy"):
         import numpy as np
         try:
-            return np.load(text, allow_pickle=False)
+            value = np.load(text, allow_pickle=False)
         # np.load also raises EOFError (an empty file) and, for a file that
         # starts like a zip, zipfile.BadZipFile: still the user's bad file.
         except (OSError, ValueError, EOFError, zipfile.BadZipFile) as exc:
             raise CLIError(f"cannot load array {text}: {exc}") from exc
+        if not isinstance(value, np.ndarray):  # an .npz archive under a .npy name
+            value.close()
+            raise CLIError(f"{text} holds several arrays (an .npz archive), not one array")
+        return value
     try:
         return ast.literal_eval(text)
     # A deeply nested literal exhausts the recursion limit (RecursionError) or

@@ -206,7 +206,11 @@ class Registry:
         if schema is not None:
             if types is not None:
                 raise TypeError("give types or a schema, not both")
-            skind, stypes, varargs = parse_schema(schema)
+            skind, stypes, schema_varargs = parse_schema(schema)
+            if varargs and not schema_varargs:
+                raise ValueError(f"schema {schema!r} has no trailing '...' but varargs=True "
+                                 "was given: say it in one place")
+            varargs = schema_varargs
             if skind != kind:
                 raise ValueError(f"schema {schema!r} is not for {kind}")
             pattern: Optional[Tuple[T.Type, ...]] = stypes

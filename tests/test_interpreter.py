@@ -742,3 +742,14 @@ def test_public_api():
     assert pyjit.InterpreterState is InterpreterState
     assert pyjit.Function is Function
     assert pyjit.register_operator is register_operator
+
+
+def test_cli_run_refuses_an_npz_archive_named_npy(tmp_path, capsys):
+    import numpy as np
+    from pyjit.cli import main
+    path = tmp_path / "two.npy"
+    with open(path, "wb") as f:
+        np.savez(f, a=np.zeros(2), b=np.ones(2))
+    assert main(["run", "examples/fib.ir", str(path)]) == 1
+    err = capsys.readouterr().err
+    assert err == f"pyjit: error: {path} holds several arrays (an .npz archive), not one array\n"

@@ -652,3 +652,23 @@ def test_every_listed_operator_is_registered():
     # pyjit.ops.fork registers it, with a factory compiling its subgraph)
     assert not {"prim::If", "prim::Loop", "prim::Constant", "prim::Load", "prim::Store",
                 "prim::Drop", "aten::wait"} & kinds
+
+
+def test_int_list_sum_wraps_to_int64():
+    # TorchScript ints are int64 and wrap.  (torch 2.13's own aten::sum(int[])
+    # accumulates in a 32-bit C int -- sum([2**40]) is 0, sum([2**31]) is
+    # -2147483648 -- a bug pyjit does not copy: it adds as every other int op.)
+    fn = op("aten::sum", "int[]")
+    assert fn([2**62, 2**62]) == -2**63
+    assert fn([2**62, 2**62, 2**62, 2**62]) == 0
+    assert fn([2**63 - 1, 1]) == -2**63
+    assert fn([1, 2, 3]) == 6
+
+
+def test_schema_and_varargs_must_agree():
+    from pyjit.registry import Registry
+    with pytest.raises(ValueError, match="no trailing '...' but varargs=True"):
+        Registry().register("t::f", print, schema="t::f(int a) -> int", varargs=True)
+    r = Registry()
+    r.register("t::f", print, schema="t::f(int a, ...) -> int")
+    assert r.overloads("t::f")[0].varargs

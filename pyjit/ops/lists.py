@@ -26,9 +26,18 @@ import operator
 from typing import Any, List, Optional
 
 from ..registry import default_registry as R
+from .scalars import int_add
 
 __all__ = ["append", "set_item", "pop", "index", "sort", "list_slice", "list_unpack"]
 
+
+
+def int_list_sum(xs: List[int]) -> int:
+    """``aten::sum(int[])``: the sum wrapped to int64, as every int op wraps.
+
+    torch 2.13 differs here by a bug: it accumulates in a 32-bit C int
+    (``sum([2**40])`` is 0 there); pyjit keeps TorchScript's int64 semantics."""
+    return int_add(sum(xs), 0)
 
 def append(lst: List[Any], el: Any) -> List[Any]:
     """``aten::append``: appends and returns the list."""
@@ -138,7 +147,7 @@ R.register("aten::slice", list_slice, types=["t[]", "int?", "int?", "int"])
 R.register("aten::__contains__", operator.contains, types=["t[]", "t"])
 for _name in ("eq", "ne", "lt", "le", "gt", "ge"):
     R.register(f"aten::{_name}", getattr(operator, _name), types=["t[]", "t[]"])
-R.register("aten::sum", sum, types=["int[]"])
+R.register("aten::sum", int_list_sum, types=["int[]"])
 R.register("aten::sum", sum, types=["float[]"])
 R.register("aten::sum", sum, types=["bool[]"])
 R.register("aten::any", any, types=["t[]"])
