@@ -226,6 +226,10 @@ class Code:
             ``pyjit.ops``, unless given).
 
     Raises:
+        IRError: the graph is ill-formed (``graph.lint()`` fails: a value used out
+            of scope or before its definition, broken use lists...); checked
+            first, because the passes and the run loops rely on a well-formed
+            graph.
         OperatorNotFoundError: a node has no operator for its kind and input types
             (the message names the node and its source location).
 
@@ -238,6 +242,7 @@ class Code:
     def __init__(self, graph: Graph, *, registry: Optional[Registry] = None) -> None:
         if not isinstance(graph, Graph):
             raise TypeError(f"Code() takes a pyjit Graph, not {type(graph).__name__}")
+        graph.lint()
         if registry is None:
             import pyjit.ops  # noqa: F401  (fills the default registry)
             registry = default_registry

@@ -814,3 +814,22 @@ def test_a_tensor_constant_is_shared_read_only():
     assert a is b and int(a) == 2
     with pytest.raises(ValueError, match="read-only"):
         a[...] = 3
+
+
+def test_an_ill_formed_graph_is_refused_before_compiling():
+    """A value used in a sibling block is out of scope: lint names it, and the
+    loops never see a table that would read an empty register."""
+    from pyjit.ir import IRError
+    g = parse_ir("graph(%c : bool, %x : int):\n"
+                 "  %r : int = prim::If(%c)\n"
+                 "    block0():\n"
+                 "      %y : int = aten::add(%x, %x)\n"
+                 "      -> (%y)\n"
+                 "    block1():\n"
+                 "      -> (%x)\n"
+                 "  return (%r)\n")
+    then_block, else_block = next(iter(g.nodes())).blocks
+    y = then_block.outputs[0]
+    else_block.return_node.replace_input(0, y)   # the else branch returns then's %y
+    with pytest.raises(IRError, match=r"input %y of .* is not defined"):
+        Code(g)
