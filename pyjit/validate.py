@@ -166,7 +166,7 @@ def validate_table(op, in_start, in_size, flag_start, out_start, out_size, arg,
             raise ValueError(f"{name}: length {len(c)} differs from op's length {n}")
     op, in_start, in_size, flag_start, out_start, out_size, arg = cols
     # Sums below are done in int64 so that a huge start cannot wrap around.
-    op64, arg64 = op.astype(np.int64), arg.astype(np.int64)
+    arg64 = arg.astype(np.int64)
 
     # 3. Opcodes and list handles.
     i = _first(~np.isin(op, list(_NAMES)))

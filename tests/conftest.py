@@ -32,3 +32,22 @@ def loop(request):
 def backends():
     """Both loop modules, ``(pure, compiled)``, for tests that compare them."""
     return import_backend("pure"), import_backend("compiled")
+
+
+def traced_growth(run, times, warmup=0):
+    """Bytes still allocated (tracemalloc: objects and raw allocations alike) after
+    ``run(times)``, relative to before it; ``run(warmup)`` fills caches first.
+    tracemalloc makes every allocation slow, so callers give modest counts."""
+    import gc
+    import tracemalloc
+    tracemalloc.start()
+    try:
+        if warmup:
+            run(warmup)
+        gc.collect()
+        before = tracemalloc.get_traced_memory()[0]
+        run(times)
+        gc.collect()
+        return tracemalloc.get_traced_memory()[0] - before
+    finally:
+        tracemalloc.stop()

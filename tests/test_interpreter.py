@@ -23,6 +23,7 @@ import numpy as np
 import pytest
 
 import pyjit
+from conftest import traced_growth
 from graph_eval import evaluate
 from pyjit import cli
 from pyjit.code import Code
@@ -391,16 +392,7 @@ def test_failing_graph_leaks_nothing(loop):
     assert (sys.getrefcount(a), sys.getrefcount(b)) == (ra, rb)
     # tracemalloc also sees raw allocations (not only Python objects) but makes
     # every allocation slow: fewer runs, a leak of 8 bytes a run would still show.
-    tracemalloc.start()
-    try:
-        many(100)
-        gc.collect()
-        before = tracemalloc.get_traced_memory()[0]
-        many(2000)
-        gc.collect()
-        grown = tracemalloc.get_traced_memory()[0] - before
-    finally:
-        tracemalloc.stop()
+    grown = traced_growth(many, 2000, warmup=100)
     assert grown < 16 * 1024, grown
 
 

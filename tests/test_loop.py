@@ -13,7 +13,6 @@ import signal
 import sys
 import threading
 import time
-import tracemalloc
 import weakref
 
 import numpy as np
@@ -22,6 +21,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from asm import asm
+from conftest import traced_growth
 
 
 class Future:
@@ -532,14 +532,7 @@ def test_error_path_leaks_nothing(loop):
     assert sys.getallocatedblocks() - blocks < 1000
     assert (sys.getrefcount(a), sys.getrefcount(b)) == (ra, rb)
     # tracemalloc also sees raw allocations, but is slow: fewer runs.
-    tracemalloc.start()
-    try:
-        before = tracemalloc.get_traced_memory()[0]
-        many(10_000)
-        gc.collect()
-        grown = tracemalloc.get_traced_memory()[0] - before
-    finally:
-        tracemalloc.stop()
+    grown = traced_growth(many, 10_000)
     assert grown < 16 * 1024, grown
 
 
