@@ -18,8 +18,8 @@ from pyjit.frontend import script
 from pyjit.interpreter import Function
 from pyjit.ir.parser import parse_ir
 
-from frontend_programs import load_function
-from test_ops import op
+from helpers.operators import op
+from helpers.source_files import load_function
 
 F32, F64, I64, I32, U8, B = (np.dtype(t) for t in
                              ("float32", "float64", "int64", "int32", "uint8", "bool"))
