@@ -69,7 +69,7 @@ def _show(value: Any) -> str:
 def cmd_run(ns: argparse.Namespace) -> int:
     from .interpreter import Function
     graph = _read_graph(ns.file)
-    fn = Function(graph)
+    fn = Function(graph, optimize=ns.optimize)
     args = [_parse_arg(a) for a in ns.args]
     if len(args) != fn.code.n_inputs:
         names = ", ".join(f"%{v.debug_name} : {v.type}" for v in graph.inputs)
@@ -85,7 +85,7 @@ def cmd_run(ns: argparse.Namespace) -> int:
 def cmd_dump(ns: argparse.Namespace) -> int:
     from . import opcodes
     from .code import Code
-    code = Code(_read_graph(ns.file))
+    code = Code(_read_graph(ns.file), optimize=ns.optimize)
     sys.stdout.write(str(code))
     if ns.opcodes:
         print("\n" + opcodes.describe())
@@ -116,6 +116,16 @@ def cmd_bench(ns: argparse.Namespace) -> int:
     return bench_main(ns)
 
 
+def _level_options(p: argparse.ArgumentParser) -> None:
+    """``-O0``/``-O1``: the Code's optimisation level (see :class:`pyjit.Code`)."""
+    g = p.add_mutually_exclusive_group()
+    g.add_argument("-O0", dest="optimize", action="store_false",
+                   help="the seed's instruction table: every value a Python object")
+    g.add_argument("-O1", dest="optimize", action="store_true",
+                   help="unboxed scalar registers and intrinsics (the default)")
+    p.set_defaults(optimize=None)
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="pyjit", description="Run graphs in torch's IR text "
                                 "with the register interpreter of the early PyTorch JIT.")
@@ -123,10 +133,12 @@ def build_parser() -> argparse.ArgumentParser:
     r = sub.add_parser("run", help="run a graph and print its output(s)")
     r.add_argument("file", help="graph text (.ir) as torch prints it")
     r.add_argument("args", nargs="*", help="inputs: Python literals, or .npy files for tensors")
+    _level_options(r)
     r.set_defaults(func=cmd_run)
     d = sub.add_parser("dump", help="print the preprocessed graph and its instructions")
     d.add_argument("file")
     d.add_argument("--opcodes", action="store_true", help="also print the instruction set")
+    _level_options(d)
     d.set_defaults(func=cmd_dump)
     i = sub.add_parser("info", help="version and backend")
     i.set_defaults(func=cmd_info)
