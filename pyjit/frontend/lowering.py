@@ -41,12 +41,10 @@ from typing import Callable, Dict, List, Optional, Sequence, Tuple
 from ..ir import Block, Node, Value
 from ..ir import types as T
 from .builder import GraphBuilder
-from .environment import BRK, CONT, FLAGS, RET, RETVAL, Env, Flow, Var
+from .environment import BRK, CONT, FLAGS, RET, RETVAL, Env, Flow, Refinements, Var
 from .typing_rules import unify
 
 __all__ = ["merge_branches", "Branch", "apply_refinements", "loop_carried", "LoopPlan"]
-
-Refinements = Dict[str, T.Type]
 
 
 class Branch:
