@@ -19,7 +19,7 @@ from pyjit.frontend import script
 from pyjit.frontend.numpy_api import ARRAY_API, ARRAY_ATTRIBUTES
 from pyjit.interpreter import Function
 
-from frontend_programs import load_function, short_paths
+from helpers.source_files import load_function, short_paths
 
 SOURCE = """\
 import numpy as np

@@ -58,7 +58,7 @@ operators           Python operators -> node kinds and result types; emission
 lowering            If/Loop construction: merging Envs, loop-carried values
 environment         variables (Var, Env) and control-flow facts (Flow)
 scope               closure, globals and builtins; annotations
-typing_rules        annotations -> types, unification, argument checks
+typing_rules        annotations -> types; the types of constants
 builder             typed, located node creation
 cleanup             dead flag removal and constant pooling
 operator_check      every node has an operator, checked at decoration

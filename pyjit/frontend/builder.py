@@ -15,8 +15,9 @@ from typing import Any, Callable, Iterator, List, Optional, Sequence
 from ..ir import Block, Graph, Node, Value
 from ..ir import types as T
 from ..ir.graph import constant_type
+from ..ir.type_relation import unify
 from .source_map import FunctionSource
-from .typing_rules import type_of_constant, unify
+from .typing_rules import type_of_constant
 
 __all__ = ["GraphBuilder", "INT_MAX"]
 

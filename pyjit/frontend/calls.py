@@ -34,6 +34,7 @@ import numpy as np
 
 from ..ir import Value
 from ..ir import types as T
+from ..ir.type_relation import is_subtype
 from .arguments import bind
 from .builtin_calls import BuiltinCalls
 from .context import Compilation, Emitter
@@ -44,7 +45,6 @@ from .operators import is_tensor
 from .script_function import ScriptFunction
 from .signatures import REQUIRED, Param
 from .spec_calls import SpecCalls
-from .typing_rules import is_subtype
 
 __all__ = ["CallEmitter"]
 

@@ -29,6 +29,7 @@ from typing import Any, FrozenSet
 
 from ..ir import Graph
 from ..ir import types as T
+from ..ir.type_relation import check_value
 from .attributes import AttributeEmitter
 from .calls import CallEmitter
 from .cleanup import cleanup
@@ -43,7 +44,7 @@ from .source_map import FunctionSource
 from .statements import ImplicitReturn, StatementEmitter
 from .subscripts import SubscriptEmitter
 from .tensors import TensorEmitter
-from .typing_rules import check_argument, type_of_constant
+from .typing_rules import type_of_constant
 
 __all__ = ["script", "FunctionCompiler"]
 
@@ -159,7 +160,7 @@ class FunctionCompiler:
 
     def _check_default(self, a: ast.arg, default: Any, t: T.Type) -> None:
         try:
-            check_argument(default, t)
+            check_value(default, t)
         except TypeError as exc:
             self.src.fail(a, f"the default of parameter '{a.arg}' does not match its "
                           f"type: {exc}")

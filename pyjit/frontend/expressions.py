@@ -26,11 +26,11 @@ from typing import Callable, Dict, List, Optional, Tuple
 
 from ..ir import Value
 from ..ir import types as T
+from ..ir.type_relation import unify
 from .context import Compilation, Emitter
 from .environment import Condition, Env, Refinements
 from .lowering import apply_refinements
 from .operators import is_number, is_tensor
-from .typing_rules import unify
 
 __all__ = ["ExpressionEmitter"]
 

@@ -38,8 +38,8 @@ from typing import Optional
 
 from ..ir import Value
 from ..ir import types as T
+from ..ir.type_relation import is_subtype, unify
 from .builder import GraphBuilder
-from .typing_rules import is_subtype, unify
 
 __all__ = ["BINARY_KINDS", "COMPARE_KINDS", "INPLACE_KINDS", "binary_result", "compare_result",
            "is_number", "is_tensor", "OP_SYMBOLS", "OperatorEmitter"]

@@ -37,8 +37,8 @@ from typing import Any, NamedTuple, Tuple
 
 from ..ir import Graph
 from ..ir import types as T
+from ..ir.type_relation import check_value
 from .source_map import FunctionSource
-from .typing_rules import check_argument
 
 __all__ = ["ScriptFunction", "CompiledFunction"]
 
@@ -128,7 +128,7 @@ class ScriptFunction:
         values = []
         for name, t in zip(self.param_names, self.param_types):
             try:
-                values.append(check_argument(bound.arguments[name], t))
+                values.append(check_value(bound.arguments[name], t))
             except TypeError as exc:
                 raise TypeError(f"{self.__name__}(): argument '{name}' must be {t}: "
                                 f"{exc}") from None

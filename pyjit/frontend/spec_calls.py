@@ -17,13 +17,13 @@ from typing import List, Optional
 
 from ..ir import Value
 from ..ir import types as T
+from ..ir.type_relation import is_subtype
 from .arguments import bind
 from .context import Emitter
 from .environment import Env
 from .operators import is_number
 from .signatures import (DICT_METHODS, LIST_METHODS, MATH, MATH_INT_ONLY, STR_METHODS, Param,
                          Spec)
-from .typing_rules import is_subtype
 
 __all__ = ["SpecCalls"]
 

@@ -14,10 +14,10 @@ from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 from ..ir import Value
 from ..ir import types as T
+from ..ir.type_relation import is_subtype, unify
 from .context import PENDING_RETURN, Compilation, Emitter
 from .environment import BRK, CONT, FALLS, RAISES, RET, RETVAL, Element, Env, Flow, Var
 from .lowering import Branch, apply_refinements, merge_branches
-from .typing_rules import is_subtype, unify
 
 __all__ = ["StatementEmitter", "BindTarget", "ImplicitReturn"]
 
