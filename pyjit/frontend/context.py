@@ -40,18 +40,11 @@ class Compilation:
             so far unify to (None before the first).
         return_annotated: whether ``return_type`` was declared.
 
-    The emitters, each used through its interface:
-
-    ==========  ==============================  ======================================
-    ``ops``     :class:`~.operators.OperatorEmitter`  operators, truth, conversions
-    ``exprs``   :class:`~.interfaces.Expressions`     expressions
-    ``stmts``   :class:`~.interfaces.Statements`      statements and blocks
-    ``loops``   :class:`~.interfaces.Loops`           loops and comprehensions
-    ``calls``   :class:`~.interfaces.Calls`           call targets and calls
-    ``attrs``   :class:`~.interfaces.Attributes`      ``x.name``
-    ``items``   :class:`~.interfaces.Items`           ``x[i]``
-    ``tensors`` :class:`~.interfaces.Tensors`         numpy functions, array methods
-    ==========  ==============================  ======================================
+    The emitters, each used only through its interface (:mod:`.interfaces`;
+    ``ops`` through its public methods): ``ops`` operators on computed values,
+    ``exprs`` expressions, ``stmts`` statements, ``loops`` loops and
+    comprehensions, ``calls`` call targets and calls, ``attrs`` ``x.name``,
+    ``items`` ``x[i]``, ``tensors`` numpy functions and array methods.
     """
 
     ops: OperatorEmitter
