@@ -291,8 +291,17 @@ class Code:
         subgraphs of its forks (the seed's ``grad_executors()``).  Any callback with
         a ``code`` attribute holding a Code counts; the Codes nested in those are
         theirs to list.  Each was compiled once, with this Code."""
-        return tuple(cb.code for cb in self.callbacks
-                     if isinstance(getattr(cb, "code", None), Code))
+        return tuple(code for _, code in self.subcode_sites())
+
+    def subcode_sites(self) -> tuple:
+        """``(pc, code)`` for each of :meth:`subcodes`: the instruction that runs it."""
+        sites = []
+        for pc, (opcode, arg) in enumerate(zip(self.columns["op"], self.columns["arg"])):
+            if opcode in (op.CALL, op.STACKCALL):
+                code = getattr(self.callbacks[arg], "code", None)
+                if isinstance(code, Code):
+                    sites.append((pc, code))
+        return tuple(sites)
 
     def __len__(self) -> int:
         return len(self._names)
@@ -321,6 +330,14 @@ class Code:
         """The instruction listing, one numbered line per instruction."""
         width = len(str(max(len(self) - 1, 0)))
         return "".join(f"{pc:>{width}}  {self.instruction(pc)}\n" for pc in range(len(self)))
+
+    def to_dot(self, *, name: str = "code") -> str:
+        """The instruction table as a picture, in Graphviz's DOT language: its basic
+        blocks and the jumps between them, fork subgraphs' Codes as clusters.  See
+        :func:`pyjit.code_dot.code_to_dot`; ``pyjit dot --code FILE.ir -o out.svg``
+        renders it."""
+        from .code_dot import code_to_dot
+        return code_to_dot(self, name=name)
 
     def __str__(self) -> str:
         # As the seed's operator<<: the preprocessed graph, a blank line, the listing.
