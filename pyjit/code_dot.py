@@ -32,7 +32,7 @@ own), ``c<k>_end`` its end, ``cluster_<k>`` the cluster of Code k (k >= 1).
 
 from __future__ import annotations
 
-from typing import Iterator, List, NamedTuple, Optional, Tuple
+from typing import Iterator, List, NamedTuple, Tuple
 
 from . import opcodes as op
 from .code import Code

@@ -1,7 +1,9 @@
 """Shared fixtures: the two run loops, so one suite tests both."""
 
 import importlib
+import importlib.util
 import os
+import sys
 
 import pytest
 
@@ -51,3 +53,21 @@ def traced_growth(run, times, warmup=0):
         return tracemalloc.get_traced_memory()[0] - before
     finally:
         tracemalloc.stop()
+
+
+def torch_installed() -> bool:
+    """Whether torch can be imported, found without importing it (a second or two);
+    ``sys.modules['torch'] = None`` hides it, as the tests of running without it do."""
+    if "torch" in sys.modules:
+        return sys.modules["torch"] is not None
+    return importlib.util.find_spec("torch") is not None
+
+
+CHECKOUT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def checkout_env(**overrides: str) -> dict:
+    """The environment for a subprocess that must import this checkout's pyjit, as
+    the test session does: the checkout first on ``PYTHONPATH``."""
+    path = [CHECKOUT] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
+    return dict(os.environ, PYTHONPATH=os.pathsep.join(path), **overrides)

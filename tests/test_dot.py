@@ -26,6 +26,8 @@ from pyjit.graphviz import DotWriter, Html, html_escape, quote
 from pyjit.ir import Graph, node_header, prim
 from pyjit.ir.parser import parse_ir
 
+import frontend_programs
+from conftest import checkout_env
 from dot_reader import html_text, label_text, read_dot
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -165,7 +167,7 @@ def test_the_fixtures_have_nesting_and_forks():
     assert kinds["prim::fork"] >= 8 and kinds["nested"] > 10
 
 
-@pytest.mark.parametrize("fn", [f for f, _ in __import__("frontend_programs").CASES
+@pytest.mark.parametrize("fn", [f for f, _ in frontend_programs.CASES
                                 if f.__name__ in ("primes", "collatz_steps", "nested_exits")],
                          ids=lambda f: f.__name__)
 def test_scripted_graphs_are_drawn_completely(fn):
@@ -455,8 +457,7 @@ def test_cli_draws_pictures(tmp_path, suffix, magic):
 
 def test_cli_without_dot_is_one_line(tmp_path):
     """No ``dot`` on PATH: exit status 1 and one line saying how to install it."""
-    env = dict(os.environ, PATH=str(tmp_path), PYTHONPATH=os.pathsep.join(
-        [str(ROOT)] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]))
+    env = checkout_env(PATH=str(tmp_path))
     done = subprocess.run([sys.executable, "-m", "pyjit", "dot", str(FIB), "-o",
                            str(tmp_path / "fib.svg")], capture_output=True, text=True, env=env)
     assert done.returncode == 1

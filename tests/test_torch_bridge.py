@@ -9,13 +9,10 @@ hidden, that pyjit never imports torch and that this file then skips cleanly.
 from __future__ import annotations
 
 import copy
-import importlib.util
-import os
 import re
 import subprocess
 import sys
 from pathlib import Path
-from typing import List, Tuple
 
 import numpy as np
 import pytest
@@ -25,19 +22,13 @@ from pyjit import JITException, OperatorNotFoundError, TorchConversionError, fro
 from pyjit.ir.literals import TensorValue
 
 import frontend_programs
+from conftest import checkout_env, torch_installed
 from values import assert_same
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def _torch_installed() -> bool:
-    # Without importing it (a second or two): sys.modules['torch'] = None hides it.
-    if "torch" in sys.modules:
-        return sys.modules["torch"] is not None
-    return importlib.util.find_spec("torch") is not None
-
-
-needs_torch = pytest.mark.skipif(not _torch_installed(), reason=(
+needs_torch = pytest.mark.skipif(not torch_installed(), reason=(
     "torch is not installed: pyjit never needs it, from_torch is tested where it is"))
 
 # torch.jit warns that TorchScript is deprecated on every script/trace.
@@ -325,10 +316,8 @@ def test_tensor_value_compares_values_and_is_read_only():
 # -- without torch -------------------------------------------------------------------------------
 
 def _python(code: str, *args: str) -> subprocess.CompletedProcess:
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join(
-        [str(ROOT)] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]))
     return subprocess.run([sys.executable, "-c", code, *args], capture_output=True,
-                          text=True, env=env, cwd=ROOT, timeout=300)
+                          text=True, env=checkout_env(), cwd=ROOT, timeout=300)
 
 
 def test_pyjit_never_imports_torch():
