@@ -26,19 +26,16 @@ from pyjit.graphviz import DotWriter, Html, html_escape, quote
 from pyjit.ir import Graph, node_header, prim
 from pyjit.ir.parser import parse_ir
 
-import frontend_programs
-from conftest import checkout_env
-from dot_reader import html_text, label_text, read_dot
+from helpers import frontend_programs
+from helpers.dot_reader import html_text, label_text, read_dot
+from helpers.optional import needs_dot
+from helpers.subprocesses import checkout_env
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = Path(__file__).parent / "fixtures"
 GRAPHS = sorted((FIXTURES / "graphs").glob("*.ir"))
 CORPUS = sorted((FIXTURES / "corpus").glob("*.ir"))
 FIB = ROOT / "examples" / "fib.ir"
-
-needs_dot = pytest.mark.skipif(graphviz.dot_program() is None,
-                               reason="Graphviz's dot program is not installed")
-
 
 def _graph(path: Path) -> Graph:
     return parse_ir(path.read_text(), file=str(path))

@@ -7,7 +7,8 @@ import sys
 
 import pytest
 
-from conftest import checkout_env, torch_installed
+from helpers.optional import torch_installed
+from helpers.subprocesses import checkout_env
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 

@@ -21,15 +21,10 @@ import pyjit
 from pyjit import JITException, OperatorNotFoundError, TorchConversionError, from_torch
 from pyjit.ir.literals import TensorValue
 
-import frontend_programs
-from conftest import checkout_env, torch_installed
-from values import assert_same
-
-ROOT = Path(__file__).resolve().parent.parent
-
-
-needs_torch = pytest.mark.skipif(not torch_installed(), reason=(
-    "torch is not installed: pyjit never needs it, from_torch is tested where it is"))
+from helpers import frontend_programs
+from helpers.optional import needs_torch
+from helpers.subprocesses import CHECKOUT, checkout_env
+from helpers.values import assert_same
 
 # torch.jit warns that TorchScript is deprecated on every script/trace.
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning",
@@ -106,7 +101,7 @@ def test_corpus_program_from_torch_equals_python(torch, fn, cases, loop):
 
 @pytest.fixture(scope="module")
 def programs(torch):
-    import torch_programs
+    from helpers import torch_programs
     return torch_programs
 
 
@@ -317,7 +312,7 @@ def test_tensor_value_compares_values_and_is_read_only():
 
 def _python(code: str, *args: str) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-c", code, *args], capture_output=True,
-                          text=True, env=checkout_env(), cwd=ROOT, timeout=300)
+                          text=True, env=checkout_env(), cwd=CHECKOUT, timeout=300)
 
 
 def test_pyjit_never_imports_torch():
