@@ -29,13 +29,12 @@ from pyjit.ir.parser import parse_ir
 from helpers import frontend_programs
 from helpers.dot_reader import html_text, label_text, read_dot
 from helpers.optional import needs_dot
-from helpers.subprocesses import checkout_env
+from helpers.subprocesses import CHECKOUT, checkout_env
 
-ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = Path(__file__).parent / "fixtures"
 GRAPHS = sorted((FIXTURES / "graphs").glob("*.ir"))
 CORPUS = sorted((FIXTURES / "corpus").glob("*.ir"))
-FIB = ROOT / "examples" / "fib.ir"
+FIB = CHECKOUT / "examples" / "fib.ir"
 
 def _graph(path: Path) -> Graph:
     return parse_ir(path.read_text(), file=str(path))
