@@ -147,7 +147,14 @@ class Code:
         """The Codes this Code's instructions run, in instruction order: the
         subgraphs of its forks (the seed's ``grad_executors()``); the Codes nested
         in those are theirs to list.  Each was compiled once, with this Code."""
-        return tuple(cb.code for cb in self.callbacks if type(cb) is ForkSite)
+        return tuple(code for _, code in self.subcode_sites())
+
+    def subcode_sites(self) -> tuple:
+        """``(pc, code)`` for each of :meth:`subcodes`: the instruction that runs it."""
+        return tuple((pc, self.callbacks[arg].code)
+                     for pc, (opcode, arg) in enumerate(zip(self.columns["op"],
+                                                            self.columns["arg"]))
+                     if opcode == op.CALL and type(self.callbacks[arg]) is ForkSite)
 
     def __len__(self) -> int:
         return len(self._names)
@@ -198,6 +205,14 @@ class Code:
         parts = [f"s{r} = {value!r}" for r, value in self.scalar_constants]
         parts += [f"{r} = {value!r}" for r, value in self.preload]
         return ", ".join(parts)
+
+    def to_dot(self, *, name: str = "code") -> str:
+        """The instruction table as a picture, in Graphviz's DOT language: its basic
+        blocks and the jumps between them, fork subgraphs' Codes as clusters.  See
+        :func:`pyjit.code_dot.code_to_dot`; ``pyjit dot --code FILE.ir -o out.svg``
+        renders it."""
+        from .code_dot import code_to_dot
+        return code_to_dot(self, name=name)
 
     def __str__(self) -> str:
         # As the seed's operator<<: the preprocessed graph, a blank line, the listing.
