@@ -16,6 +16,7 @@ Cython loop, or by its pure-Python twin where no compiler was available
 """
 
 from . import ir
+from . import ops  # the one import that fills the default registry with the library
 from ._backend import HAS_CEXT
 from .code import Code
 from .errors import (CompileError, InterpreterError, JITException, OperatorNotFoundError,

@@ -882,6 +882,3 @@ cdef int _frame_clear(PyObject* o) noexcept:
 (<PyTypeObject*>Frame).tp_traverse = _frame_traverse
 (<PyTypeObject*>Frame).tp_clear = _frame_clear
 
-
-# ---- TorchScript's int64 arithmetic, registered by pyjit.ops.scalars ----
-include "_int64.pxi"

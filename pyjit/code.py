@@ -36,21 +36,21 @@ from __future__ import annotations
 import copy
 import functools
 import threading
-from types import MappingProxyType, ModuleType
-from typing import Dict, Iterator, List, Optional, Sequence
+from types import MappingProxyType
+from typing import Dict, Iterator, List, NamedTuple, Optional, Sequence
 
 import numpy as np
 
 from . import opcodes as op
-from ._backend import loop as _default_loop
 from .ir import Graph, Node, Value
+from .ir.constants import constant_value
 from .ir.printer import format_attr_value
 from .ir.symbols import aten, prim
 from .ir.traversal import walk_blocks
 from .passes import preprocess
 from .registry import Registry, default_registry
 
-__all__ = ["Code"]
+__all__ = ["Code", "ForkSite"]
 
 _INT32_MAX = 2**31 - 1
 
@@ -126,7 +126,6 @@ class _Builder:
         kind = node.kind
         ins, outs, flags = node.inputs, node.outputs, self.flags(node)
         if kind == prim.Constant:
-            from .ops.constants import constant_value
             value = constant_value(node)
             name = prim.Constant
             if node.attrs:
@@ -153,11 +152,27 @@ class _Builder:
             self.emit(op.DROP, kind, node, ins, flags, outs)
         elif kind == aten.wait:
             self.emit(op.WAIT, kind, node, ins, flags, outs)
+        elif kind == prim.fork:
+            self.callbacks.append(ForkSite(self.compile_subgraph(node)))
+            self.emit(op.CALL, kind, node, ins, flags, outs, len(self.callbacks) - 1)
         else:
             resolved = self.registry.lookup(node)
             self.callbacks.append(resolved.fn)
             opcode = op.STACKCALL if resolved.stack else op.CALL
             self.emit(opcode, kind, node, ins, flags, outs, len(self.callbacks) - 1)
+
+    def compile_subgraph(self, node: Node) -> "Code":
+        """A fork's subgraph (its ``Subgraph`` attribute: the ``with prim::fork_N =
+        graph(...)`` section torch prints), compiled once, against this Code's
+        registry."""
+        sub = node.attrs.get("Subgraph") if node.attrs else None
+        if not isinstance(sub, Graph):
+            raise ValueError("prim::fork needs its subgraph as a Subgraph attribute "
+                             "(the `with prim::fork_N = graph(...)` section torch prints)")
+        if len(sub.inputs) != len(node.inputs):
+            raise ValueError(f"prim::fork passes {len(node.inputs)} inputs to a subgraph "
+                             f"that takes {len(sub.inputs)}")
+        return Code(sub, registry=self.registry)
 
     def emit_block(self, block) -> Iterator:
         """Emit a block's instructions; a generator for
@@ -199,6 +214,15 @@ class _Builder:
         self.arg[cond] = len(self.op)
 
 
+class ForkSite(NamedTuple):
+    """The callback slot of a ``prim::fork``: the subgraph's Code, which the runtime
+    links to a callable that starts a run of it and returns the run's Future
+    (:func:`pyjit.interpreter.program_of`).  The code generator knows what a fork
+    runs, not how runs are started."""
+
+    code: "Code"
+
+
 def _fresh_copy(value):
     """A callable returning a new copy of a list or dict constant on each call."""
     flat = all(isinstance(v, (int, float, str, bool, type(None), tuple))
@@ -222,8 +246,8 @@ class Code:
 
     Args:
         graph: the graph to compile; it is copied, never modified.
-        registry: where operators are looked up (the default registry, filled by
-            ``pyjit.ops``, unless given).
+        registry: where operators are looked up (the default registry, which
+            importing pyjit fills with the library, unless given).
 
     Raises:
         IRError: the graph is ill-formed (``graph.lint()`` fails: a value used out
@@ -244,7 +268,6 @@ class Code:
             raise TypeError(f"Code() takes a pyjit Graph, not {type(graph).__name__}")
         graph.lint()
         if registry is None:
-            import pyjit.ops  # noqa: F401  (fills the default registry)
             registry = default_registry
         self.n_inputs = len(graph.inputs)
         pre = preprocess(graph)
@@ -263,36 +286,17 @@ class Code:
         self.bool_data.setflags(write=False)
         self.callbacks = tuple(b.callbacks)
         self.constants = tuple(b.constants)
+        # The validated Programs of this table, one per loop module: the
+        # runtime's (pyjit.interpreter.program_of), kept with the Code they run.
         self._programs: Dict[str, object] = {}
         self._lock = threading.Lock()
-
-    # -- the validated table a loop runs ------------------------------------------
-    def program(self, loop: Optional[ModuleType] = None):
-        """The table as a ``Program`` of the given loop module (the active backend by
-        default), validated once and cached."""
-        loop = loop or _default_loop
-        prog = self._programs.get(loop.__name__)
-        if prog is None:
-            from .futures import Future
-            with self._lock:
-                prog = self._programs.get(loop.__name__)
-                if prog is None:
-                    c = self.columns
-                    prog = loop.Program(c["op"], c["in_start"], c["in_size"], c["flag_start"],
-                                        c["out_start"], c["out_size"], c["arg"],
-                                        self.int_data, self.bool_data, self.callbacks,
-                                        self.constants, self.register_size, Future)
-                    self._programs[loop.__name__] = prog
-        return prog
 
     # -- introspection --------------------------------------------------------------
     def subcodes(self) -> tuple:
         """The Codes this Code's instructions run, in instruction order: the
-        subgraphs of its forks (the seed's ``grad_executors()``).  Any callback with
-        a ``code`` attribute holding a Code counts; the Codes nested in those are
-        theirs to list.  Each was compiled once, with this Code."""
-        return tuple(cb.code for cb in self.callbacks
-                     if isinstance(getattr(cb, "code", None), Code))
+        subgraphs of its forks (the seed's ``grad_executors()``); the Codes nested
+        in those are theirs to list.  Each was compiled once, with this Code."""
+        return tuple(cb.code for cb in self.callbacks if type(cb) is ForkSite)
 
     def __len__(self) -> int:
         return len(self._names)

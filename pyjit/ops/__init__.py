@@ -1,5 +1,8 @@
 """pyjit's operator library: importing this package fills the default registry.
 
+``import pyjit`` imports it, first of all, and nothing else imports it for that
+effect: whoever holds :data:`pyjit.registry.default_registry` holds the library.
+
 Every operator a TorchScript graph uses, on Python values and numpy arrays, with
 TorchScript's semantics (checked against torch 2.13), one module per kind of value.
 Tensor operators come in families: a family is one table of rows (an operator's
@@ -7,37 +10,7 @@ names, the numpy function computing it, its dtype rule) and one generic
 implementation turning each row into every form TorchScript emits, so adding an
 operator of an existing family is one row.
 
-=====================  =========================================================
-``constants``          ``constant_value(node)``: what a ``prim::Constant`` stands for
-``prim``               tuples, ``unchecked_cast``, ``RaiseException``, ``Print``,
-                       ``isinstance``, ``Uninitialized``, ``Enter``/``Exit``
-``scalars``            int/float/bool arithmetic, comparisons, casts, ``math``
-``lists``              list construction, indexing and methods
-``dicts``              dict construction, indexing and methods
-``strings``            ``str``/``format`` (TorchScript's text of values), str methods
-``dtypes``             torch's ScalarType codes, dtype names and type promotion
-``dims``               dimensions and shapes as torch checks them
-``pointwise``          unary and binary pointwise tensor operators (with ``_`` and
-                       ``out=`` forms), clamp, where, lerp, addcmul
-``special``            the special functions behind ``erf``, ``lgamma``, ``digamma``...
-``activations``        activation functions and softmax
-``reductions``         sums, means, extremes, norms of moments, scans, sorts
-``tensor_shapes``      sizes, views and their copies, splits, joins
-``indexing``           advanced indexing, gather/scatter, masks, searches
-``conversions``        dtype and device: ``to``, dtype queries, ``item``, ``tolist``
-``tensor_factories``   ``tensor``, ``zeros``, ``arange``, ``linspace``, ``eye``...
-``linalg``             matrix products and ``torch.linalg``
-``fft``                ``torch.fft``
-``nn_conv``            convolutions and pooling
-``nn_norm``            batch, layer, group, instance and RMS normalization
-``nn_resample``        padding, interpolation, grid sampling
-``nn_loss``            losses and distances
-``nn_layers``          linear, embedding, one_hot, dropout
-``tensor_format``      ATen's text form of a tensor
-``warn``               ``aten::warn``
-``fork``               ``prim::fork``: start a subgraph's run, return its Future
-=====================  =========================================================
-
+=====================  ==================================================
 Overloads are chosen by input types when a Code is built (see
 :mod:`pyjit.registry`); plain C functions (``operator.add``, ``math.floor``,
 ``list.insert``...) are registered wherever their semantics are torch's.
@@ -51,13 +24,11 @@ and on pyjit's modules, consulted only when numpy warns), so a graph computing
 
 import warnings as _warnings
 
-from . import constants, dicts, lists, prim, scalars, strings  # noqa: F401
+from . import dicts, lists, prim, scalars, strings  # noqa: F401
 from . import pointwise, activations, reductions  # noqa: F401
 from . import tensor_shapes, indexing, conversions, tensor_factories  # noqa: F401
 from . import linalg, fft, nn_conv, nn_norm, nn_resample, nn_loss, nn_layers  # noqa: F401
 from . import warn  # noqa: F401
-from . import fork  # noqa: F401
-from .constants import constant_value
 from .strings import torch_str
 
 _warnings.filterwarnings(
@@ -76,4 +47,4 @@ FAMILIES = [
     ("neural network", (nn_conv, nn_norm, nn_resample, nn_loss, nn_layers)),
 ]
 
-__all__ = ["constant_value", "torch_str", "FAMILIES"]
+__all__ = ["torch_str", "FAMILIES"]

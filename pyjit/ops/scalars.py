@@ -291,16 +291,17 @@ _log = _ieee(math.log, np.log)
 # -- arithmetic ------------------------------------------------------------------
 
 def _int64_operators():
-    """The int operators the registry gets: the C versions in ``pyjit._core`` when
-    the compiled core is active (same semantics, no Python frame per call; each
-    falls back to its Python twin here outside its int64 fast path), otherwise
-    the Python functions above."""
-    from .. import _backend
+    """The int operators the registry gets: the C versions of
+    :mod:`pyjit.ops._int64` when they were built (same semantics, no Python frame
+    per call; each falls back to its Python twin here outside its int64 fast
+    path), otherwise the Python functions above."""
     python = dict(add=int_add, sub=int_sub, mul=int_mul, floordiv=int_floordiv,
                   remainder=int_remainder)
-    if not _backend.HAS_CEXT:
+    try:
+        from . import _int64
+    except ImportError:  # built without a compiler (PYJIT_PUREPYTHON=1)
         return python
-    return {name: getattr(_backend.loop, f"int_{name}") for name in python}
+    return {name: getattr(_int64, f"int_{name}") for name in python}
 
 
 INT64_OPS = _int64_operators()

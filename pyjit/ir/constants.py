@@ -1,7 +1,8 @@
 """The runtime value of a ``prim::Constant`` node.
 
 The code generator turns every ``prim::Constant`` into a CONST instruction holding
-``constant_value(node)``.  The value comes from the node's ``value`` attribute, read
+``constant_value(node)``; the evaluators of :mod:`pyjit.benchmarks` read constants
+the same way.  The value comes from the node's ``value`` attribute, read
 in the light of the output's type, because torch's attributes are coarser than its
 types::
 
@@ -27,7 +28,7 @@ from typing import Any
 
 import numpy as np
 
-from ..ir import types as T
+from . import types as T
 
 __all__ = ["constant_value"]
 
