@@ -23,6 +23,7 @@ import numpy as np
 from ..registry import default_registry as R
 from . import special
 from .dims import as_array, wrap_dim
+from .fperrors import ignoring
 from .dtypes import DEFAULT_FLOAT, to_dtype
 from .pointwise import FLOAT, SAME, Unary, register_unary
 
@@ -156,7 +157,7 @@ def softmax(a, dim: int, dtype=None, log: bool = False):
     d = wrap_dim(dim, x.ndim)
     if x.ndim == 0:
         return as_array(np.zeros((), x.dtype) if log else np.ones((), x.dtype))
-    with np.errstate(all="ignore"):
+    with ignoring():
         m = np.max(x, axis=d, keepdims=True) if x.size else x
         m = np.where(np.isfinite(m), m, 0)
         shifted = x - m
@@ -171,7 +172,7 @@ def glu(a, dim: int = -1):
         raise ValueError(f"Halving dimension must be even, but dimension {d} is size "
                          f"{a.shape[d]}")
     x, gate = np.split(a, 2, axis=d)
-    with np.errstate(over="ignore"):
+    with ignoring():
         return as_array(x / (1 + np.exp(-gate)))
 
 

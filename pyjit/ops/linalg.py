@@ -23,6 +23,7 @@ import numpy as np
 
 from ..registry import default_registry as R
 from .dims import as_array, reduce_axes, wrap_dim, wrap_dims
+from .fperrors import ignoring
 from .dtypes import DEFAULT_FLOAT, to_dtype, torch_name
 
 __all__ = ["mm", "matmul", "bmm", "addmm", "einsum", "vector_norm", "matrix_norm", "FAMILY"]
@@ -192,7 +193,7 @@ def vector_norm(a, ord=2, dim=None, keepdim=False, dtype=None):
     axes = reduce_axes(dim, x.ndim)
     keep = bool(keepdim) and x.ndim > 0
     ax = np.abs(x)
-    with np.errstate(all="ignore"):
+    with ignoring():
         if ord == math.inf:
             r = np.max(ax, axis=axes, keepdims=keep, initial=0)
         elif ord == -math.inf:
@@ -273,7 +274,7 @@ def renorm(a, p, dim: int, maxnorm):
     d = wrap_dim(dim, a.ndim)
     axes = tuple(k for k in range(a.ndim) if k != d)
     norms = vector_norm(a, p, axes, True)
-    with np.errstate(all="ignore"):
+    with ignoring():
         scale = np.where(norms > maxnorm, maxnorm / (norms + 1e-7), 1.0).astype(a.dtype)
     return as_array(a * scale)
 
@@ -281,7 +282,7 @@ def renorm(a, p, dim: int, maxnorm):
 def cond(a, p=None):
     if p is None or p in (2, -2):
         s = _sv(a)
-        with np.errstate(all="ignore"):
+        with ignoring():
             r = s[..., 0] / s[..., -1] if p != -2 else s[..., -1] / s[..., 0]
         return as_array(r).astype(a.dtype)
     return as_array(matrix_norm(a, p) * matrix_norm(np.linalg.inv(a), p)).astype(a.dtype)
@@ -302,7 +303,7 @@ def slogdet(a):
 
 def logdet(a):
     sign, logabs = slogdet(a)
-    with np.errstate(invalid="ignore"):
+    with ignoring():
         return as_array(np.where(sign < 0, np.nan, np.where(sign == 0, -np.inf, logabs))
                         ).astype(a.dtype)
 
@@ -429,7 +430,7 @@ def pinv(a, atol=None, rtol=None, hermitian=False):
     if atol is None and rtol is None:
         rtol = max(a.shape[-2:]) * np.finfo(a.dtype).eps
     tol = np.maximum(0 if atol is None else atol, (0 if rtol is None else rtol) * smax)
-    with np.errstate(divide="ignore"):
+    with ignoring():
         sinv = np.where(s > tol, 1 / s, 0).astype(s.dtype)
     return as_array(np.swapaxes(vh, -1, -2).conj() @ (sinv[..., :, None] *
                                                        np.swapaxes(u, -1, -2).conj()))

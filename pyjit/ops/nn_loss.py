@@ -17,6 +17,7 @@ import numpy as np
 
 from ..registry import default_registry as R
 from .dims import as_array, broadcast_shapes, shape_list, wrap_dim
+from .fperrors import ignoring
 
 __all__ = ["reduce_loss", "nll_loss", "cross_entropy", "FAMILY"]
 
@@ -74,7 +75,7 @@ def binary_cross_entropy(x, y, weight=None, reduction=1):
     a, t = x.astype(_F64), y.astype(_F64)
     if np.any((a < 0) | (a > 1)):
         raise ValueError("all elements of input should be between 0 and 1")
-    with np.errstate(divide="ignore"):
+    with ignoring():
         terms = -(t * np.maximum(np.log(a), -100) + (1 - t) * np.maximum(np.log1p(-a), -100))
     if weight is not None:
         terms = terms * weight
@@ -123,7 +124,7 @@ def poisson_nll_loss(x, y, log_input=True, full=False, eps=1e-8, reduction=1):
     a, t = x.astype(_F64), y.astype(_F64)
     terms = np.exp(a) - t * a if log_input else a - t * np.log(a + eps)
     if full:
-        with np.errstate(divide="ignore", invalid="ignore"):
+        with ignoring():
             stirling = t * np.log(t) - t + 0.5 * np.log(2 * math.pi * t)
         terms = terms + np.where(t > 1, stirling, 0)
     return reduce_loss(terms, reduction, x.dtype)
@@ -134,7 +135,7 @@ def kl_div(x, y, reduction=1, log_target=False):
     if log_target:
         terms = np.exp(t) * (t - a)
     else:
-        with np.errstate(divide="ignore", invalid="ignore"):
+        with ignoring():
             terms = np.where(t > 0, t * np.log(np.where(t > 0, t, 1)), 0) - t * a
     return reduce_loss(terms, reduction, x.dtype)
 

@@ -21,6 +21,7 @@ Rules (``torch.result_type`` is :func:`pyjit.ops.dtypes.result_type`):
 * ``COMPARE`` / ``PREDICATE``: a bool result, operands compared in their promoted
   dtype (``lt``, ``isnan``);
 * ``INTEGRAL``: bitwise operators, integer and bool dtypes only;
+* ``KERNEL``: whatever the numpy function returns (``square`` of a bool is int64);
 * ``FLOAT64``: ``float_power`` computes in double.
 
 Same-dtype operands go straight to the numpy ufunc (``ufunc(a, b, out=...)``, so a
@@ -33,8 +34,9 @@ broadcast that would grow ``self``; a numpy broadcasting failure is re-raised wi
 torch's message (``The size of tensor a (3) must match the size of tensor b (4) at
 non-singleton dimension 1``).
 
-numpy warns on division by zero, overflow and NaN; torch does not, so
-``pyjit.ops`` filters those RuntimeWarnings when they are raised by pyjit's code.
+numpy warns on division by zero, overflow and NaN; torch does not, so the generic
+implementations run with numpy's floating-point errors ignored
+(:mod:`pyjit.ops.fperrors`).
 
 Adding an operator of an existing kind is one row of :data:`UNARY` or
 :data:`BINARY`.  The clamp family, ``where``, ``lerp``, ``addcmul``/``addcdiv``
@@ -52,6 +54,7 @@ import numpy as np
 from ..registry import default_registry as R
 from . import special
 from .dims import as_array, broadcast_shapes, check_inplace_shape
+from .fperrors import enter, leave, quiet
 from .dtypes import (BOOL, DEFAULT_FLOAT, FLOAT64, INT64, c_name, check_cast, result_type,
                      torch_name)
 
@@ -60,8 +63,8 @@ __all__ = ["Unary", "Binary", "UNARY", "BINARY", "unary", "binary", "inplace", "
 
 _ndarray = np.ndarray
 
-SAME, FLOAT, PROMOTE, COMPARE, PREDICATE, INTEGRAL, FLOAT64_RULE = (
-    "same", "float", "promote", "compare", "predicate", "integral", "float64")
+SAME, FLOAT, PROMOTE, COMPARE, PREDICATE, INTEGRAL, FLOAT64_RULE, KERNEL = (
+    "same", "float", "promote", "compare", "predicate", "integral", "float64", "kernel")
 
 
 # -- operands ----------------------------------------------------------------------
@@ -128,23 +131,18 @@ def unary(row: Unary) -> Callable:
         if refuse is not None and a.dtype.kind in refuse[0]:
             raise TypeError(refuse[1].format(name=name, dtype=torch_name(a.dtype)))
 
-    if rule == FLOAT:
-        def op(a, *params):
-            check(a)
-            x = a if a.dtype.kind in "fc" else a.astype(DEFAULT_FLOAT)
-            r = fn(x, *params)
-            return r if type(r) is _ndarray and r.dtype == x.dtype else \
-                as_array(r).astype(x.dtype)
-    elif rule == SAME:
-        def op(a, *params):
-            check(a)
+    def op(a, *params):
+        check(a)
+        if rule == FLOAT and a.dtype.kind not in "fc":
+            a = a.astype(DEFAULT_FLOAT)
+        token = enter()
+        try:
             r = fn(a, *params)
-            return r if type(r) is _ndarray and r.dtype == a.dtype else \
-                as_array(r).astype(a.dtype)
-    else:  # PREDICATE
-        def op(a, *params):
-            check(a)
-            return as_array(fn(a, *params))
+        finally:
+            leave(token)
+        if rule == PREDICATE or rule == KERNEL or type(r) is _ndarray and r.dtype == a.dtype:
+            return r if type(r) is _ndarray else as_array(r)
+        return as_array(r).astype(a.dtype)
     op.__name__ = name
     op.__doc__ = f"``aten::{name}`` ({rule} result dtype)."
     return op
@@ -158,7 +156,11 @@ def inplace(functional: Callable, name: str) -> Callable:
         check_cast(r.dtype, a.dtype)
         if r.shape != a.shape:
             check_inplace_shape(a.shape, r)
-        np.copyto(a, r, casting="unsafe")
+        token = enter()
+        try:
+            np.copyto(a, r, casting="unsafe")
+        finally:
+            leave(token)
         return a
     op.__name__ = name + "_"
     return op
@@ -177,7 +179,11 @@ def out_form(functional: Callable) -> Callable:
             except ValueError:
                 raise ValueError(f"out= needs a tensor of shape {list(r.shape)}, got one of "
                                  f"shape {list(out.shape)} that pyjit cannot resize") from None
-        np.copyto(out, r, casting="unsafe")
+        token = enter()
+        try:
+            np.copyto(out, r, casting="unsafe")
+        finally:
+            leave(token)
         return out
     op.__name__ = functional.__name__ + "_out"
     return op
@@ -254,11 +260,7 @@ def _nan_to_num(x, nan=None, posinf=None, neginf=None):
 
 def _float64_kernel(kernel: Callable) -> Callable:
     """A float64 kernel of :mod:`special` for a table row (cast back by the rule)."""
-    def fn(x, *params):
-        with np.errstate(all="ignore"):
-            return kernel(x, *params)
-    fn.__name__ = kernel.__name__
-    return fn
+    return kernel
 
 
 _BOOL_NEG = ("b", "Negation, the `-` operator, on a bool tensor is not supported. If you are "
@@ -273,7 +275,7 @@ UNARY: List[Unary] = [
           refuse=("b", "The `+` operator, on a bool tensor is not supported.")),
     Unary("sign", _sign, SAME),
     Unary("sgn", _sign, SAME),
-    Unary("square", _square, SAME),
+    Unary("square", _square, KERNEL),
     Unary("floor", _keep_int(np.floor), SAME),
     Unary("ceil", _keep_int(np.ceil), SAME),
     Unary("trunc fix", _keep_int(np.trunc), SAME),
@@ -401,6 +403,7 @@ def binary(row: Binary) -> Callable:
         floats_ok = rule == PROMOTE
 
         def op(a, b):
+            token = enter()
             try:
                 if type(a) is _ndarray:
                     if type(b) is _ndarray:
@@ -412,15 +415,20 @@ def binary(row: Binary) -> Callable:
                 return _compute(fn, a, b, dtype_of(a, b))
             except ValueError as exc:
                 raise _broadcast_error(exc, a, b) from None
+            finally:
+                leave(token)
     else:
         def op(a, b):
             dt = dtype_of(a, b)
             if check is not None:
                 check(a, b, dt)
+            token = enter()
             try:
                 r = _compute(fn, a, b, dt)
             except ValueError as exc:
                 raise _broadcast_error(exc, a, b) from None
+            finally:
+                leave(token)
             return r if r.dtype == dt else as_array(r).astype(dt)
     op.__name__ = name
     op.__doc__ = f"``aten::{name}`` ({rule} result dtype)."
@@ -447,7 +455,11 @@ def _binary_inplace(functional: Callable, row: Binary) -> Callable:
                 check_inplace_shape(a.shape, b)
         else:
             b = _scalar_in(b, dt)
-        return fn(a, b, out=a, dtype=dt, casting="unsafe")
+        token = enter()
+        try:
+            return fn(a, b, out=a, dtype=dt, casting="unsafe")
+        finally:
+            leave(token)
     op.__name__ = row.names.split()[0] + "_"
     return op
 
@@ -514,8 +526,7 @@ def _xlogy(x, y):
 
 def _float_kernel2(kernel: Callable) -> Callable:
     def fn(x, y):
-        with np.errstate(all="ignore"):
-            return as_array(kernel(x, y))
+        return as_array(kernel(x, y))
     fn.__name__ = kernel.__name__
     return fn
 
@@ -864,8 +875,7 @@ def frexp(a):
 
 def polygamma(n, a):
     x = a if a.dtype.kind == "f" else a.astype(DEFAULT_FLOAT)
-    with np.errstate(all="ignore"):
-        return as_array(special.polygamma(n, x)).astype(x.dtype)
+    return as_array(special.polygamma(n, x)).astype(x.dtype)
 
 
 def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):

@@ -30,9 +30,11 @@ import numpy as np
 
 from ..registry import default_registry as R
 from .dims import as_array, reduce_axes, wrap_dim, wrap_dims
+from .fperrors import ignoring
 from .dtypes import BOOL, DEFAULT_FLOAT, INT64, to_dtype, torch_name
 
-__all__ = ["Reduction", "REDUCTIONS", "reduction", "sort", "topk", "FAMILY"]
+__all__ = ["Reduction", "REDUCTIONS", "BY_NAME", "DTYPE_FORMS", "reduction", "sort", "topk",
+           "FAMILY"]
 
 _ndarray = np.ndarray
 SUM, MEAN, SAME, BOOL_RULE, FLOATING = "sum", "mean", "same", "bool", "floating"
@@ -84,7 +86,7 @@ def reduction(row: Reduction) -> Callable:
         if row.empty_error:
             _check_empty(name, a, axes)
         x = a if a.dtype == dt else a.astype(dt)
-        with np.errstate(all="ignore"):
+        with ignoring():
             r = as_array(kernel(x, axes, bool(keepdim) and a.ndim > 0))
         if rule == BOOL_RULE:
             return r if a.dtype != np.uint8 else r.astype(np.uint8)
@@ -131,12 +133,24 @@ REDUCTIONS: List[Reduction] = [
     Reduction("count_nonzero", _count_nonzero, SUM),
 ]
 
-_BY_NAME = {}
+#: Each reduction by name: ``op(a, dim=None, keepdim=False, dtype=None)``.
+BY_NAME = {}
 for _row in REDUCTIONS:
     for _name in _row.names.split():
-        _BY_NAME[_name] = reduction(_row)
+        BY_NAME[_name] = reduction(_row)
 
-_sum, _mean_op, _prod = _BY_NAME["sum"], _BY_NAME["mean"], _BY_NAME["prod"]
+
+def _dtype_form(op: Callable) -> Callable:
+    """``aten::sum(self, dtype)``: every element, in ``dtype``."""
+    def whole(a, dtype=None):
+        return op(a, None, False, dtype)
+    whole.__name__ = op.__name__
+    return whole
+
+
+#: ``aten::sum(self, dtype)`` and the like: the reductions taking a ``dtype``.
+DTYPE_FORMS = {name: _dtype_form(BY_NAME[name]) for name in
+               ("sum", "nansum", "prod", "mean", "nanmean", "count_nonzero")}
 
 
 # -- std / var -------------------------------------------------------------------------
@@ -157,7 +171,7 @@ def _moments(name: str, take_sqrt: bool, with_mean: bool):
                             f"dtypes. Got {torch_name(a.dtype)} instead.")
         axes = reduce_axes(dim, a.ndim)
         keep = bool(keepdim) and a.ndim > 0
-        with np.errstate(all="ignore"):
+        with ignoring():
             mean = np.mean(a, axis=axes, keepdims=True, dtype=np.float64)
             n = a.size if axes is None else int(np.prod([a.shape[d] for d in axes]))
             sq = np.sum(np.abs(a - mean) ** 2, axis=axes, keepdims=keep, dtype=np.float64)
@@ -192,7 +206,7 @@ def _values_indices(name: str, pick: Callable):
             return a.copy(), np.zeros((), INT64)
         if a.shape[d] == 0:
             raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
-        with np.errstate(all="ignore"):
+        with ignoring():
             return _select_along(a, pick(a, d), d, bool(keepdim))
     op.__name__ = name
     return op
@@ -312,7 +326,7 @@ def arg_reduce(name: str, fn: Callable):
 
 
 def aminmax(a, dim=None, keepdim=False):
-    return (_BY_NAME["amin"](a, dim, keepdim), _BY_NAME["amax"](a, dim, keepdim))
+    return (BY_NAME["amin"](a, dim, keepdim), BY_NAME["amax"](a, dim, keepdim))
 
 
 # -- scans ---------------------------------------------------------------------------------
@@ -342,7 +356,7 @@ def _cum_extreme(better: Callable):
         where = np.zeros(x.shape[:-1], INT64)
         for i in range(x.shape[-1]):
             cur = x[..., i]
-            with np.errstate(invalid="ignore"):
+            with ignoring():
                 take = better(cur, best) | np.isnan(cur) if x.dtype.kind == "f" \
                     else better(cur, best)
             if x.dtype.kind == "f":
@@ -384,20 +398,18 @@ def trace(a):
 _T = "Tensor"
 for _row in REDUCTIONS:
     for _name in _row.names.split():
-        _op = _BY_NAME[_name]
+        _op = BY_NAME[_name]
         if _row.rule in (SUM, MEAN):
-            R.register(f"aten::{_name}", lambda a, dtype=None, _op=_op: _op(a, None, False, dtype),
-                       types=[_T, "int?"])
+            R.register(f"aten::{_name}", DTYPE_FORMS[_name], types=[_T, "int?"])
             R.register(f"aten::{_name}", _op, types=[_T, "int[]?", "bool", "int?"])
         else:
             R.register(f"aten::{_name}", _op, types=[_T, "int[]?", "bool"])
         R.register(f"aten::{_name}", lambda a, _op=_op: _op(a), types=[_T])
         R.register(f"aten::{_name}", _op, types=[_T, "int", "bool"])
-R.register("aten::sum", _sum, types=[_T])
-R.register("aten::prod", _prod, types=[_T, "int", "bool", "int?"])
-R.register("aten::count_nonzero", lambda a, dim=None: _BY_NAME["count_nonzero"](a, dim),
+R.register("aten::prod", BY_NAME["prod"], types=[_T, "int", "bool", "int?"])
+R.register("aten::count_nonzero", lambda a, dim=None: BY_NAME["count_nonzero"](a, dim),
            types=[_T, "int?"])
-R.register("aten::count_nonzero", lambda a, dim: _BY_NAME["count_nonzero"](a, dim),
+R.register("aten::count_nonzero", lambda a, dim: BY_NAME["count_nonzero"](a, dim),
            types=[_T, "int[]"])
 
 for _name, _sqrt, _mean in [("std", True, False), ("var", False, False),
@@ -451,7 +463,7 @@ def _inplace_scan(u, a, dim):
 
 
 #: The family's operator names, for ``pyjit info --ops``.
-FAMILY = sorted(set(_BY_NAME) | {"std", "var", "std_mean", "var_mean", "max", "min", "argmax",
+FAMILY = sorted(set(BY_NAME) | {"std", "var", "std_mean", "var_mean", "max", "min", "argmax",
                                  "argmin", "aminmax", "median", "nanmedian", "mode",
                                  "kthvalue", "sort", "argsort", "msort", "topk", "cumsum",
                                  "cumprod", "cummax", "cummin", "logcumsumexp", "allclose",

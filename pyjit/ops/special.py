@@ -15,6 +15,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from .fperrors import ignoring
 
 __all__ = ["erf", "erfc", "erfinv", "lgamma", "digamma", "polygamma", "zeta", "ndtr",
            "ndtri", "log_ndtr", "erfcx", "i0e", "i1", "i1e", "entr", "sinc", "xlogy",
@@ -121,7 +122,7 @@ def erfcx(x):
     big = x > 25
     small = ~big
     xs = x[small]
-    with np.errstate(over="ignore", invalid="ignore"):
+    with ignoring():
         out[small] = np.exp(xs * xs) * erfc(xs)
     xb = x[big]
     z2 = 1 / (2 * xb * xb)
@@ -267,14 +268,14 @@ def i1e(x):
 
 def i1(x):
     x = np.asarray(x, dtype=_F64)
-    with np.errstate(over="ignore", invalid="ignore"):
+    with ignoring():
         return _i1_scaled(x) * np.exp(np.abs(x))
 
 
 def entr(x):
     """``-x log x`` for x > 0, 0 at 0, -inf below."""
     x = np.asarray(x, dtype=_F64)
-    with np.errstate(divide="ignore", invalid="ignore"):
+    with ignoring():
         return np.where(x > 0, -x * np.log(np.where(x > 0, x, 1)),
                         np.where(x == 0, 0.0, np.where(np.isnan(x), np.nan, -np.inf)))
 
@@ -287,13 +288,13 @@ def sinc(x):
 def xlogy(x, y):
     """``x * log(y)``, 0 where x == 0 (unless y is NaN)."""
     x, y = np.asarray(x, dtype=_F64), np.asarray(y, dtype=_F64)
-    with np.errstate(divide="ignore", invalid="ignore"):
+    with ignoring():
         return np.where((x == 0) & ~np.isnan(y), 0.0, x * np.log(y))
 
 
 def xlog1py(x, y):
     x, y = np.asarray(x, dtype=_F64), np.asarray(y, dtype=_F64)
-    with np.errstate(divide="ignore", invalid="ignore"):
+    with ignoring():
         return np.where((x == 0) & ~np.isnan(y), 0.0, x * np.log1p(y))
 
 
