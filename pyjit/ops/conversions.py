@@ -79,19 +79,21 @@ def tensor_to_bool(a) -> bool:
     return bool(item(a))
 
 
-# prim::tolist's element type codes: how the output annotation names its scalars.
-_TOLIST_TYPES = {0: ("Long", "iu"), 1: ("Float", "f"), 2: ("Bool", "b")}
+# prim::tolist's element type codes: how the output annotation names its scalars,
+# and the dtypes torch accepts for it (an int annotation wants int64 exactly).
+_TOLIST_TYPES = {0: ("Long", (np.int64,)), 1: ("Float", (np.float32, np.float64)),
+                 2: ("Bool", (np.bool_,))}
 
 
 def tolist(a, dim: int, elem: int):
     """``prim::tolist(self, dims, elem_type)``: the nested lists the output
     annotation promises (``List[List[float]]`` is dims 2, elem 1), checked as torch
     checks them."""
-    name, kinds = _TOLIST_TYPES[elem]
+    name, dtypes = _TOLIST_TYPES[elem]
     if a.ndim != dim:
         raise ValueError("Output annotation list dimension and runtime tensor dimension must "
                          "match for tolist()")
-    if a.dtype.kind not in kinds or elem == 1 and a.dtype == np.float16:
+    if a.dtype.type not in dtypes:
         raise TypeError(f"Output annotation element type and runtime tensor element type must "
                         f"match for tolist(): {name} vs {torch_name(a.dtype)}")
     return a.tolist()

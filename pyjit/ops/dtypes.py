@@ -30,6 +30,7 @@ from typing import Any, Dict
 import numpy as np
 
 __all__ = ["SCALAR_TYPES", "DEFAULT_FLOAT", "to_dtype", "code_of", "torch_name", "c_name",
+           "meta_name",
            "promote_types", "result_type", "scalar_dtype", "category", "is_floating",
            "can_cast", "check_cast", "INT64", "BOOL", "FLOAT64", "STRIDED"]
 
@@ -41,26 +42,29 @@ BOOL = np.dtype(np.bool_)
 #: ``prim::layout`` of every pyjit tensor: ``torch.strided``.
 STRIDED = 0
 
-#: torch's ScalarType enum (c10/core/ScalarType.h) for the dtypes numpy has, with
-#: the name torch's messages print and the C++ type of its ``checked_convert``.
+#: torch's ScalarType enum (c10/core/ScalarType.h) for the dtypes numpy has, with the
+#: three names torch's messages use: the ScalarType's (``Long``), the C++ type of
+#: ``checked_convert`` (``int64_t``) and the TypeMeta's (``long int``, what a
+#: message printing ``tensor.dtype()`` from C++ shows).
 _TABLE = [
-    (0, np.uint8, "Byte", "uint8_t"),
-    (1, np.int8, "Char", "int8_t"),
-    (2, np.int16, "Short", "int16_t"),
-    (3, np.int32, "Int", "int"),
-    (4, np.int64, "Long", "int64_t"),
-    (5, np.float16, "Half", "c10::Half"),
-    (6, np.float32, "Float", "float"),
-    (7, np.float64, "Double", "double"),
-    (9, np.complex64, "ComplexFloat", "c10::complex<float>"),
-    (10, np.complex128, "ComplexDouble", "c10::complex<double>"),
-    (11, np.bool_, "Bool", "bool"),
+    (0, np.uint8, "Byte", "uint8_t", "unsigned char"),
+    (1, np.int8, "Char", "int8_t", "signed char"),
+    (2, np.int16, "Short", "int16_t", "short int"),
+    (3, np.int32, "Int", "int", "int"),
+    (4, np.int64, "Long", "int64_t", "long int"),
+    (5, np.float16, "Half", "c10::Half", "c10::Half"),
+    (6, np.float32, "Float", "float", "float"),
+    (7, np.float64, "Double", "double", "double"),
+    (9, np.complex64, "ComplexFloat", "c10::complex<float>", "c10::complex<float>"),
+    (10, np.complex128, "ComplexDouble", "c10::complex<double>", "c10::complex<double>"),
+    (11, np.bool_, "Bool", "bool", "bool"),
 ]
 
-SCALAR_TYPES: Dict[int, np.dtype] = {code: np.dtype(t) for code, t, _, _ in _TABLE}
-_CODES: Dict[np.dtype, int] = {np.dtype(t): code for code, t, _, _ in _TABLE}
-_NAMES: Dict[np.dtype, str] = {np.dtype(t): name for _, t, name, _ in _TABLE}
-_C_NAMES: Dict[np.dtype, str] = {np.dtype(t): c for _, t, _, c in _TABLE}
+SCALAR_TYPES: Dict[int, np.dtype] = {row[0]: np.dtype(row[1]) for row in _TABLE}
+_CODES: Dict[np.dtype, int] = {np.dtype(row[1]): row[0] for row in _TABLE}
+_NAMES: Dict[np.dtype, str] = {np.dtype(row[1]): row[2] for row in _TABLE}
+_C_NAMES: Dict[np.dtype, str] = {np.dtype(row[1]): row[3] for row in _TABLE}
+_META_NAMES: Dict[np.dtype, str] = {np.dtype(row[1]): row[4] for row in _TABLE}
 
 # bool < integer < floating < complex: torch's categories (numpy's dtype.kind).
 _CATEGORY = {"b": 0, "u": 1, "i": 1, "f": 2, "c": 3}
@@ -90,6 +94,11 @@ def torch_name(dt: np.dtype) -> str:
 def c_name(dt: np.dtype) -> str:
     """``float``, ``int64_t``...: the dtype as torch's C++ messages name it."""
     return _C_NAMES.get(dt, str(dt))
+
+
+def meta_name(dt: np.dtype) -> str:
+    """``float``, ``long int``...: the dtype as C++ prints a tensor's TypeMeta."""
+    return _META_NAMES.get(dt, str(dt))
 
 
 def category(dt: np.dtype) -> int:
@@ -162,9 +171,10 @@ def can_cast(src: np.dtype, dst: np.dtype) -> bool:
     return _CATEGORY[src.kind] <= _CATEGORY[dst.kind] or src == dst
 
 
-def check_cast(src: np.dtype, dst: np.dtype) -> None:
+def check_cast(src: np.dtype, dst: np.dtype, name=torch_name) -> None:
     """Raise torch's error when a result of ``src`` cannot go into ``dst``
-    (an in-place or ``out=`` operation)."""
+    (an in-place or ``out=`` operation); ``name`` spells the output's dtype
+    (``torch_name``, or ``meta_name`` where torch prints its TypeMeta)."""
     if src != dst and not can_cast(src, dst):
         raise TypeError(f"result type {torch_name(src)} can't be cast to the desired output "
-                        f"type {torch_name(dst)}")
+                        f"type {name(dst)}")

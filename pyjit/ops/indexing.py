@@ -32,7 +32,7 @@ import numpy as np
 
 from ..registry import default_registry as R
 from .dims import as_array, broadcast_shapes, shape_list, wrap_dim
-from .dtypes import BOOL, DEFAULT_FLOAT, INT64, result_type, torch_name
+from .dtypes import BOOL, DEFAULT_FLOAT, INT64, meta_name, torch_name
 
 __all__ = ["index", "index_put_", "gather", "scatter", "masked_fill", "nonzero", "copy_",
            "FAMILY"]
@@ -139,8 +139,8 @@ def fill_(a, value):
 # -- along one dimension ---------------------------------------------------------------
 
 def _check_index_tensor(name: str, idx: np.ndarray) -> None:
-    if idx.dtype != INT64:
-        raise TypeError(f"{name}(): Expected dtype int64 for index")
+    if idx.dtype.kind not in "iu":
+        raise TypeError(f"{name}(): Expected dtype int32/int64 for index")
 
 
 def _prefix(a: np.ndarray, shape: tuple, d: int) -> np.ndarray:
@@ -238,39 +238,50 @@ def index_select(a, dim, idx):
     if idx.ndim > 1:
         raise IndexError("index_select(): Index is supposed to be a vector")
     if a.ndim == 0:
-        return a.reshape(1)[idx.reshape(-1)].reshape(idx.shape) if idx.size else a.copy()
+        return a.reshape(1)[idx.reshape(-1)].reshape(idx.shape[:0]) if idx.size == 1 else \
+            a.reshape(1)[idx.reshape(-1)]
     try:
         return np.take(a, idx.reshape(-1), axis=d)
     except IndexError as exc:
         raise IndexError(f"index out of range in self") from exc
 
 
+def _vector_view(x):
+    """A 0-dim tensor as a 1-element vector (sharing memory): the ``index_*``
+    operators treat a scalar as one element along dimension 0."""
+    return x.reshape(1) if x.ndim == 0 else x
+
+
 def index_add(a, dim, idx, source, alpha=1, inplace=False):
     d = wrap_dim(dim, a.ndim)
     out = a if inplace else a.copy()
     values = source if alpha == 1 else source * alpha
-    np.add.at(out, _along(out, d, idx.reshape(-1)), values.astype(out.dtype, copy=False))
+    np.add.at(_vector_view(out), _along(out, d, idx.reshape(-1)),
+              _vector_view(np.asarray(values)).astype(out.dtype, copy=False))
     return out
 
 
 def index_copy(a, dim, idx, source, inplace=False):
     d = wrap_dim(dim, a.ndim)
     out = a if inplace else a.copy()
-    out[_along(out, d, idx.reshape(-1))] = source
+    _vector_view(out)[_along(out, d, idx.reshape(-1))] = _vector_view(source)
     return out
 
 
 def index_fill(a, dim, idx, value, inplace=False):
     d = wrap_dim(dim, a.ndim)
     out = a if inplace else a.copy()
-    if out.ndim == 0:
-        out[...] = value
-        return out
-    out[_along(out, d, idx.reshape(-1))] = value
+    _vector_view(out)[_along(out, d, idx.reshape(-1))] = value
     return out
 
 
 def index_reduce(a, dim, idx, source, reduce: str, include_self: bool = True, inplace=False):
+    if a.ndim == 0:
+        r = index_reduce(a.reshape(1), 0, idx, _vector_view(source), reduce, include_self)
+        if inplace:
+            a[...] = r.reshape(())
+            return a
+        return r.reshape(())
     d = wrap_dim(dim, a.ndim)
     grid_idx = np.broadcast_to(
         np.expand_dims(idx.reshape(-1), tuple(k for k in range(a.ndim) if k != d)),
@@ -285,11 +296,7 @@ def index_reduce(a, dim, idx, source, reduce: str, include_self: bool = True, in
 def _check_mask(name: str, mask) -> None:
     if mask.dtype != BOOL:
         raise TypeError(f"{name} only supports boolean masks, but got mask with dtype "
-                        f"{_C_SPELLING.get(mask.dtype.name, mask.dtype.name)}")
-
-
-# How these messages spell a dtype (C++'s type names, as torch prints them there).
-_C_SPELLING = {"int64": "long int", "float32": "float", "uint8": "unsigned char"}
+                        f"{meta_name(mask.dtype)}")
 
 
 def masked_fill(a, mask, value, inplace: bool = False):
@@ -562,5 +569,5 @@ FAMILY = sorted(["index", "index_put_", "index_put", "copy_", "fill_", "fill", "
                  "scatter_reduce", "index_select", "index_add", "index_copy", "index_fill",
                  "index_reduce", "masked_fill", "masked_fill_", "masked_select",
                  "masked_scatter", "take", "take_along_dim", "put", "nonzero", "argwhere",
-                 "nonzero_static", "where(condition)", "searchsorted", "bucketize", "isin",
+                 "nonzero_static", "where", "searchsorted", "bucketize", "isin",
                  "_unique2", "unique_dim", "unique_consecutive", "bincount", "histc"])

@@ -24,7 +24,8 @@ import numpy as np
 from ..registry import default_registry as R
 from .dims import as_array, reduce_axes, wrap_dim, wrap_dims
 from .fperrors import ignoring
-from .dtypes import DEFAULT_FLOAT, to_dtype, torch_name
+from .pointwise import out_form
+from .dtypes import DEFAULT_FLOAT, meta_name, to_dtype, torch_name
 
 __all__ = ["mm", "matmul", "bmm", "addmm", "einsum", "vector_norm", "matrix_norm", "FAMILY"]
 
@@ -35,14 +36,9 @@ def _shape_text(a: np.ndarray) -> str:
     return "x".join(map(str, a.shape))
 
 
-def _c_dtype(dt: np.dtype) -> str:
-    return {"float32": "float", "float64": "double", "int64": "long int", "int32": "int",
-            "bool": "bool", "float16": "c10::Half"}.get(dt.name, dt.name)
-
-
 def _same_dtype(a, b, what="expected m1 and m2 to have the same dtype") -> None:
     if a.dtype != b.dtype:
-        raise TypeError(f"{what}, but got: {_c_dtype(a.dtype)} != {_c_dtype(b.dtype)}")
+        raise TypeError(f"{what}, but got: {meta_name(a.dtype)} != {meta_name(b.dtype)}")
 
 
 def _square(name: str, a: np.ndarray) -> None:
@@ -425,6 +421,15 @@ def eigvalsh(a, uplo="L"):
 
 
 def pinv(a, atol=None, rtol=None, hermitian=False):
+    if hermitian:  # torch reads the lower triangle and inverts the eigenvalues
+        w, v = np.linalg.eigh(a)
+        wmax = np.abs(w).max(axis=-1, keepdims=True) if w.size else np.zeros(w.shape[:-1] + (1,))
+        if atol is None and rtol is None:
+            rtol = max(a.shape[-2:]) * np.finfo(a.dtype).eps
+        tol = np.maximum(0 if atol is None else atol, (0 if rtol is None else rtol) * wmax)
+        with ignoring():
+            winv = np.where(np.abs(w) > tol, 1 / w, 0).astype(w.dtype)
+        return as_array((v * winv[..., None, :]) @ np.swapaxes(v, -1, -2).conj())
     u, s, vh = np.linalg.svd(a, full_matrices=False)
     smax = s.max(axis=-1, keepdims=True) if s.size else np.zeros(s.shape[:-1] + (1,), s.dtype)
     if atol is None and rtol is None:
@@ -557,6 +562,7 @@ def householder_product(a, tau):
 
 
 def vander(x, n=None):
+    x = x.reshape(1) if x.ndim == 0 else x
     n = x.shape[-1] if n is None else n
     dt = x.dtype if x.dtype.kind in "fc" else np.dtype(np.int64)
     return as_array(np.stack([x.astype(dt) ** k for k in range(n)], axis=-1)).astype(dt)
@@ -624,8 +630,12 @@ R.register("aten::linalg_matrix_power", matrix_power, types=[_T, "int"])
 R.register("aten::matrix_power", matrix_power, types=[_T, "int"])
 for _o in (_S, "int", "float"):
     R.register("aten::linalg_vector_norm", vector_norm, types=[_T, _o, "int[]?", "bool", "int?"])
-R.register("aten::linalg_matrix_norm", matrix_norm, types=[_T, "str", "int[]", "bool", "int?"])
-R.register("aten::linalg_matrix_norm", matrix_norm, types=[_T, _S, "int[]", "bool", "int?"])
+    R.register("aten::linalg_vector_norm", out_form(vector_norm),
+               types=[_T, _o, "int[]?", "bool", "int?", _T])
+for _o in ("str", _S):
+    R.register("aten::linalg_matrix_norm", matrix_norm, types=[_T, _o, "int[]", "bool", "int?"])
+    R.register("aten::linalg_matrix_norm", out_form(matrix_norm),
+               types=[_T, _o, "int[]", "bool", "int?", _T])
 for _o in ("Scalar?", "str"):
     R.register("aten::linalg_norm", linalg_norm, types=[_T, _o, "int[]?", "bool", "int?"])
 R.register("aten::norm", norm, types=[_T, "Scalar?", "int[]", "bool"])
@@ -633,7 +643,15 @@ R.register("aten::norm", norm, types=[_T, "Scalar?", "int[]", "bool", "int"])
 R.register("aten::norm", lambda a, p=2: norm(a, p), types=[_T, _S])
 R.register("aten::norm", lambda a, p, dtype: norm(a, p, None, False, dtype),
            types=[_T, "Scalar?", "int"])
+R.register("aten::norm", out_form(norm), types=[_T, "Scalar?", "int[]", "bool", _T])
+R.register("aten::norm", out_form(norm), types=[_T, "Scalar?", "int[]", "bool", "int", _T])
 R.register("aten::frobenius_norm", frobenius_norm, types=[_T, "int[]", "bool"])
+R.register("aten::frobenius_norm", out_form(frobenius_norm), types=[_T, "int[]", "bool", _T])
+R.register("aten::nuclear_norm", out_form(lambda a, keepdim=False:
+                                          nuclear_norm(a, (-2, -1), keepdim)),
+           types=[_T, "bool", _T])
+R.register("aten::nuclear_norm", out_form(nuclear_norm), types=[_T, "int[]", "bool", _T])
+R.register("aten::tensordot", out_form(tensordot), types=[_T, _T, "int[]", "int[]", _T])
 R.register("aten::nuclear_norm", lambda a, keepdim=False: nuclear_norm(a, (-2, -1), keepdim),
            types=[_T, "bool"])
 R.register("aten::nuclear_norm", nuclear_norm, types=[_T, "int[]", "bool"])

@@ -209,7 +209,7 @@ def cross_entropy(x, target, weight=None, reduction=1, ignore_index=-100,
 
 def multi_margin_loss(x, target, p=1, margin=1.0, weight=None, reduction=1):
     a = x.astype(_F64)
-    xb = a if a.ndim == 2 else a[None]
+    xb = a if a.ndim == 2 else a.reshape(1, -1)
     tb = target.reshape(-1)
     c = xb.shape[1]
     xy = xb[np.arange(xb.shape[0]), tb][:, None]
@@ -225,7 +225,7 @@ def multi_margin_loss(x, target, p=1, margin=1.0, weight=None, reduction=1):
 
 def multilabel_margin_loss(x, target, reduction=1):
     a = x.astype(_F64)
-    xb, tb = (a, target) if a.ndim == 2 else (a[None], target[None])
+    xb, tb = (a, target) if a.ndim == 2 else (a.reshape(1, -1), target.reshape(1, -1))
     n, c = xb.shape
     per = np.zeros(n)
     for i in range(n):

@@ -1,6 +1,6 @@
 """Padding and resampling: ``F.pad`` (constant, reflect, replicate, circular),
-``F.interpolate`` (nearest, nearest-exact, linear, bilinear, bicubic, trilinear)
-and ``F.grid_sample``.
+``F.interpolate`` (nearest, nearest-exact, linear, bilinear, bicubic, trilinear,
+and antialiased bilinear, bicubic and lanczos) and ``F.grid_sample``.
 
 ``F.pad``'s list names the last dimension first, ``(left, right, top, bottom,
 ...)``; a negative amount crops (constant mode).  Interpolation computes each
@@ -165,6 +165,60 @@ def upsample(x, output_size, scales, mode: str, align_corners: bool = False):
     return as_array(np.asarray(out).astype(x.dtype))
 
 
+# -- antialiased interpolation ---------------------------------------------------------------
+
+def _triangle(x):
+    x = np.abs(x)
+    return np.where(x < 1, 1 - x, 0.0)
+
+
+def _cubic_aa(x, a=-0.5):
+    x = np.abs(x)
+    return np.where(x < 1, ((a + 2) * x - (a + 3)) * x * x + 1,
+                    np.where(x < 2, ((x - 5) * x + 8) * x * a - 4 * a, 0.0))
+
+
+def _lanczos(x, a=3):
+    x = np.abs(x)
+    return np.where(x < a, np.sinc(x) * np.sinc(x / a), 0.0)
+
+
+#: antialiased modes: (filter, support at scale 1)
+_AA_FILTERS = {"bilinear2d_aa": (_triangle, 1.0), "bicubic2d_aa": (_cubic_aa, 2.0),
+               "lanczos2d_aa": (_lanczos, 3.0)}
+
+
+def _aa_weights(in_size, out_size, align_corners, scale, filt, support):
+    """The resampling matrix ``(out, in)`` of an antialiased mode: each output
+    pixel averages the input under the filter stretched by the downscaling
+    factor (PIL's method, which torch's ``_upsample_*_aa`` kernels follow)."""
+    s = _scale(in_size, out_size, align_corners, scale)
+    width = support * s if s >= 1 else support
+    inv = 1 / s if s >= 1 else 1.0
+    delta = 0.5 if align_corners and s < 1 else 0.0
+    mat = np.zeros((out_size, in_size))
+    for i in range(out_size):
+        center = s * (i + 0.5 - delta) if not align_corners else s * i + 0.5
+        lo = max(int(center - width + 0.5), 0)
+        hi = min(int(center + width + 0.5), in_size)
+        j = np.arange(lo, hi)
+        w = filt((j - center + 0.5) * inv)
+        total = w.sum()
+        mat[i, lo:hi] = w / total if total else w
+    return mat
+
+
+def upsample_aa(x, output_size, align_corners, scales, mode: str):
+    filt, support = _AA_FILTERS[mode]
+    sizes, per_dim = _output_sizes(x, 2, output_size, scales)
+    out = x.astype(np.float64)
+    for k in range(2):
+        axis = x.ndim - 2 + k
+        mat = _aa_weights(x.shape[axis], sizes[k], align_corners, per_dim[k], filt, support)
+        out = np.moveaxis(np.tensordot(out, mat, axes=([axis], [1])), -1, axis)
+    return as_array(out.astype(x.dtype))
+
+
 # -- grid_sample ---------------------------------------------------------------------------
 
 def _unnormalize(coord, size, align_corners):
@@ -265,6 +319,10 @@ for _mode in ("linear1d", "bilinear2d", "trilinear3d", "bicubic2d"):
                (lambda m: lambda x, size, align, scales: upsample(x, size, scales, m, align))(
                    _mode),
                types=[_T, "int[]?", "bool", "float[]?"])
+for _mode in _AA_FILTERS:
+    R.register(f"aten::_upsample_{_mode}",
+               (lambda m: lambda x, size, align, scales: upsample_aa(x, size, align, scales, m))(
+                   _mode), types=[_T, "int[]?", "bool", "float[]?"])
 for _name in ("grid_sampler", "grid_sampler_2d"):
     R.register(f"aten::{_name}", grid_sampler, types=[_T, _T, "int", "int", "bool"])
 R.register("aten::affine_grid_generator", affine_grid, types=[_T, "int[]", "bool"])
@@ -276,4 +334,5 @@ FAMILY = sorted(["pad", "constant_pad_nd", "reflection_pad1d", "reflection_pad2d
                  "upsample_nearest2d", "upsample_nearest3d", "_upsample_nearest_exact1d",
                  "_upsample_nearest_exact2d", "_upsample_nearest_exact3d", "upsample_linear1d",
                  "upsample_bilinear2d", "upsample_trilinear3d", "upsample_bicubic2d",
+                 "_upsample_bilinear2d_aa", "_upsample_bicubic2d_aa", "_upsample_lanczos2d_aa",
                  "grid_sampler", "grid_sampler_2d", "affine_grid_generator"])

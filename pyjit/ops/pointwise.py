@@ -55,8 +55,8 @@ from ..registry import default_registry as R
 from . import special
 from .dims import as_array, broadcast_shapes, check_inplace_shape
 from .fperrors import enter, leave, quiet
-from .dtypes import (BOOL, DEFAULT_FLOAT, FLOAT64, INT64, c_name, check_cast, result_type,
-                     torch_name)
+from .dtypes import (BOOL, DEFAULT_FLOAT, FLOAT64, INT64, c_name, check_cast, meta_name,
+                     result_type, torch_name)
 
 __all__ = ["Unary", "Binary", "UNARY", "BINARY", "unary", "binary", "inplace", "out_form",
            "add", "sub", "clamp", "where", "FAMILY"]
@@ -148,12 +148,13 @@ def unary(row: Unary) -> Callable:
     return op
 
 
-def inplace(functional: Callable, name: str) -> Callable:
+def inplace(functional: Callable, name: str, dtype_name: Callable = torch_name) -> Callable:
     """The ``name_`` form of a functional operator: its result cast into ``self``
-    (torch's rules: no cast to a lower category, no growing broadcast)."""
+    (torch's rules: no cast to a lower category, no growing broadcast);
+    ``dtype_name`` spells ``self``'s dtype in the error as this operator does."""
     def op(a, *args):
         r = functional(a, *args)
-        check_cast(r.dtype, a.dtype)
+        check_cast(r.dtype, a.dtype, dtype_name)
         if r.shape != a.shape:
             check_inplace_shape(a.shape, r)
         token = enter()
@@ -602,8 +603,8 @@ BINARY: List[Binary] = [
     Binary("special_zeta", _float_kernel2(special.zeta), FLOAT, scalars="both", inplace=""),
     Binary("igamma special_gammainc", _float_kernel2(special.gammainc), FLOAT, scalars=""),
     Binary("igammac special_gammaincc", _float_kernel2(special.gammaincc), FLOAT, scalars=""),
-    Binary("maximum", np.maximum, PROMOTE, scalars=""),
-    Binary("minimum", np.minimum, PROMOTE, scalars=""),
+    Binary("maximum max", np.maximum, PROMOTE, scalars="", inplace=""),
+    Binary("minimum min", np.minimum, PROMOTE, scalars="", inplace=""),
     Binary("fmax", np.fmax, PROMOTE, scalars=""),
     Binary("fmin", np.fmin, PROMOTE, scalars=""),
     Binary("heaviside", _heaviside, PROMOTE, scalars="", check=_check_same_dtype("heaviside")),
@@ -887,15 +888,15 @@ def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
 for _name in ("clamp", "clip"):
     for _b in ("Scalar?", "Tensor?"):
         R.register(f"aten::{_name}", clamp, types=[_T, _b, _b])
-        R.register(f"aten::{_name}_", inplace(clamp, _name), types=[_T, _b, _b])
+        R.register(f"aten::{_name}_", inplace(clamp, _name, meta_name), types=[_T, _b, _b])
         R.register(f"aten::{_name}", out_form(clamp), types=[_T, _b, _b, _T])
 for _b in (_S, _T):
     R.register("aten::clamp_min", lambda a, lo: clamp(a, lo, None), types=[_T, _b])
     R.register("aten::clamp_max", lambda a, hi: clamp(a, None, hi), types=[_T, _b])
-    R.register("aten::clamp_min_", inplace(lambda a, lo: clamp(a, lo, None), "clamp_min"),
-               types=[_T, _b])
-    R.register("aten::clamp_max_", inplace(lambda a, hi: clamp(a, None, hi), "clamp_max"),
-               types=[_T, _b])
+    R.register("aten::clamp_min_", inplace(lambda a, lo: clamp(a, lo, None), "clamp_min",
+                                           meta_name), types=[_T, _b])
+    R.register("aten::clamp_max_", inplace(lambda a, hi: clamp(a, None, hi), "clamp_max",
+                                           meta_name), types=[_T, _b])
 for _c, _o in [(_T, _T), (_T, _S), (_S, _T), (_S, _S)]:
     R.register("aten::where", where, types=[_T, _c, _o])
 for _w in (_S, _T):

@@ -12,7 +12,7 @@ arguments positionally in a handful of shapes, each registered from the row::
 
 Dtype rules: ``SUM`` (integers and bools accumulate in int64; ``dtype`` converts
 the input first), ``MEAN`` (floating only: an integer tensor is torch's error),
-``SAME``, ``BOOL`` (``all``/``any``: bool, or uint8 for uint8).  A 0-dim tensor
+``SAME``, ``BOOL`` (``all``/``any``: bool, or uint8 for uint8), ``COUNT`` (int64).  A 0-dim tensor
 reduces over nothing whatever its ``dim`` (0 or -1), and keeps 0 dimensions with
 ``keepdim``; an empty dimension is torch's error for the reductions that have no
 identity (``max``, ``amin``...).
@@ -37,7 +37,7 @@ __all__ = ["Reduction", "REDUCTIONS", "BY_NAME", "DTYPE_FORMS", "reduction", "so
            "FAMILY"]
 
 _ndarray = np.ndarray
-SUM, MEAN, SAME, BOOL_RULE, FLOATING = "sum", "mean", "same", "bool", "floating"
+SUM, MEAN, SAME, BOOL_RULE, FLOATING, COUNT = "sum", "mean", "same", "bool", "floating", "count"
 
 
 class Reduction(NamedTuple):
@@ -62,6 +62,9 @@ def _input_dtype(name: str, rule: str, a: np.ndarray, dtype: Optional[int]) -> n
     if rule == FLOATING and a.dtype.kind not in "fc":
         return DEFAULT_FLOAT
     return a.dtype
+
+
+
 
 
 def _check_empty(name: str, a: np.ndarray, axes) -> None:
@@ -90,7 +93,8 @@ def reduction(row: Reduction) -> Callable:
             r = as_array(kernel(x, axes, bool(keepdim) and a.ndim > 0))
         if rule == BOOL_RULE:
             return r if a.dtype != np.uint8 else r.astype(np.uint8)
-        return r if r.dtype == dt else r.astype(dt)
+        out = INT64 if rule == COUNT else dt
+        return r if r.dtype == out else r.astype(out)
     op.__name__ = name
     return op
 
@@ -130,7 +134,7 @@ REDUCTIONS: List[Reduction] = [
     Reduction("any", lambda x, axis, keepdims: np.any(x, axis=axis, keepdims=keepdims),
               BOOL_RULE),
     Reduction("logsumexp special_logsumexp", _logsumexp, FLOATING),
-    Reduction("count_nonzero", _count_nonzero, SUM),
+    Reduction("count_nonzero", _count_nonzero, COUNT),
 ]
 
 #: Each reduction by name: ``op(a, dim=None, keepdim=False, dtype=None)``.

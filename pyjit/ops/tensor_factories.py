@@ -235,7 +235,7 @@ for _a in ("Scalar", "Tensor"):
     for _b in ("Scalar", "Tensor"):
         R.register("aten::linspace", linspace, types=[_a, _b, "int"] + _OPTS)
         R.register("aten::logspace", logspace, types=[_a, _b, "int", "float"] + _OPTS)
-R.register("aten::eye", eye, types=["int"] + _OPTS)
+R.register("aten::eye", lambda n, dtype=None, *opts: eye(n, None, dtype), types=["int"] + _OPTS)
 R.register("aten::eye", eye, types=["int", "int"] + _OPTS)
 R.register("aten::tensor", factory=_tensor_factory, types=["t", "int?", "t", "bool"])
 R.register("aten::as_tensor", factory=_as_tensor_factory, types=["t", "int?", "t"])

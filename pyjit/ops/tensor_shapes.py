@@ -509,6 +509,17 @@ def combinations(a, r: int = 2, with_replacement: bool = False):
     return a[np.array(idx)]
 
 
+def repeat_interleave(a, repeats, dim=None, output_size=None):
+    """``torch.repeat_interleave``: each element (or slice along ``dim``) repeated;
+    with one tensor argument, its indices repeated by its values."""
+    if type(repeats) is _ndarray and repeats.ndim and dim is None and a.ndim == 0:
+        raise ValueError("repeat_interleave: repeats must be 0-dim or 1-dim tensor")
+    reps = repeats if type(repeats) is not _ndarray or repeats.ndim else int(repeats)
+    if dim is None:
+        return np.repeat(a.reshape(-1), reps)
+    return np.repeat(a, reps, axis=wrap_dim(dim, a.ndim))
+
+
 def kron(a, b):
     return as_array(np.kron(a, b))
 
@@ -634,6 +645,10 @@ R.register("aten::block_diag", block_diag, types=["Tensor[]"])
 R.register("aten::cartesian_prod", cartesian_prod, types=["Tensor[]"])
 R.register("aten::combinations", combinations, types=[_T, "int", "bool"])
 R.register("aten::kron", kron, types=[_T, _T])
+for _r in (_T, "int"):
+    R.register("aten::repeat_interleave", repeat_interleave, types=[_T, _r, "int?", "int?"])
+R.register("aten::repeat_interleave",
+           lambda r, size=None: np.repeat(np.arange(r.shape[0]), r), types=[_T, "int?"])
 
 
 def _assign(a, value):
@@ -653,4 +668,4 @@ FAMILY = sorted(set(VIEWS) | {name + "_copy" for name in VIEWS} | {
     "unbind", "diag_embed", "diag", "diagflat", "tril", "triu", "cat", "stack", "hstack",
     "vstack", "dstack", "column_stack", "atleast_1d", "atleast_2d", "atleast_3d", "meshgrid",
     "broadcast_tensors", "broadcast_shapes", "block_diag", "cartesian_prod", "combinations",
-    "kron"})
+    "kron", "repeat_interleave"})
