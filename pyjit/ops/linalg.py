@@ -72,6 +72,8 @@ def mm(a, b):
 
 def matmul(a, b):
     """``aten::matmul``: numpy's ``matmul`` rules, which are torch's."""
+    if a.ndim == 2 and b.ndim == 2 and a.dtype == b.dtype and a.shape[1] == b.shape[0]:
+        return np.matmul(a, b)  # the common case, checked: a 2-D result is an array
     if a.ndim == 0 or b.ndim == 0:
         raise ValueError(f"both arguments to matmul need to be at least 1D, but they are "
                          f"{a.ndim}D and {b.ndim}D")

@@ -127,22 +127,23 @@ def unary(row: Unary) -> Callable:
     fn, rule, refuse = row.fn, row.rule, row.refuse
     name = row.names.split()[0]
 
-    def check(a):
-        if refuse is not None and a.dtype.kind in refuse[0]:
-            raise TypeError(refuse[1].format(name=name, dtype=torch_name(a.dtype)))
+    floats = rule == FLOAT
+    as_computed = rule in (PREDICATE, KERNEL)
+    refused = refuse[0] if refuse is not None else ""
 
     def op(a, *params):
-        check(a)
-        if rule == FLOAT and a.dtype.kind not in "fc":
+        if a.dtype.kind in refused:
+            raise TypeError(refuse[1].format(name=name, dtype=torch_name(a.dtype)))
+        if floats and a.dtype.kind not in "fc":
             a = a.astype(DEFAULT_FLOAT)
         token = enter()
         try:
             r = fn(a, *params)
         finally:
             leave(token)
-        if rule == PREDICATE or rule == KERNEL or type(r) is _ndarray and r.dtype == a.dtype:
-            return r if type(r) is _ndarray else as_array(r)
-        return as_array(r).astype(a.dtype)
+        if type(r) is _ndarray and (as_computed or r.dtype == a.dtype):
+            return r
+        return as_array(r) if as_computed else as_array(r).astype(a.dtype)
     op.__name__ = name
     op.__doc__ = f"``aten::{name}`` ({rule} result dtype)."
     return op
@@ -390,7 +391,7 @@ def binary(row: Binary) -> Callable:
         return dt
 
     if rule in (COMPARE, PREDICATE):
-        def op(a, b):
+        def op(a, b, *_alpha_one):
             try:
                 if type(a) is _ndarray and type(b) is _ndarray and a.dtype == b.dtype:
                     return fn(a, b, out=...)
@@ -403,7 +404,7 @@ def binary(row: Binary) -> Callable:
         # the tensor's dtype there, as torch does), go straight to the ufunc.
         floats_ok = rule == PROMOTE
 
-        def op(a, b):
+        def op(a, b, *_alpha_one):
             token = enter()
             try:
                 if type(a) is _ndarray:
@@ -419,7 +420,20 @@ def binary(row: Binary) -> Callable:
             finally:
                 leave(token)
     else:
-        def op(a, b):
+        # The checks concern integer and bool operands (division by zero, negative
+        # powers, bool subtraction...): same-dtype float tensors skip them.
+        direct = is_ufunc and rule in (PROMOTE, FLOAT)
+
+        def op(a, b, *_alpha_one):
+            if direct and type(a) is _ndarray and type(b) is _ndarray and a.dtype == b.dtype \
+                    and a.dtype.kind == "f":
+                token = enter()
+                try:
+                    return fn(a, b, out=...)
+                except ValueError as exc:
+                    raise _broadcast_error(exc, a, b) from None
+                finally:
+                    leave(token)
             dt = dtype_of(a, b)
             if check is not None:
                 check(a, b, dt)
@@ -442,7 +456,7 @@ def _binary_inplace(functional: Callable, row: Binary) -> Callable:
     if not isinstance(fn, np.ufunc) or rule in (COMPARE, PREDICATE):
         return inplace(functional, row.names.split()[0])
 
-    def op(a, b):
+    def op(a, b, *_alpha_one):
         dt = result_type(a, b)
         if rule == FLOAT and dt.kind in "biu":
             dt = DEFAULT_FLOAT
@@ -671,13 +685,16 @@ def _with_alpha(plain: Callable, reverse: bool = False) -> Callable:
 
 
 def _alpha_factory(plain: Callable, general: Callable, reverse: bool = False):
+    """When ``alpha`` is the constant 1 (as in nearly every graph), the plain
+    operator runs the node: it accepts the unused ``alpha`` itself, so no wrapper
+    frame is added (``rsub`` swaps its operands in one)."""
     def factory(node):
         alpha = node.inputs[2].node if len(node.inputs) > 2 else None
         if alpha is not None and alpha.kind == "prim::Constant" and \
                 alpha.attrs.get("value") == 1 and type(alpha.attrs.get("value")) is int:
             if reverse:
                 return lambda a, b, _alpha: plain(b, a)
-            return lambda a, b, _alpha: plain(a, b)
+            return plain
         return general
     return factory
 
