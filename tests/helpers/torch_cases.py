@@ -12,6 +12,9 @@ JSON                       Python value
 ``{"dtype": "float32"}``   the dtype's ScalarType code (what pyjit returns
                            for ``x.dtype``)
 ``{"device": "cpu"}``      the device's string (pyjit's Device values)
+``{"uninitialised": ...}``  an ``empty`` result: only its ``shape`` and
+                           ``dtype`` are compared (torch's values are
+                           whatever memory held)
 =========================  ==============================================
 
 :func:`assert_close` compares a result with torch's: types and dtypes exactly,
@@ -70,11 +73,18 @@ class FixtureSet:
                 return code_of(np.dtype(v["dtype"]))
             if "device" in v:
                 return v["device"]
+            if "uninitialised" in v:
+                return Uninitialised((tuple(v["uninitialised"]["shape"]),
+                                      np.dtype(v["uninitialised"]["dtype"])))
             if "tuple" in v:
                 return tuple(self.decode(x) for x in v["tuple"])
             if "dict" in v:
                 return {self.decode(k): self.decode(x) for k, x in v["dict"]}
         return values.decode(v)
+
+
+class Uninitialised(tuple):
+    """An expected ``empty`` tensor: ``(shape, dtype)``, values undefined."""
 
 
 @lru_cache(maxsize=None)
@@ -86,6 +96,12 @@ def load(name: str) -> FixtureSet:
 def assert_close(actual: Any, expected: Any, path: str = "result") -> None:
     """Raise AssertionError naming ``path`` where ``actual`` is not torch's value
     (see the module docstring for the tolerances)."""
+    if isinstance(expected, Uninitialised):
+        shape, dtype = expected
+        assert isinstance(actual, np.ndarray) and actual.shape == shape and \
+            actual.dtype == dtype, f"{path}: expected an empty {dtype} tensor of shape " \
+                                   f"{shape}, got {actual!r}"
+        return
     if isinstance(expected, np.ndarray):
         assert isinstance(actual, np.ndarray), \
             f"{path}: expected a tensor, got {type(actual).__name__} {actual!r}"
