@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["enter", "leave", "quiet", "ignoring"]
+__all__ = ["enter", "leave", "ignoring"]
 
 try:
     from numpy._core.umath import _extobj_contextvar, _make_extobj
@@ -42,21 +42,6 @@ else:
     def enter():
         """Ignore floating-point errors until :func:`leave` is given the token."""
         return _set(_QUIET)
-
-
-def quiet(fn):
-    """``fn`` run with floating-point errors ignored (for operators whose own
-    work dwarfs one more Python call; the hot generic ones inline enter/leave)."""
-    def run(*args):
-        token = enter()
-        try:
-            return fn(*args)
-        finally:
-            leave(token)
-    run.__name__ = getattr(fn, "__name__", "op")
-    run.__doc__ = fn.__doc__
-    run.__wrapped__ = fn
-    return run
 
 
 class ignoring:

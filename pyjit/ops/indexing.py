@@ -26,7 +26,7 @@ along one dimension; ``masked_fill``/``masked_select``/``masked_scatter``,
 from __future__ import annotations
 
 import re
-from typing import Any, List, Optional, Sequence
+from typing import List, Optional, Sequence
 
 import numpy as np
 

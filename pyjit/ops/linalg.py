@@ -17,15 +17,14 @@ float32).  Norms (``vector_norm``, ``matrix_norm``, ``norm``, ``cond``...) follo
 from __future__ import annotations
 
 import math
-from typing import Any, List, Optional, Sequence
 
 import numpy as np
 
 from ..registry import default_registry as R
 from .dims import as_array, reduce_axes, wrap_dim, wrap_dims
+from .dtypes import meta_name, to_dtype, torch_name
 from .fperrors import ignoring
 from .pointwise import out_form
-from .dtypes import DEFAULT_FLOAT, meta_name, to_dtype, torch_name
 
 __all__ = ["mm", "matmul", "bmm", "addmm", "einsum", "vector_norm", "matrix_norm", "FAMILY"]
 

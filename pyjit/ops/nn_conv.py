@@ -26,7 +26,6 @@ import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
 from ..registry import default_registry as R
-from .dims import as_array
 
 __all__ = ["conv", "conv_transpose", "max_pool", "avg_pool", "adaptive_avg_pool", "FAMILY"]
 

@@ -11,7 +11,6 @@ mean divides by the summed weights of the targets that count.
 from __future__ import annotations
 
 import math
-from typing import Optional
 
 import numpy as np
 

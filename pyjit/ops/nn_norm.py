@@ -11,7 +11,6 @@ standard deviation torch returns.
 
 from __future__ import annotations
 
-import math
 from typing import Optional, Sequence
 
 import numpy as np

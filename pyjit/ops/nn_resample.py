@@ -17,7 +17,7 @@ neighbours.  Weights are computed in the input's float dtype, like torch's.
 from __future__ import annotations
 
 import math
-from typing import List, Optional, Sequence
+from typing import Optional, Sequence
 
 import numpy as np
 

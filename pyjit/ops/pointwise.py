@@ -54,7 +54,7 @@ import numpy as np
 from ..registry import default_registry as R
 from . import special
 from .dims import as_array, broadcast_shapes, check_inplace_shape
-from .fperrors import enter, leave, quiet
+from .fperrors import enter, leave
 from .dtypes import (BOOL, DEFAULT_FLOAT, FLOAT64, INT64, c_name, check_cast, meta_name,
                      result_type, torch_name)
 
@@ -535,10 +535,6 @@ def _logaddexp2(x, y):
     return np.logaddexp2(x, y, out=...)
 
 
-def _xlogy(x, y):
-    return special.xlogy(x, y)
-
-
 def _float_kernel2(kernel: Callable) -> Callable:
     def fn(x, y):
         return as_array(kernel(x, y))
@@ -622,15 +618,15 @@ BINARY: List[Binary] = [
     Binary("fmax", np.fmax, PROMOTE, scalars=""),
     Binary("fmin", np.fmin, PROMOTE, scalars=""),
     Binary("heaviside", _heaviside, PROMOTE, scalars="", check=_check_same_dtype("heaviside")),
-    Binary("__and__ bitwise_and", np.bitwise_and, INTEGRAL, scalars="both",
+    Binary("bitwise_and __and__", np.bitwise_and, INTEGRAL, scalars="both",
            inplace="__iand__ bitwise_and_"),
-    Binary("__or__ bitwise_or", np.bitwise_or, INTEGRAL, scalars="both",
+    Binary("bitwise_or __or__", np.bitwise_or, INTEGRAL, scalars="both",
            inplace="__ior__ bitwise_or_"),
-    Binary("__xor__ bitwise_xor", np.bitwise_xor, INTEGRAL, scalars="both",
+    Binary("bitwise_xor __xor__", np.bitwise_xor, INTEGRAL, scalars="both",
            inplace="__ixor__ bitwise_xor_"),
-    Binary("__lshift__ bitwise_left_shift", np.left_shift, INTEGRAL, scalars="both",
+    Binary("bitwise_left_shift __lshift__", np.left_shift, INTEGRAL, scalars="both",
            inplace="__ilshift__ bitwise_left_shift_"),
-    Binary("__rshift__ bitwise_right_shift", np.right_shift, INTEGRAL, scalars="both",
+    Binary("bitwise_right_shift __rshift__", np.right_shift, INTEGRAL, scalars="both",
            inplace="__irshift__ bitwise_right_shift_"),
     Binary("gcd", np.gcd, INTEGRAL, scalars=""),
     Binary("lcm", np.lcm, INTEGRAL, scalars=""),
@@ -664,8 +660,9 @@ BINARY: List[Binary] = [
 
 # -- add/sub with alpha, div with a rounding mode ----------------------------------------
 
-def _alpha_checked(a, alpha):
-    if type(a) is _ndarray and a.dtype.kind in "biu" and isinstance(alpha, float):
+def _alpha_checked(a, b, alpha):
+    """torch refuses a float ``alpha`` when the operands' common dtype is integral."""
+    if isinstance(alpha, float) and result_type(a, b).kind in "biu":
         raise TypeError("For integral input tensors, argument alpha must not be a floating "
                         "point number.")
 
@@ -675,7 +672,7 @@ def _with_alpha(plain: Callable, reverse: bool = False) -> Callable:
     binary operator; a constant ``alpha`` of 1 is resolved when the Code is built."""
     def op(a, b, alpha=1):
         if alpha != 1:
-            _alpha_checked(a, alpha)
+            _alpha_checked(a, b, alpha)
             if reverse:
                 return plain(b, _mul(a, alpha))
             return plain(a, _mul(b, alpha))

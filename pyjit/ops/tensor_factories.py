@@ -25,7 +25,7 @@ are torch's error (``Expected sequence of length 2 at dim 1 (got 1)``).
 from __future__ import annotations
 
 import math
-from typing import Any, List
+from typing import Any
 
 import numpy as np
 
