@@ -290,7 +290,7 @@ def affine_grid(theta, size, align_corners: bool):
         v = np.linspace(-1, 1, k)
         return v if align_corners else v * (k - 1) / k
     xs, ys = base(w), base(h)
-    grid = np.stack(np.meshgrid(xs, ys, indexing="xy") + [np.ones((h, w))], axis=-1)
+    grid = np.stack(list(np.meshgrid(xs, ys, indexing="xy")) + [np.ones((h, w))], axis=-1)
     out = grid.reshape(1, h * w, 3) @ np.swapaxes(theta.astype(np.float64), 1, 2)
     return as_array(out.reshape(n, h, w, 2).astype(theta.dtype))
 
