@@ -66,7 +66,7 @@ def test_info_ops_reports_families_and_measured_coverage(capsys):
             f"entries torch can script pass ({100 * passing / total:.1f}%)") in out
     for name, reason in COVERAGE.failing.items():
         assert f"    {name}" in out and reason in out
-    for title in ("pointwise", "reductions", "shape and indexing", "dtype and device",
+    for title in ("pointwise", "reductions and numerics", "shape and indexing", "dtype and device",
                   "creation", "linear algebra", "fft", "neural network"):
         assert f"\n  {title} (" in out
 

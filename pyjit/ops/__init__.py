@@ -25,6 +25,8 @@ operator of an existing family is one row.
 ``special``            the special functions behind ``erf``, ``lgamma``, ``digamma``...
 ``activations``        activation functions and softmax
 ``reductions``         sums, means, extremes, moments, scans, sorts
+``numerics``           differences, gradients, integrals, covariance, quantiles,
+                       histograms, segment reductions
 ``tensor_shapes``      sizes, views and their copies, splits, joins
 ``indexing``           advanced indexing, gather/scatter, masks, searches
 ``conversions``        dtype and device: ``to``, dtype queries, ``item``, ``tolist``
@@ -46,7 +48,7 @@ Overloads are chosen by input types when a Code is built (see
 """
 
 from . import dicts, lists, prim, scalars, strings  # noqa: F401
-from . import pointwise, activations, reductions  # noqa: F401
+from . import pointwise, activations, reductions, numerics  # noqa: F401
 from . import tensor_shapes, indexing, conversions, tensor_factories  # noqa: F401
 from . import linalg, fft, nn_conv, nn_norm, nn_resample, nn_loss, nn_layers  # noqa: F401
 from . import warn  # noqa: F401
@@ -55,7 +57,7 @@ from .strings import torch_str
 #: The tensor operator families, for ``pyjit info --ops``: (title, modules).
 FAMILIES = [
     ("pointwise", (pointwise, activations)),
-    ("reductions", (reductions,)),
+    ("reductions and numerics", (reductions, numerics)),
     ("shape and indexing", (tensor_shapes, indexing)),
     ("dtype and device", (conversions,)),
     ("creation", (tensor_factories,)),

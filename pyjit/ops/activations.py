@@ -198,9 +198,13 @@ R.register("aten::_softmax", lambda a, dim, half=False: softmax(a, dim),
 R.register("aten::_log_softmax", lambda a, dim, half=False: softmax(a, dim, None, True),
            types=[_T, "int", "bool"])
 R.register("aten::glu", glu, types=[_T, "int"])
+R.register("aten::_softmax_backward_data",
+           lambda grad, out, dim, input_dtype: as_array(
+               out * (grad - np.sum(grad * out, axis=wrap_dim(dim, out.ndim), keepdims=True))),
+           types=[_T, _T, "int", "int"])
 R.register("aten::prelu", prelu, types=[_T, _T])
 R.register("aten::_prelu_kernel", prelu, types=[_T, _T])
 
 #: The family's operator names, for ``pyjit info --ops``.
 FAMILY = sorted({name for row in ACTIVATIONS for name in row.names.split()} |
-                {"softmax", "log_softmax", "glu", "prelu"})
+                {"softmax", "log_softmax", "glu", "prelu", "_softmax_backward_data"})

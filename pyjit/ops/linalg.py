@@ -545,12 +545,13 @@ def triangular_solve(b, a, upper=True, transpose=False, unitriangular=False):
     return as_array(np.linalg.solve(t, b)), as_array(a.copy())
 
 
-def householder_product(a, tau):
-    """``Q = H_1 ... H_k`` with ``H_i = I - tau_i v_i v_i^H`` (LAPACK ``orgqr``)."""
+def _householder_q(a, tau):
+    """The full ``m x m`` ``Q = H_1 ... H_k``, ``H_i = I - tau_i v_i v_i^H``, from
+    LAPACK ``geqrf``'s packed reflectors (``v_i`` is 1 at ``i``, ``a[i+1:, i]`` below)."""
     m, n = a.shape[-2:]
     flat_a = a.reshape(-1, m, n)
     flat_t = tau.reshape(-1, tau.shape[-1])
-    out = np.empty_like(flat_a)
+    out = np.empty((flat_a.shape[0], m, m), a.dtype)
     for b in range(flat_a.shape[0]):
         q = np.eye(m, dtype=a.dtype)
         for i in range(flat_t.shape[1]):
@@ -558,8 +559,65 @@ def householder_product(a, tau):
             v[i] = 1
             v[i + 1:] = flat_a[b, i + 1:, i]
             q = q @ (np.eye(m, dtype=a.dtype) - flat_t[b, i] * np.outer(v, v.conj()))
-        out[b] = q[:, :n]
-    return out.reshape(a.shape)
+        out[b] = q
+    return out.reshape(a.shape[:-2] + (m, m))
+
+
+def householder_product(a, tau):
+    """``linalg.householder_product`` (LAPACK ``orgqr``): Q's first ``n`` columns."""
+    return as_array(_householder_q(a, tau)[..., :, :a.shape[-1]])
+
+
+def geqrf(a):
+    """``torch.geqrf``: LAPACK's packed QR (R above the diagonal, the Householder
+    vectors below) and the reflectors' scales."""
+    h, tau = np.linalg.qr(a, mode="raw")
+    return as_array(np.swapaxes(h, -1, -2).astype(a.dtype)), as_array(tau.astype(a.dtype))
+
+
+def ormqr(a, tau, other, left: bool = True, transpose: bool = False):
+    """``torch.ormqr``: ``other`` multiplied by the Q of :func:`geqrf`'s output."""
+    q = _householder_q(a, tau)
+    if transpose:
+        q = np.swapaxes(q, -1, -2).conj()
+    return as_array(q @ other if left else other @ q)
+
+
+def lstsq(a, b, rcond=None, driver=None):
+    """``linalg.lstsq``: ``(solution, residuals, rank, singular_values)``; which of
+    the last three are computed depends on the LAPACK driver, as in torch (CPU
+    default ``gelsy``: the rank only; ``gels``: residuals, for tall full-rank
+    systems; ``gelsd``/``gelss``: all three)."""
+    driver = driver or "gelsy"
+    if driver not in ("gels", "gelsy", "gelsd", "gelss"):
+        raise ValueError(f"torch.linalg.lstsq: parameter `driver` should be one of (gels, gelsy, "
+                         f"gelsd, gelss)")
+    vector = b.ndim == a.ndim - 1
+    bb = b[..., None] if vector else b
+    m, n = a.shape[-2:]
+    batch = np.broadcast_shapes(a.shape[:-2], bb.shape[:-2])
+    fa = np.broadcast_to(a, batch + a.shape[-2:]).reshape((-1,) + a.shape[-2:])
+    fb = np.broadcast_to(bb, batch + bb.shape[-2:]).reshape((-1,) + bb.shape[-2:])
+    sols, ranks, svs, res = [], [], [], []
+    for x, y in zip(fa, fb):
+        sol, resid, rank, sv = np.linalg.lstsq(x.astype(np.float64), y.astype(np.float64),
+                                               rcond=rcond)
+        sols.append(sol)
+        ranks.append(rank)
+        svs.append(sv)
+        res.append(np.sum((x.astype(np.float64) @ sol - y) ** 2, axis=0))
+    solution = np.stack(sols).reshape(batch + (n, bb.shape[-1])).astype(a.dtype)
+    if vector:
+        solution = solution[..., 0]
+    full_rank = all(r == min(m, n) for r in ranks)
+    empty = np.zeros(0, a.dtype)
+    residuals = np.stack(res).reshape(batch + (bb.shape[-1],)).astype(a.dtype) \
+        if driver != "gelsy" and m > n and full_rank else empty
+    rank = np.array(ranks, np.int64).reshape(batch) if driver != "gels" else \
+        np.zeros(0, np.int64)
+    singular = np.stack(svs).reshape(batch + (min(m, n),)).astype(a.dtype) \
+        if driver in ("gelsd", "gelss") else empty
+    return as_array(solution), as_array(residuals), as_array(rank), as_array(singular)
 
 
 def vander(x, n=None):
@@ -703,6 +761,9 @@ R.register("aten::linalg_solve_triangular", solve_triangular,
            types=[_T, _T, "bool", "bool", "bool"])
 R.register("aten::triangular_solve", triangular_solve, types=[_T, _T, "bool", "bool", "bool"])
 R.register("aten::linalg_householder_product", householder_product, types=[_T, _T])
+R.register("aten::geqrf", geqrf, types=[_T])
+R.register("aten::ormqr", ormqr, types=[_T, _T, _T, "bool", "bool"])
+R.register("aten::linalg_lstsq", lstsq, types=[_T, _T, "float?", "str?"])
 R.register("aten::orgqr", householder_product, types=[_T, _T])
 R.register("aten::linalg_vander", vander, types=[_T, "int?"])
 R.register("aten::linalg_matrix_exp", matrix_exp, types=[_T])
@@ -728,5 +789,6 @@ FAMILY = sorted(["matmul", "mm", "bmm", "mv", "dot", "vdot", "inner", "outer", "
                  "linalg_eigvalsh", "linalg_pinv", "pinverse", "linalg_matrix_rank",
                  "linalg_lu_factor", "linalg_lu", "lu_unpack", "linalg_lu_solve", "lu_solve",
                  "linalg_solve_triangular", "triangular_solve", "linalg_householder_product",
+                 "geqrf", "ormqr", "linalg_lstsq",
                  "linalg_vander", "linalg_matrix_exp", "linalg_tensorinv",
                  "linalg_tensorsolve"])

@@ -251,33 +251,44 @@ def _source_index(coord, size, padding_mode, align_corners):
 
 
 def grid_sampler(x, grid, mode: int, padding_mode: int, align_corners: bool):
-    """``F.grid_sample`` on 4-D input: bilinear (0) or nearest (1) sampling, zeros
-    (0), border (1) or reflection (2) padding."""
-    if x.ndim != 4:
-        raise ValueError("pyjit's grid_sampler supports 4-D input (N, C, H, W) only")
+    """``F.grid_sample`` on 4-D ``(N, C, H, W)`` or 5-D ``(N, C, D, H, W)`` input:
+    bilinear/trilinear (mode 0) or nearest (1) sampling, zeros (0), border (1) or
+    reflection (2) padding.  ``grid[..., 0]`` is x (the last dimension)."""
+    nd = x.ndim - 2
+    if nd not in (2, 3) or grid.shape[-1] != nd:
+        raise ValueError(f"grid_sampler(): expected 4D or 5D input and a grid of matching "
+                         f"dimension, but got input of shape {list(x.shape)} and grid of "
+                         f"shape {list(grid.shape)}")
     if mode not in (0, 1):
         raise ValueError("pyjit's grid_sampler supports bilinear and nearest modes only")
-    n, c, h, w = x.shape
-    gx = _source_index(grid[..., 0].astype(np.float64), w, padding_mode, align_corners)
-    gy = _source_index(grid[..., 1].astype(np.float64), h, padding_mode, align_corners)
-    out = np.zeros((n, c) + grid.shape[1:3], np.float64)
-    batch = np.arange(n)[:, None, None]
+    n, c = x.shape[:2]
+    sizes = x.shape[2:]                       # (H, W) or (D, H, W)
+    # source coordinate per spatial dim, in the input's dim order
+    coords = [_source_index(grid[..., nd - 1 - k].astype(np.float64), sizes[k], padding_mode,
+                            align_corners) for k in range(nd)]
+    out_shape = grid.shape[1:-1]
+    batch = np.arange(n).reshape((n,) + (1,) * nd)
 
-    def gather(iy, ix):
-        valid = (ix >= 0) & (ix < w) & (iy >= 0) & (iy < h)
-        cx, cy = np.clip(ix, 0, w - 1), np.clip(iy, 0, h - 1)
-        vals = x[batch, :, cy, cx]  # (N, Ho, Wo, C)
+    def gather(index):
+        valid = np.ones(index[0].shape, bool)
+        clipped = []
+        for k, ix in enumerate(index):
+            valid &= (ix >= 0) & (ix < sizes[k])
+            clipped.append(np.clip(ix, 0, sizes[k] - 1))
+        channels_last = x.transpose((0,) + tuple(range(2, 2 + nd)) + (1,))
+        vals = channels_last[(batch,) + tuple(clipped)]       # (N, *out, C)
         return np.moveaxis(vals, -1, 1) * valid[:, None]
 
     if mode == 1:
-        ix, iy = np.rint(gx).astype(np.int64), np.rint(gy).astype(np.int64)
-        out = gather(iy, ix)
-    else:
-        x0, y0 = np.floor(gx).astype(np.int64), np.floor(gy).astype(np.int64)
-        tx, ty = gx - x0, gy - y0
-        for dy, wy in ((0, 1 - ty), (1, ty)):
-            for dx, wx in ((0, 1 - tx), (1, tx)):
-                out = out + gather(y0 + dy, x0 + dx) * (wy * wx)[:, None]
+        return as_array(gather([np.rint(ck).astype(np.int64) for ck in coords]).astype(x.dtype))
+    lows = [np.floor(ck).astype(np.int64) for ck in coords]
+    fracs = [ck - lo for ck, lo in zip(coords, lows)]
+    out = np.zeros((n, c) + out_shape, np.float64)
+    for corner in np.ndindex(*(2,) * nd):
+        weight = np.ones(lows[0].shape)
+        for k, bit in enumerate(corner):
+            weight = weight * (fracs[k] if bit else 1 - fracs[k])
+        out = out + gather([lo + bit for lo, bit in zip(lows, corner)]) * weight[:, None]
     return as_array(out.astype(x.dtype))
 
 
@@ -323,7 +334,7 @@ for _mode in _AA_FILTERS:
     R.register(f"aten::_upsample_{_mode}",
                (lambda m: lambda x, size, align, scales: upsample_aa(x, size, align, scales, m))(
                    _mode), types=[_T, "int[]?", "bool", "float[]?"])
-for _name in ("grid_sampler", "grid_sampler_2d"):
+for _name in ("grid_sampler", "grid_sampler_2d", "grid_sampler_3d"):
     R.register(f"aten::{_name}", grid_sampler, types=[_T, _T, "int", "int", "bool"])
 R.register("aten::affine_grid_generator", affine_grid, types=[_T, "int[]", "bool"])
 
@@ -335,4 +346,4 @@ FAMILY = sorted(["pad", "constant_pad_nd", "reflection_pad1d", "reflection_pad2d
                  "_upsample_nearest_exact2d", "_upsample_nearest_exact3d", "upsample_linear1d",
                  "upsample_bilinear2d", "upsample_trilinear3d", "upsample_bicubic2d",
                  "_upsample_bilinear2d_aa", "_upsample_bicubic2d_aa", "_upsample_lanczos2d_aa",
-                 "grid_sampler", "grid_sampler_2d", "affine_grid_generator"])
+                 "grid_sampler", "grid_sampler_2d", "grid_sampler_3d", "affine_grid_generator"])

@@ -330,6 +330,15 @@ UNARY: List[Unary] = [
     Unary("special_log_ndtr", _float64_kernel(special.log_ndtr), FLOAT, inplace=False),
     Unary("special_erfcx", _float64_kernel(special.erfcx), FLOAT, inplace=False),
     Unary("special_entr", _float64_kernel(special.entr), FLOAT, inplace=False),
+    Unary("special_modified_bessel_i0", np.i0, FLOAT, inplace=False),
+    Unary("special_modified_bessel_i1", special.i1, FLOAT, inplace=False),
+    Unary("special_modified_bessel_k0", special.modified_bessel_k0, FLOAT, inplace=False),
+    Unary("special_modified_bessel_k1", special.modified_bessel_k1, FLOAT, inplace=False),
+    Unary("special_scaled_modified_bessel_k0", special.scaled_modified_bessel_k0, FLOAT,
+          inplace=False),
+    Unary("special_scaled_modified_bessel_k1", special.scaled_modified_bessel_k1, FLOAT,
+          inplace=False),
+    Unary("special_spherical_bessel_j0", special.spherical_bessel_j0, FLOAT, inplace=False),
     Unary("sinc special_sinc", _float64_kernel(special.sinc), FLOAT),
     Unary("mvlgamma special_multigammaln", _float64_kernel(special.mvlgamma), FLOAT,
           params=("int",)),
@@ -880,6 +889,27 @@ def addcdiv(a, t1, t2, value=1):
     return as_array(_operand(a, dt) + _operand(value, dt) * (_operand(t1, dt) / _operand(t2, dt)))
 
 
+def complex_of(real, imag):
+    """``torch.complex``: float32 parts make complex64, float64 parts complex128."""
+    if real.dtype != imag.dtype or real.dtype.kind != "f":
+        raise TypeError(f"Expected object of scalar type {torch_name(real.dtype)} but got "
+                        f"scalar type {torch_name(imag.dtype)} for second argument")
+    ct = np.complex128 if real.dtype == FLOAT64 else np.complex64
+    return as_array(np.add(real, 1j * imag.astype(FLOAT64)).astype(ct))
+
+
+def polar(magnitude, angle):
+    return complex_of(magnitude * np.cos(angle), magnitude * np.sin(angle))
+
+
+def view_as_complex(a):
+    """A float tensor whose last dimension holds (real, imag) pairs, as complex."""
+    if a.shape[-1:] != (2,):
+        raise ValueError("Tensor must have a last dimension of size 2")
+    ct = np.complex128 if a.dtype == FLOAT64 else np.complex64
+    return np.ascontiguousarray(a).view(ct)[..., 0]
+
+
 def frexp(a):
     """``(mantissa, exponent)`` with an int32 exponent, as torch returns them."""
     if a.dtype.kind not in "f":
@@ -921,6 +951,10 @@ R.register("aten::addcmul_", inplace(addcmul, "addcmul"), types=[_T, _T, _T, _S]
 R.register("aten::addcdiv", addcdiv, types=[_T, _T, _T, _S])
 R.register("aten::addcdiv_", inplace(addcdiv, "addcdiv"), types=[_T, _T, _T, _S])
 R.register("aten::frexp", frexp, types=[_T])
+R.register("aten::complex", complex_of, types=[_T, _T])
+R.register("aten::polar", polar, types=[_T, _T])
+R.register("aten::view_as_complex", view_as_complex, types=[_T])
+R.register("aten::view_as_real", lambda a: np.stack([a.real, a.imag], axis=-1), types=[_T])
 R.register("aten::polygamma", polygamma, types=["int", _T])
 R.register("aten::special_polygamma", polygamma, types=["int", _T])
 R.register("aten::isclose", isclose, types=[_T, _T, "float", "float", "bool"])
@@ -929,4 +963,5 @@ R.register("aten::__not__", np.logical_not, types=[_T])
 
 #: The family's operator names, for ``pyjit info --ops``.
 FAMILY = sorted(set(_BY_NAME) | {"rsub", "clamp", "clip", "clamp_min", "clamp_max", "where",
-                                 "lerp", "addcmul", "addcdiv", "frexp", "polygamma", "isclose"})
+                                 "lerp", "addcmul", "addcdiv", "frexp", "polygamma", "isclose",
+                                 "complex", "polar", "view_as_complex", "view_as_real"})

@@ -248,11 +248,14 @@ R.register("aten::full_like", full_like, types=["Tensor", "Scalar"] + _OPTS + ["
 R.register("aten::new_zeros", _new(0), types=["Tensor", "int[]"] + _OPTS)
 R.register("aten::new_ones", _new(1), types=["Tensor", "int[]"] + _OPTS)
 R.register("aten::new_empty", _new(0), types=["Tensor", "int[]"] + _OPTS)
+R.register("aten::new_empty_strided", lambda a, size, stride, *opts: _new(0)(a, size, *opts),
+           types=["Tensor", "int[]", "int[]"] + _OPTS)
 R.register("aten::new_full", new_full, types=["Tensor", "int[]", "Scalar"] + _OPTS)
 R.register("prim::NumToTensor", num_to_tensor, types=["Scalar"])
 
 #: The family's operator names, for ``pyjit info --ops``.
 FAMILY = sorted(["zeros", "ones", "empty", "full", "arange", "linspace", "logspace", "eye",
                  "tensor", "as_tensor", "scalar_tensor", "zeros_like", "ones_like",
-                 "empty_like", "full_like", "new_zeros", "new_ones", "new_empty", "new_full",
+                 "empty_like", "full_like", "new_zeros", "new_ones", "new_empty", "new_empty_strided",
+                 "new_full",
                  "NumToTensor"])

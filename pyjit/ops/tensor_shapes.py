@@ -520,6 +520,62 @@ def repeat_interleave(a, repeats, dim=None, output_size=None):
     return np.repeat(a, reps, axis=wrap_dim(dim, a.ndim))
 
 
+def _scatter_into_view(view_of):
+    """``<view>_scatter(self, src, ...)``: a copy of ``self`` with ``src`` written
+    into the view ``view_of(copy, ...)`` selects."""
+    def op(a, src, *args):
+        out = a.copy()
+        target = view_of(out, *args)
+        if target.shape != src.shape:
+            raise ValueError(f"expected src to have a size equal to the slice of self. src "
+                             f"size = {shape_list(src.shape)}, slice size = "
+                             f"{shape_list(target.shape)}")
+        target[...] = src
+        return out
+    return op
+
+
+def _writable_diagonal(a, offset: int = 0, dim1: int = 0, dim2: int = 1):
+    """:func:`diagonal` as a writable view of ``a`` (numpy's is read-only); ``a``
+    is the C-contiguous copy ``_scatter_into_view`` made."""
+    view = diagonal(a, offset, dim1, dim2)
+    if view.size == 0:
+        return view
+    start = (view.__array_interface__["data"][0] - a.__array_interface__["data"][0]) // a.itemsize
+    return np.lib.stride_tricks.as_strided(a.reshape(-1)[start:], view.shape, view.strides,
+                                           writeable=True)
+
+
+def chunk_cat(tensors, dim: int, num_chunks: int):
+    """``torch._chunk_cat``: each tensor cut into ``num_chunks`` chunks along
+    ``dim`` (zero-padded to equal size), the chunks flattened from ``dim`` on, and
+    chunk ``c`` of every tensor concatenated into row ``c`` of a new dimension."""
+    first = tensors[0]
+    d = wrap_dim(dim, first.ndim)
+    parts = []
+    for t in tensors:
+        n = t.shape[d]
+        size_ = -(-n // num_chunks)
+        pad = [(0, 0)] * t.ndim
+        pad[d] = (0, size_ * num_chunks - n)
+        padded = np.pad(t, pad)
+        parts.append(padded.reshape(t.shape[:d] + (num_chunks, -1)))
+    return np.concatenate(parts, axis=d + 1, dtype=_joined_dtype(tensors))
+
+
+def resize_as_(a, other, memory_format=None):
+    """``self.resize_as_(other)``: ``self`` reshaped in place to ``other``'s shape,
+    which numpy can do only for an array that owns its contiguous data."""
+    if a.shape != other.shape:
+        try:
+            a.resize(other.shape, refcheck=False)
+        except ValueError:
+            raise ValueError(f"pyjit cannot resize this tensor in place to "
+                             f"{shape_list(other.shape)} (it is a view or not contiguous)") \
+                from None
+    return a
+
+
 def kron(a, b):
     return as_array(np.kron(a, b))
 
@@ -645,6 +701,15 @@ R.register("aten::block_diag", block_diag, types=["Tensor[]"])
 R.register("aten::cartesian_prod", cartesian_prod, types=["Tensor[]"])
 R.register("aten::combinations", combinations, types=[_T, "int", "bool"])
 R.register("aten::kron", kron, types=[_T, _T])
+R.register("aten::diagonal_scatter", _scatter_into_view(_writable_diagonal),
+           types=[_T, _T, "int", "int", "int"])
+R.register("aten::select_scatter", _scatter_into_view(select), types=[_T, _T, "int", "int"])
+R.register("aten::slice_scatter", _scatter_into_view(tensor_slice),
+           types=[_T, _T, "int", "int?", "int?", "int"])
+R.register("aten::as_strided_scatter", _scatter_into_view(as_strided),
+           types=[_T, _T, "int[]", "int[]", "int?"])
+R.register("aten::_chunk_cat", chunk_cat, types=["Tensor[]", "int", "int"])
+R.register("aten::resize_as_", resize_as_, types=[_T, _T, "int?"])
 for _r in (_T, "int"):
     R.register("aten::repeat_interleave", repeat_interleave, types=[_T, _r, "int?", "int?"])
 R.register("aten::repeat_interleave",
@@ -668,4 +733,5 @@ FAMILY = sorted(set(VIEWS) | {name + "_copy" for name in VIEWS} | {
     "unbind", "diag_embed", "diag", "diagflat", "tril", "triu", "cat", "stack", "hstack",
     "vstack", "dstack", "column_stack", "atleast_1d", "atleast_2d", "atleast_3d", "meshgrid",
     "broadcast_tensors", "broadcast_shapes", "block_diag", "cartesian_prod", "combinations",
-    "kron", "repeat_interleave"})
+    "kron", "repeat_interleave", "diagonal_scatter", "select_scatter", "slice_scatter",
+    "as_strided_scatter", "_chunk_cat", "resize_as_"})
