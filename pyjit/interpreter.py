@@ -99,7 +99,8 @@ def program_of(code: Code, loop: Optional[ModuleType] = None):
                 prog = loop.Program(c["op"], c["in_start"], c["in_size"], c["flag_start"],
                                     c["out_start"], c["out_size"], c["arg"],
                                     code.int_data, code.bool_data, callbacks,
-                                    code.constants, code.register_size, Future)
+                                    code.constants, code.register_size, Future,
+                                    code.scalar_kinds, code.scalar_init, code.preload)
                 code._programs[loop.__name__] = prog
     return prog
 
@@ -357,14 +358,15 @@ class Function:
 
     Returns the graph's single output, or a tuple when it has several (none: None).
     ``loop`` picks the run loop (the active backend by default); ``registry`` is
-    where the Code looks its operators up (the default registry unless given).
+    where the Code looks its operators up (the default registry unless given);
+    ``optimize`` is the Code's level (see :class:`~pyjit.code.Code`).
     """
 
     __slots__ = ("code", "_program", "_loop", "_n_inputs", "_n_outputs")
 
     def __init__(self, graph: Graph, *, loop: Optional[ModuleType] = None,
-                 registry: Optional[Registry] = None) -> None:
-        self.code = Code(graph, registry=registry)
+                 registry: Optional[Registry] = None, optimize: Optional[bool] = None) -> None:
+        self.code = Code(graph, registry=registry, optimize=optimize)
         self._loop = loop or _default_loop
         self._program = program_of(self.code, self._loop)
         self._n_inputs = self.code.n_inputs

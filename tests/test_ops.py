@@ -44,7 +44,7 @@ def run(text: str, *args):
     ("aten::add", ("int[]", "int[]"), operator.add),
     ("aten::mul", ("float", "int"), operator.mul),
     ("aten::lt", ("int", "int"), operator.lt),
-    ("aten::ge", ("float", "int"), operator.ge),
+    ("aten::ge", ("float", "int"), scalars._COMPARISONS["ge"][1]),  # on doubles
     ("aten::lt", ("str", "str"), operator.lt),
     ("aten::__and__", ("bool", "bool"), operator.and_),
     ("aten::__not__", ("bool",), operator.not_),
