@@ -7,7 +7,9 @@ a box listing its instructions as ``pyjit dump`` prints them, with the source li
 each came from; each way out of a block is an edge (:func:`successors`):
 
 * ``jump``: a ``JUMP``, always taken;
-* ``jump if false`` / ``jump if true``: a ``JUMPZ`` / ``JUMPNZ`` taken;
+* ``jump if false`` / ``jump if true``: a ``JUMPZ``/``JF`` / ``JUMPNZ``/``JT``
+  taken; ``jump if JLT_I`` and the like: the other conditional jumps of
+  :mod:`pyjit.opcodes` (compare-and-branch, a Loop's counter) taken;
 * ``fall through``: on to the next instruction (a conditional jump not taken, or
   a block that ends because the next instruction is a jump target).
 
@@ -41,8 +43,9 @@ from .ir.traversal import walk_blocks
 
 __all__ = ["BasicBlock", "basic_blocks", "successors", "code_to_dot"]
 
-_JUMPS = (op.JUMP, op.JUMPZ, op.JUMPNZ)
-_TAKEN = {op.JUMP: "jump", op.JUMPZ: "jump if false", op.JUMPNZ: "jump if true"}
+_TAKEN = {code: f"jump if {op.BY_CODE[code].name}" for code in op.JUMPS}
+_TAKEN.update({op.JUMP: "jump", op.JUMPZ: "jump if false", op.JUMPNZ: "jump if true",
+               op.JF: "jump if false", op.JT: "jump if true"})
 _FONT = "Helvetica"
 _MONO = "Courier"
 _WIDTH = 100  # longest instruction text before it is cut with an ellipsis
@@ -64,7 +67,7 @@ def basic_blocks(code: Code) -> List[BasicBlock]:
     ops, args, n = code.columns["op"], code.columns["arg"], len(code)
     leaders = {0} if n else set()
     for pc in range(n):
-        if ops[pc] in _JUMPS:
+        if ops[pc] in op.JUMPS:
             leaders.update(t for t in (int(args[pc]), pc + 1) if t < n)
     starts = sorted(leaders)
     return [BasicBlock(a, b) for a, b in zip(starts, starts[1:] + [n])]
