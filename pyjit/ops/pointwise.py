@@ -155,17 +155,22 @@ def inplace(functional: Callable, name: str, dtype_name: Callable = torch_name) 
     ``dtype_name`` spells ``self``'s dtype in the error as this operator does."""
     def op(a, *args):
         r = functional(a, *args)
-        check_cast(r.dtype, a.dtype, dtype_name)
         if r.shape != a.shape:
             check_inplace_shape(a.shape, r)
-        token = enter()
-        try:
-            np.copyto(a, r, casting="unsafe")
-        finally:
-            leave(token)
-        return a
+        return _write(a, r, dtype_name)
     op.__name__ = name + "_"
     return op
+
+
+def _write(target: np.ndarray, r: np.ndarray, dtype_name: Callable = torch_name) -> np.ndarray:
+    """``r`` cast into ``target`` (torch refuses a cast to a lower category)."""
+    check_cast(r.dtype, target.dtype, dtype_name)
+    token = enter()
+    try:
+        np.copyto(target, r, casting="unsafe")
+    finally:
+        leave(token)
+    return target
 
 
 def out_form(functional: Callable) -> Callable:
@@ -181,12 +186,7 @@ def out_form(functional: Callable) -> Callable:
             except ValueError:
                 raise ValueError(f"out= needs a tensor of shape {list(r.shape)}, got one of "
                                  f"shape {list(out.shape)} that pyjit cannot resize") from None
-        token = enter()
-        try:
-            np.copyto(out, r, casting="unsafe")
-        finally:
-            leave(token)
-        return out
+        return _write(out, r)
     op.__name__ = functional.__name__ + "_out"
     return op
 

@@ -103,12 +103,7 @@ def assert_close(actual: Any, expected: Any, path: str = "result") -> None:
                                    f"{shape}, got {actual!r}"
         return
     if isinstance(expected, np.ndarray):
-        assert isinstance(actual, np.ndarray), \
-            f"{path}: expected a tensor, got {type(actual).__name__} {actual!r}"
-        assert actual.dtype == expected.dtype, \
-            f"{path}: dtype {actual.dtype}, expected {expected.dtype}"
-        assert actual.shape == expected.shape, \
-            f"{path}: shape {actual.shape}, expected {expected.shape}"
+        values.assert_same_kind_of_array(actual, expected, path)
         if expected.dtype.name in _TOLERANCES:
             rtol, atol = _TOLERANCES[expected.dtype.name]
             finite = expected[np.isfinite(expected)]
