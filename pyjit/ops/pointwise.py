@@ -162,8 +162,18 @@ def inplace(functional: Callable, name: str, dtype_name: Callable = torch_name) 
     return op
 
 
+def check_writable(target: np.ndarray) -> None:
+    """An ``expand``ed tensor (a view with a 0 stride) is torch's error to write to;
+    numpy's broadcast views are read-only, and would say only that."""
+    if not target.flags.writeable and 0 in target.strides:
+        raise ValueError("unsupported operation: more than one element of the written-to "
+                         "tensor refers to a single memory location. Please clone() the tensor "
+                         "before performing the operation.")
+
+
 def _write(target: np.ndarray, r: np.ndarray, dtype_name: Callable = torch_name) -> np.ndarray:
     """``r`` cast into ``target`` (torch refuses a cast to a lower category)."""
+    check_writable(target)
     check_cast(r.dtype, target.dtype, dtype_name)
     token = enter()
     try:
@@ -474,6 +484,7 @@ def _binary_inplace(functional: Callable, row: Binary) -> Callable:
         if check is not None:
             check(a, b, dt)
         check_cast(dt, a.dtype)
+        check_writable(a)
         if type(b) is _ndarray:
             if b.shape != a.shape:
                 check_inplace_shape(a.shape, b)
