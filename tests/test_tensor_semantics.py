@@ -34,3 +34,15 @@ def test_zero_dim_results_stay_arrays(loop):
     entry = FIXTURES.by_name["index_one"]
     out = Function(parse_ir(entry["graph"]), loop=loop)(np.array([1.5, 2.5], np.float32), 1)
     assert type(out) is np.ndarray and out.shape == () and out.dtype == np.float32
+
+
+def test_aten_warn_is_a_user_warning(loop):
+    """``warnings.warn(...)`` in TorchScript (``torch.nn.functional`` warns about
+    deprecated arguments this way) is a Python UserWarning, as in torch."""
+    graph = parse_ir('graph(%x : Tensor):\n'
+                     '  %m : str = prim::Constant[value="size_average is deprecated"]()\n'
+                     '  %s : int = prim::Constant[value=2]()\n'
+                     '   = aten::warn(%m, %s)\n'
+                     '  return (%x)\n')
+    with pytest.warns(UserWarning, match="size_average is deprecated"):
+        Function(graph, loop=loop)(1)

@@ -8,8 +8,10 @@ be multiplied (2x3 and 2x3)``).  ``beta * self + alpha * (m1 @ m2)`` ignores
 
 Decompositions call numpy's LAPACK drivers, the ones torch calls on the CPU
 (``getrf`` for ``det``/``solve``/``inv``, ``geqrf`` for ``qr``, ``gesdd`` for
-``svd``, ``syevd`` for ``eigh``, ``geev`` for ``eig``), so signs and orders of
-vectors agree with torch's; results keep the input's float dtype (float32 stays
+``svd``, ``syevd`` for ``eigh``, ``geev`` for ``eig``), so the conventions agree
+with torch's; the implementations differ (numpy links OpenBLAS, torch MKL), and
+where a driver's choice is free they may choose differently: ``eig``'s
+eigenvector signs do.  Results keep the input's float dtype (float32 stays
 float32).  Norms (``vector_norm``, ``matrix_norm``, ``norm``, ``cond``...) follow
 ``torch.linalg``'s definitions of each ``ord``.
 """
