@@ -1,5 +1,5 @@
 """Special functions on numpy arrays, for the pointwise table (``erf``, ``lgamma``,
-``digamma``, ``polygamma``, ``erfinv``, ``ndtri``, Bessel ``i0e``/``i1``...).
+``digamma``, ``polygamma``, ``erfinv``, ``ndtri``, the Bessel functions, Airy's Ai...).
 
 numpy has none of these but ``i0``, and pyjit depends on numpy alone, so each is
 computed here in float64 (the caller casts to the tensor's dtype), from the C
@@ -12,6 +12,7 @@ domain), never a Python exception.
 
 from __future__ import annotations
 
+import decimal
 import math
 
 import numpy as np
@@ -21,7 +22,7 @@ __all__ = ["erf", "erfc", "erfinv", "lgamma", "digamma", "polygamma", "zeta", "n
            "ndtri", "log_ndtr", "erfcx", "i0e", "i1", "i1e", "entr", "sinc", "xlogy",
            "xlog1py", "mvlgamma", "gammainc", "gammaincc", "modified_bessel_k0",
            "modified_bessel_k1", "scaled_modified_bessel_k0", "scaled_modified_bessel_k1",
-           "spherical_bessel_j0"]
+           "spherical_bessel_j0", "bessel_j0", "bessel_j1", "bessel_y0", "bessel_y1", "airy_ai"]
 
 _F64 = np.float64
 
@@ -306,6 +307,182 @@ def scaled_modified_bessel_k0(x):
 
 def scaled_modified_bessel_k1(x):
     return _k_integral(np.asarray(x, dtype=_F64), 1, True)
+
+
+# -- Bessel functions of the first and second kind, and Airy's Ai ---------------------------
+#
+# Their power series converge everywhere but cancel: J0(20) is a sum of terms up to
+# 4e6 that comes to 0.17.  So for |x| <= 25 they are summed exactly enough in
+# 60-digit decimal arithmetic (which only costs time), and beyond that the Hankel
+# (Bessel) or the standard (Airy) asymptotic expansions, whose error there is below
+# double precision, take over.
+
+_DIGITS = decimal.Context(prec=60)
+_EULER = decimal.Decimal("0.577215664901532860606512090082402431042159335939923598805767")
+_PI = decimal.Decimal("3.14159265358979323846264338327950288419716939937510582097494")
+_SERIES_LIMIT = 25.0
+
+
+def _dec(v: float) -> decimal.Decimal:
+    return _DIGITS.create_decimal_from_float(v)
+
+
+def _bessel_j_decimal(d: decimal.Decimal, n: int) -> decimal.Decimal:
+    """``J_n(d) = sum (-1)^k (d/2)^(2k+n) / (k! (k+n)!)``."""
+    half = d / 2
+    q = -(half * half)
+    term = half ** n / math.factorial(n)
+    total, k = term, 0
+    while True:
+        k += 1
+        term = _DIGITS.divide(term * q, k * (k + n))
+        total += term
+        if term == 0 or abs(term) < abs(total) * decimal.Decimal("1e-45"):
+            return total
+
+
+def _bessel_y_series(x: float, n: int) -> float:
+    """A&S 9.1.11 for n = 0, 1: ``(2/pi) ln(x/2) J_n(x)``, minus the series of
+    digamma sums, minus ``2/(pi x)`` for n = 1."""
+    d = _dec(x)
+    half = d / 2
+    q = -(half * half)
+    total = decimal.Decimal(0)
+    term = half ** n / math.factorial(n)  # (x/2)^(2k+n) / (k! (k+n)!), k = 0
+    harmonic = [decimal.Decimal(0)]
+    k = 0
+    while True:
+        while len(harmonic) <= k + n:
+            harmonic.append(harmonic[-1] + _DIGITS.divide(1, len(harmonic)))
+        piece = (harmonic[k] + harmonic[k + n] - 2 * _EULER) * term
+        total += piece
+        if k > 5 and abs(piece) < decimal.Decimal("1e-45") * max(abs(total), 1):
+            break
+        k += 1
+        term = _DIGITS.divide(term * q, k * (k + n))
+    result = _DIGITS.divide(2, _PI) * _DIGITS.ln(half) * _bessel_j_decimal(d, n) - total / _PI
+    if n == 1:
+        result -= _DIGITS.divide(2, _PI * d)
+    return float(result)
+
+
+def _hankel(x: float, n: int):
+    """The Hankel expansions ``(P, Q)`` of order ``n`` at large ``x``."""
+    mu = 4.0 * n * n
+    p, q = 1.0, 0.0
+    term = 1.0
+    k = 1
+    while k < 60:
+        term *= (mu - (2 * k - 1) ** 2) / (k * 8.0 * x)
+        if abs(term) < 1e-17:
+            break
+        if k % 2:
+            q += term if (k // 2) % 2 == 0 else -term
+        else:
+            p += -term if (k // 2) % 2 else term
+        k += 1
+    return p, q
+
+
+def _bessel_large(x: float, n: int, second_kind: bool) -> float:
+    p, q = _hankel(x, n)
+    chi = x - (n / 2 + 0.25) * math.pi
+    scale = math.sqrt(2 / (math.pi * x))
+    if second_kind:
+        return scale * (p * math.sin(chi) + q * math.cos(chi))
+    return scale * (p * math.cos(chi) - q * math.sin(chi))
+
+
+def _bessel_j1(v: float, n: int) -> float:
+    if math.isnan(v):
+        return math.nan
+    a = abs(v)
+    if math.isinf(a):
+        return 0.0
+    if a == 0:
+        return 1.0 if n == 0 else 0.0
+    r = float(_bessel_j_decimal(_dec(a), n)) if a <= _SERIES_LIMIT else \
+        _bessel_large(a, n, False)
+    return -r if n % 2 and v < 0 else r
+
+
+def _bessel_y1(v: float, n: int) -> float:
+    if math.isnan(v) or v < 0:
+        return math.nan
+    if v == 0:
+        return -math.inf
+    if math.isinf(v):
+        return 0.0
+    return _bessel_y_series(v, n) if v <= _SERIES_LIMIT else _bessel_large(v, n, True)
+
+
+def _elementwise(fn, *params):
+    """A float64 array function from ``fn(float, *params)``, run in the 60-digit
+    decimal context the series need."""
+    def apply(x):
+        x = np.asarray(x, dtype=_F64)
+        out = np.empty(x.shape)
+        with decimal.localcontext(_DIGITS):
+            for i, v in enumerate(x.reshape(-1)):
+                out.reshape(-1)[i] = fn(float(v), *params)
+        return out
+    return apply
+
+
+bessel_j0 = _elementwise(_bessel_j1, 0)
+bessel_j1 = _elementwise(_bessel_j1, 1)
+bessel_y0 = _elementwise(_bessel_y1, 0)
+bessel_y1 = _elementwise(_bessel_y1, 1)
+
+
+def _airy_series(x: float) -> float:
+    """Ai by its Maclaurin series ``c1 f(x) - c2 g(x)`` in 60-digit decimals."""
+    c1 = decimal.Decimal("0.355028053887817239260063186004183176397979174199177")
+    c2 = decimal.Decimal("0.258819403792806798405183560189203963479091138354934")
+    d = _dec(x)
+    cube = d * d * d
+    f_term, g_term = decimal.Decimal(1), d
+    f_sum, g_sum = f_term, g_term
+    k = 0
+    while True:
+        k += 1
+        f_term = _DIGITS.divide(f_term * cube, (3 * k - 1) * (3 * k))
+        g_term = _DIGITS.divide(g_term * cube, (3 * k) * (3 * k + 1))
+        f_sum += f_term
+        g_sum += g_term
+        if k > 3 and abs(f_term) + abs(g_term) < decimal.Decimal("1e-45"):
+            return float(c1 * f_sum - c2 * g_sum)
+
+
+def _airy_large(x: float) -> float:
+    a = abs(x)
+    zeta = 2.0 / 3.0 * a ** 1.5
+    u = [1.0]
+    for k in range(1, 20):
+        num = 1.0
+        for j in range(2 * k + 1, 6 * k, 2):
+            num *= j
+        u.append(num / (216.0 ** k * math.factorial(k)))
+    if x > 0:
+        total = sum((-1) ** k * u[k] / zeta ** k for k in range(len(u)))
+        return math.exp(-zeta) / (2 * math.sqrt(math.pi) * a ** 0.25) * total
+    even = sum((-1) ** k * u[2 * k] / zeta ** (2 * k) for k in range(len(u) // 2))
+    odd = sum((-1) ** k * u[2 * k + 1] / zeta ** (2 * k + 1) for k in range(len(u) // 2))
+    phase = zeta + math.pi / 4
+    return (math.sin(phase) * even - math.cos(phase) * odd) / (math.sqrt(math.pi) * a ** 0.25)
+
+
+def _airy1(v: float) -> float:
+    if math.isnan(v) or v == -math.inf:
+        return math.nan
+    if v == math.inf:
+        return 0.0
+    # The series cancels like exp(2 zeta) where Ai decays (x > 0): past 10 the
+    # expansion is the better of the two.
+    return _airy_series(v) if -_SERIES_LIMIT <= v <= 10.0 else _airy_large(v)
+
+
+airy_ai = _elementwise(_airy1)
 
 
 def spherical_bessel_j0(x):
