@@ -72,6 +72,36 @@ def _hfftn(two_d: bool, inverse: bool):
     return op
 
 
+def stft(x, n_fft: int, hop_length=None, win_length=None, window=None,
+         normalized: bool = False, onesided=None, return_complex=None, align_to_window=None):
+    """``aten::stft`` (``torch.stft`` pads a centred signal before it): frames of
+    ``n_fft`` samples every ``hop_length``, each multiplied by the window (centred
+    in the frame when shorter) and transformed; ``(freq, frames)`` per signal,
+    complex, or its real view when ``return_complex`` is false."""
+    if align_to_window:
+        raise ValueError("pyjit's stft does not take align_to_window=True")
+    hop = hop_length or n_fft // 4
+    length = win_length or n_fft
+    w = np.ones(length, x.dtype) if window is None else window
+    if length < n_fft:
+        left = (n_fft - length) // 2
+        w = np.pad(w, (left, n_fft - length - left))
+    signals = x if x.ndim == 2 else x[None]
+    if signals.shape[-1] < n_fft:
+        raise ValueError(f"stft: expected 0 < n_fft <= {signals.shape[-1]}, but got n_fft={n_fft}")
+    frames = np.lib.stride_tricks.sliding_window_view(signals, n_fft, axis=-1)[:, ::hop]
+    frames = frames.astype(np.float64 if x.dtype.kind == "f" else np.complex128) * w
+    two_sided = onesided is False or x.dtype.kind == "c" or (window is not None and
+                                                             window.dtype.kind == "c")
+    spec = np.fft.fft(frames, axis=-1) if two_sided else np.fft.rfft(frames, axis=-1)
+    if normalized:
+        spec = spec / np.sqrt(n_fft)
+    spec = np.swapaxes(spec, -1, -2).astype(_out_dtype(x, False))
+    if x.ndim == 1:
+        spec = spec[0]
+    return as_array(spec if return_complex else np.stack([spec.real, spec.imag], axis=-1))
+
+
 def _shift(fn: Callable):
     def op(x, dim=None):
         axes = None if dim is None else wrap_dims(dim, x.ndim)
@@ -91,10 +121,13 @@ for _name, _two, _inv in (("hfft2", True, False), ("ihfft2", True, True),
                           ("hfftn", False, False), ("ihfftn", False, True)):
     R.register(f"aten::fft_{_name}", _hfftn(_two, _inv), types=[_T, "int[]?", "int[]?", "str?"])
     R.register(f"aten::fft_{_name}", _hfftn(_two, _inv), types=[_T, "int[]?", "int[]", "str?"])
+R.register("aten::stft", stft,
+           types=[_T, "int", "int?", "int?", "Tensor?", "bool", "bool?", "bool?", "bool?"])
+R.register("aten::stft", stft, types=[_T, "int", "int?", "int?", "Tensor?", "bool", "bool?", "bool?"])
 R.register("aten::fft_fftshift", _shift(np.fft.fftshift), types=[_T, "int[]?"])
 R.register("aten::fft_ifftshift", _shift(np.fft.ifftshift), types=[_T, "int[]?"])
 
 #: The family's operator names, for ``pyjit info --ops``.
 FAMILY = sorted([f"fft_{n}" for n in TRANSFORMS] +
                 ["fft_hfft2", "fft_ihfft2", "fft_hfftn", "fft_ihfftn", "fft_fftshift",
-                 "fft_ifftshift"])
+                 "fft_ifftshift", "stft"])
