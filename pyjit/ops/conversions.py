@@ -132,11 +132,6 @@ R.register("aten::to", lambda a, dt, nb, copy: to(a, dt, copy), types=[_T, "int?
 R.register("aten::to", lambda a, nb, copy: to(a, None, copy), types=[_T, "bool", "bool"])
 R.register("aten::type_as", to_other, types=[_T, _T])
 R.register("aten::cpu", lambda a: a, types=[_T])
-for _name, _code in [("float", 6), ("double", 7), ("half", 5), ("long", 4), ("int", 3),
-                     ("short", 2), ("char", 1), ("byte", 0), ("bool", 11)]:
-    R.register(f"aten::{_name}", (lambda c: lambda a, mf=None: to(a, c))(_code), types=[_T])
-    R.register(f"aten::{_name}", (lambda c: lambda a, mf=None: to(a, c))(_code),
-               types=[_T, "int?"])
 
 R.register("prim::dtype", lambda a: code_of(a.dtype), types=[_T])
 R.register("prim::device", lambda a: "cpu", types=[_T])
@@ -188,8 +183,7 @@ for _name in ("detach", "detach_", "requires_grad_", "lift_fresh"):
 R.register("aten::requires_grad_", lambda a, flag: a, types=[_T, "bool"])
 
 #: The family's operator names, for ``pyjit info --ops``.
-FAMILY = sorted(["to", "type_as", "cpu", "float", "double", "half", "long", "int", "short",
-                 "char", "byte", "bool", "dtype", "device", "layout", "type", "requires_grad",
+FAMILY = sorted(["to", "type_as", "cpu", "dtype", "device", "layout", "type", "requires_grad",
                  "is_cuda", "get_device", "is_floating_point", "is_complex", "is_signed",
                  "is_contiguous", "element_size", "promote_types", "can_cast", "result_type",
                  "item", "Float", "Int", "Bool", "is_nonzero", "ScalarImplicit", "tolist",

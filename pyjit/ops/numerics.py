@@ -24,6 +24,10 @@ __all__ = ["diff", "gradient", "trapezoid", "cov", "quantile", "histogram", "seg
            "FAMILY"]
 
 
+# numpy 2 renamed trapz to trapezoid
+_trapezoid = getattr(np, "trapezoid", None) or getattr(np, "trapz")
+
+
 def _float_dtype(x: np.ndarray) -> np.dtype:
     return x.dtype if x.dtype.kind in "fc" else DEFAULT_FLOAT
 
@@ -75,9 +79,9 @@ def trapezoid(y, x=None, dim: int = -1, dx: float = 1.0):
     dt = _float_dtype(y) if x is None or not isinstance(x, np.ndarray) else \
         np.result_type(_float_dtype(y), x.dtype)
     if isinstance(x, np.ndarray):
-        r = np.trapezoid(y.astype(np.float64), x.astype(np.float64), axis=d)
+        r = _trapezoid(y.astype(np.float64), x.astype(np.float64), axis=d)
     else:
-        r = np.trapezoid(y.astype(np.float64), dx=dx if x is None else x, axis=d)
+        r = _trapezoid(y.astype(np.float64), dx=dx if x is None else x, axis=d)
     return as_array(np.asarray(r).astype(dt))
 
 

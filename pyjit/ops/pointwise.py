@@ -4,14 +4,13 @@ A row names the operator (with its aliases), the numpy function computing it and
 the *rule* giving torch's result dtype; the generic implementation turns a row
 into every form TorchScript emits, all registered from the row:
 
-==========================  ==============================================  =========
-form                        graph                                           returns
-==========================  ==============================================  =========
-functional                  ``aten::exp(%x)``, ``aten::add(%x, %y, %alpha)``  new array
-in place (``x.exp_()``)     ``aten::exp_(%x)``                               ``x``
-``out=`` (``torch.exp(x,    ``aten::exp(%x, %out)``                          ``out``
-out=y)``)
-==========================  ==============================================  =========
+=========================  =================================================  =========
+form                       graph                                              returns
+=========================  =================================================  =========
+functional                 ``aten::exp(%x)``, ``aten::add(%x, %y, %alpha)``   new array
+in place (``x.exp_()``)    ``aten::exp_(%x)``                                 ``x``
+``torch.exp(x, out=y)``    ``aten::exp(%x, %out)``                            ``out``
+=========================  =================================================  =========
 
 Rules (``torch.result_type`` is :func:`pyjit.ops.dtypes.result_type`):
 
@@ -54,9 +53,9 @@ import numpy as np
 from ..registry import default_registry as R
 from . import special
 from .dims import as_array, broadcast_shapes, check_inplace_shape
-from .fperrors import enter, leave
 from .dtypes import (BOOL, DEFAULT_FLOAT, FLOAT64, INT64, c_name, check_cast, meta_name,
                      result_type, torch_name)
+from .fperrors import enter, leave
 
 __all__ = ["Unary", "Binary", "UNARY", "BINARY", "unary", "binary", "inplace", "out_form",
            "add", "sub", "clamp", "where", "FAMILY"]
@@ -270,11 +269,6 @@ def _nan_to_num(x, nan=None, posinf=None, neginf=None):
                                   neginf=info.min if neginf is None else neginf))
 
 
-def _float64_kernel(kernel: Callable) -> Callable:
-    """A float64 kernel of :mod:`special` for a table row (cast back by the rule)."""
-    return kernel
-
-
 _BOOL_NEG = ("b", "Negation, the `-` operator, on a bool tensor is not supported. If you are "
                   "trying to invert a mask, use the `~` or `logical_not()` operator instead.")
 _FLOATS_ONLY = ("biu", '"{name}_cpu" not implemented for \'{dtype}\'')
@@ -326,20 +320,20 @@ UNARY: List[Unary] = [
     Unary("angle", _angle, FLOAT, inplace=False),
     Unary("logit special_logit", _logit, FLOAT, params=("float?",)),
     Unary("logit special_logit", _logit, FLOAT),
-    Unary("erf special_erf", _float64_kernel(special.erf), FLOAT),
-    Unary("erfc special_erfc", _float64_kernel(special.erfc), FLOAT),
-    Unary("erfinv special_erfinv", _float64_kernel(special.erfinv), FLOAT),
-    Unary("lgamma special_gammaln", _float64_kernel(special.lgamma), FLOAT),
-    Unary("digamma special_digamma special_psi", _float64_kernel(special.digamma), FLOAT),
-    Unary("i0 special_i0", _float64_kernel(np.i0), FLOAT),
-    Unary("special_i0e", _float64_kernel(special.i0e), FLOAT, inplace=False),
-    Unary("special_i1", _float64_kernel(special.i1), FLOAT, inplace=False),
-    Unary("special_i1e", _float64_kernel(special.i1e), FLOAT, inplace=False),
-    Unary("special_ndtr", _float64_kernel(special.ndtr), FLOAT, inplace=False),
-    Unary("special_ndtri", _float64_kernel(special.ndtri), FLOAT, inplace=False),
-    Unary("special_log_ndtr", _float64_kernel(special.log_ndtr), FLOAT, inplace=False),
-    Unary("special_erfcx", _float64_kernel(special.erfcx), FLOAT, inplace=False),
-    Unary("special_entr", _float64_kernel(special.entr), FLOAT, inplace=False),
+    Unary("erf special_erf", special.erf, FLOAT),
+    Unary("erfc special_erfc", special.erfc, FLOAT),
+    Unary("erfinv special_erfinv", special.erfinv, FLOAT),
+    Unary("lgamma special_gammaln", special.lgamma, FLOAT),
+    Unary("digamma special_digamma special_psi", special.digamma, FLOAT),
+    Unary("i0 special_i0", np.i0, FLOAT),
+    Unary("special_i0e", special.i0e, FLOAT, inplace=False),
+    Unary("special_i1", special.i1, FLOAT, inplace=False),
+    Unary("special_i1e", special.i1e, FLOAT, inplace=False),
+    Unary("special_ndtr", special.ndtr, FLOAT, inplace=False),
+    Unary("special_ndtri", special.ndtri, FLOAT, inplace=False),
+    Unary("special_log_ndtr", special.log_ndtr, FLOAT, inplace=False),
+    Unary("special_erfcx", special.erfcx, FLOAT, inplace=False),
+    Unary("special_entr", special.entr, FLOAT, inplace=False),
     Unary("special_modified_bessel_i0", np.i0, FLOAT, inplace=False),
     Unary("special_modified_bessel_i1", special.i1, FLOAT, inplace=False),
     Unary("special_modified_bessel_k0", special.modified_bessel_k0, FLOAT, inplace=False),
@@ -354,8 +348,8 @@ UNARY: List[Unary] = [
     Unary("special_bessel_y0", special.bessel_y0, FLOAT, inplace=False),
     Unary("special_bessel_y1", special.bessel_y1, FLOAT, inplace=False),
     Unary("special_airy_ai", special.airy_ai, FLOAT, inplace=False),
-    Unary("sinc special_sinc", _float64_kernel(special.sinc), FLOAT),
-    Unary("mvlgamma special_multigammaln", _float64_kernel(special.mvlgamma), FLOAT,
+    Unary("sinc special_sinc", special.sinc, FLOAT),
+    Unary("mvlgamma special_multigammaln", special.mvlgamma, FLOAT,
           params=("int",)),
     Unary("isnan", _ufunc(np.isnan), PREDICATE, inplace=False),
     Unary("isinf", _ufunc(np.isinf), PREDICATE, inplace=False),
