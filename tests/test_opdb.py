@@ -67,7 +67,7 @@ def test_info_ops_reports_families_and_measured_coverage(capsys):
     for name, reason in COVERAGE.failing.items():
         assert f"    {name}" in out and reason in out
     for title in ("pointwise", "reductions and numerics", "shape and indexing", "dtype and device",
-                  "creation", "linear algebra", "fft", "neural network"):
+                  "creation", "linear algebra", "fft", "neural network", "random"):
         assert f"\n  {title} (" in out
 
 

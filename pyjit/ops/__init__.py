@@ -37,7 +37,9 @@ operator of an existing family is one row.
 ``nn_norm``            batch, layer, group, instance and RMS normalization
 ``nn_resample``        padding, interpolation, grid sampling
 ``nn_loss``            losses and distances
-``nn_layers``          linear, embedding, one_hot, dropout
+``nn_layers``          linear, embedding, one_hot
+``random``             sampling (``rand``, ``bernoulli_``...) and dropout, from one
+                       numpy generator (``random.manual_seed``)
 ``tensor_format``      ATen's text form of a tensor
 ``warn``               ``aten::warn``
 =====================  =========================================================
@@ -51,6 +53,7 @@ from . import dicts, lists, prim, scalars, strings  # noqa: F401
 from . import pointwise, activations, reductions, numerics  # noqa: F401
 from . import tensor_shapes, indexing, conversions, tensor_factories  # noqa: F401
 from . import linalg, fft, nn_conv, nn_norm, nn_resample, nn_loss, nn_layers  # noqa: F401
+from . import random  # noqa: F401
 from . import warn  # noqa: F401
 from .strings import torch_str
 
@@ -64,6 +67,7 @@ FAMILIES = [
     ("linear algebra", (linalg,)),
     ("fft", (fft,)),
     ("neural network", (nn_conv, nn_norm, nn_resample, nn_loss, nn_layers)),
+    ("random", (random,)),
 ]
 
 __all__ = ["torch_str", "FAMILIES"]

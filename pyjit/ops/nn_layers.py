@@ -1,9 +1,5 @@
-"""Layers without their own family: ``linear``, ``bilinear``, ``embedding``,
-``one_hot`` and the dropouts.
-
-Dropout in evaluation (``training=False``) is the identity, as in torch; in
-training it draws a random mask that pyjit cannot reproduce, so it is refused
-with a clear error unless ``p`` is 0 (identity) or 1 (zeros).
+"""Layers without their own family: ``linear``, ``bilinear``, ``embedding`` and
+``one_hot`` (the dropouts are with the random operators, :mod:`pyjit.ops.random`).
 """
 
 from __future__ import annotations
@@ -14,7 +10,7 @@ from ..registry import default_registry as R
 from .dims import as_array
 from .linalg import _same_dtype, _shape_text
 
-__all__ = ["linear", "embedding", "dropout", "FAMILY"]
+__all__ = ["linear", "embedding", "FAMILY"]
 
 
 def linear(x, weight, bias=None):
@@ -59,27 +55,12 @@ def one_hot(indices, num_classes: int = -1):
     return (indices[..., None] == np.arange(num_classes)).astype(np.int64)
 
 
-def dropout(x, p: float, train: bool):
-    if p < 0 or p > 1:
-        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
-    if not train or p == 0:
-        return x
-    if p == 1:
-        return np.zeros_like(x)
-    raise ValueError("dropout in training mode draws a random mask, which pyjit cannot "
-                     "reproduce; run the graph in evaluation mode (training=False)")
-
-
 _T = "Tensor"
 R.register("aten::linear", linear, types=[_T, _T, "Tensor?"])
 R.register("aten::linear", linear, types=[_T, _T])
 R.register("aten::bilinear", bilinear, types=[_T, _T, _T, "Tensor?"])
 R.register("aten::embedding", embedding, types=[_T, _T, "int", "bool", "bool"])
 R.register("aten::one_hot", one_hot, types=[_T, "int"])
-for _name in ("dropout", "feature_dropout", "alpha_dropout", "feature_alpha_dropout"):
-    R.register(f"aten::{_name}", dropout, types=[_T, "float", "bool"])
-    R.register(f"aten::{_name}_", dropout, types=[_T, "float", "bool"])
 
 #: The family's operator names, for ``pyjit info --ops``.
-FAMILY = sorted(["linear", "bilinear", "embedding", "one_hot", "dropout", "feature_dropout",
-                 "alpha_dropout", "feature_alpha_dropout"])
+FAMILY = sorted(["linear", "bilinear", "embedding", "one_hot"])

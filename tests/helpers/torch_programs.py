@@ -60,10 +60,9 @@ def forked(x: torch.Tensor) -> torch.Tensor:
     return torch.jit.wait(f) + torch.jit.wait(g)
 
 
-def with_noise(x):
-    # random sampling: an operator pyjit has no reason to provide (it could not
-    # reproduce torch's numbers)
-    return x + torch.rand_like(x)
+def to_sparse(x):
+    # a sparse layout, which pyjit's dense arrays cannot represent
+    return x.to_sparse()
 
 
 def tensor_cases():
