@@ -152,9 +152,12 @@ def float_remainder(a, b) -> float:
 
 
 def float_pow(a, b) -> float:
-    """``aten::pow`` with a float result (``2 ** 3`` is ``8.0`` in TorchScript)."""
+    """``aten::pow`` with a float result (``2 ** 3`` is ``8.0`` in TorchScript), on
+    doubles as torch computes it: ``(-2) ** (2**53 + 1)`` is ``+inf``, the exponent
+    having rounded to an even double."""
+    a, b = float(a), float(b)
     try:
-        r = float(a) ** b
+        r = a ** b
     except OverflowError:
         return _INF if a > 0 or b % 2 == 0 else -_INF
     return _NAN if isinstance(r, complex) else r
