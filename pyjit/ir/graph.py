@@ -194,16 +194,37 @@ class Value:
             %3 = f(%1, %2)            %3 = f(%1, %2)
             %4 = g(%3)        ->      %4 = g(%6)
             %5 = h(%3, %3)            %5 = h(%6, %6)     (%3.replace_all_uses_with(%6))
+
+        The whole use list moves at once, so the cost is linear in the number of
+        uses (redirecting them one by one would search this value's list each time).
         """
-        if other is self:
+        if other is self or not self._uses:
             return
-        if self._uses:
-            self._uses[0].user._check_value(other)
-        for user, offset in list(self._uses):
-            user._set_input(offset, other)
+        self._uses[0].user._check_value(other)
+        moved = self._uses
+        self._uses = []
+        for user, offset in moved:
+            user._inputs[offset] = other
+        if other._uses:
+            other._uses.extend(moved)
+        else:
+            other._uses = moved
 
     def __repr__(self) -> str:
         return f"%{self.debug_name} : {self._type}"
+
+
+def _add_use(v: Value, use: Use) -> None:
+    """Record ``use`` in ``v``'s use list.  Most values are used once: their list
+    is made with room for exactly one use (an appended-to empty list would
+    reserve four)."""
+    if v._uses:
+        v._uses.append(use)
+    else:
+        v._uses = [use]
+
+
+_NO_BLOCKS: tuple = ()  # shared by every node without blocks; add_block makes a list
 
 
 class Node:
@@ -213,25 +234,52 @@ class Node:
     :meth:`Graph.insert_node`, :meth:`insert_before` or :meth:`insert_after`.
     """
 
+    # Graphs may hold millions of nodes, so a node spends no memory on what it
+    # lacks: no dict until an attribute is set, a shared empty tuple until a
+    # block is added.
     __slots__ = ("_kind", "_graph", "_inputs", "_outputs", "_blocks", "_block",
-                 "_next", "_prev", "attrs", "source_location", "scope", "__weakref__")
+                 "_next", "_prev", "_attrs", "source_location", "scope", "__weakref__")
 
     def __init__(self, graph: "Graph", kind: str) -> None:
         if not is_qualified(kind):
             raise IRError(f"node kind must be qualified as 'namespace::name', got {kind!r}")
+        self._init(graph, kind)
+
+    @classmethod
+    def _trusted(cls, graph: "Graph", kind: str) -> "Node":
+        """A new node whose kind is known to be qualified (copied from another
+        node, or matched by the parser's kind pattern): no check."""
+        n = cls.__new__(cls)
+        n._init(graph, kind)
+        return n
+
+    def _init(self, graph: "Graph", kind: str) -> None:
         self._kind = kind
         self._graph = graph
         self._inputs: List[Value] = []
         self._outputs: List[Value] = []
-        self._blocks: List[Block] = []
+        self._blocks: "Sequence[Block]" = _NO_BLOCKS
         self._block: Optional[Block] = None  # owning block, once inserted
         self._next: Optional[Node] = None
         self._prev: Optional[Node] = None
-        #: Attributes in the order they were set (the order they print in).
-        self.attrs: Dict[str, Any] = {}
+        self._attrs: Optional[Dict[str, Any]] = None
         self.source_location: Optional[SourceLocation] = None
         #: The tracer's module scope (``scope: __module.fc1``), kept for printing.
         self.scope: Optional[str] = None
+
+    @property
+    def attrs(self) -> Dict[str, Any]:
+        """Attributes in the order they were set (the order they print in); a
+        plain dict, made on first access."""
+        if self._attrs is None:
+            self._attrs = {}
+        return self._attrs
+
+    @attrs.setter
+    def attrs(self, value: Dict[str, Any]) -> None:
+        if not isinstance(value, dict):
+            raise TypeError(f"a node's attributes must be a dict, not {type(value).__name__}")
+        self._attrs = value
 
     # -- structure -----------------------------------------------------------
     @property
@@ -317,7 +365,7 @@ class Node:
         old = self._inputs[i]
         old._uses.remove(Use(self, i))
         self._inputs[i] = v
-        v._uses.append(Use(self, i))
+        _add_use(v, Use(self, i))
 
     def _index(self, i: int, items: list, what: str) -> int:
         """``i`` as an index into ``items``, negative indices counting from the end;
@@ -328,15 +376,24 @@ class Node:
             raise IndexError(f"{what} {i} of a {self._kind} node with {len(items)}") from None
 
     def _shift_uses(self, start: int, delta: int) -> None:
-        for j in range(start, len(self._inputs)):
-            uses = self._inputs[j]._uses
-            uses[uses.index(Use(self, j))] = Use(self, j + delta)
+        """Renumber this node's uses of inputs ``start`` onwards by ``delta``, in
+        place (a use keeps its position in its value's list).  One pass over each
+        distinct value's list, so a wide node that uses one value many times costs
+        that list once, not once per input."""
+        shifted: Dict[Value, None] = {}
+        for v in self._inputs[start:]:
+            shifted[v] = None
+        for v in shifted:
+            uses = v._uses
+            for k, (user, offset) in enumerate(uses):
+                if user is self and offset >= start:
+                    uses[k] = Use(self, offset + delta)
 
     def add_input(self, v: Value) -> Value:
         """Append an input (``addInput``)."""
         self._check_value(v)
         self._inputs.append(v)
-        v._uses.append(Use(self, len(self._inputs) - 1))
+        _add_use(v, Use(self, len(self._inputs) - 1))
         return v
 
     def insert_input(self, i: int, v: Value) -> Value:
@@ -346,7 +403,7 @@ class Node:
             raise IndexError(f"insert_input({i}) on a node with {len(self._inputs)} inputs")
         self._shift_uses(i, 1)
         self._inputs.insert(i, v)
-        v._uses.append(Use(self, i))
+        _add_use(v, Use(self, i))
         return v
 
     def replace_input(self, i: int, v: Value) -> Value:
@@ -382,8 +439,10 @@ class Node:
         del self._inputs[i]
 
     def remove_all_inputs(self) -> None:
-        for i, v in enumerate(self._inputs):
-            v._uses.remove(Use(self, i))
+        """Remove every input (``removeAllInputs``): one pass over each distinct
+        input's use list."""
+        for v in dict.fromkeys(self._inputs):
+            v._uses = [u for u in v._uses if u[0] is not self]
         self._inputs.clear()
 
     # -- outputs -------------------------------------------------------------
@@ -431,7 +490,10 @@ class Node:
     def add_block(self) -> "Block":
         """Append a new empty block (``addBlock``): an If has two, a Loop one."""
         b = Block(self._graph, self)
-        self._blocks.append(b)
+        if self._blocks:
+            self._blocks.append(b)  # type: ignore[attr-defined]
+        else:
+            self._blocks = [b]
         return b
 
     def erase_block(self, i: int) -> None:
@@ -444,7 +506,7 @@ class Node:
         nodes, blocks = _contents([b])
         _check_unused(nodes, blocks, f"block{i} of {self._kind}")
         _free(nodes, blocks)
-        del self._blocks[i]
+        del self._blocks[i]  # type: ignore[attr-defined]
         b._owning_node = None
 
     # -- placement -----------------------------------------------------------
@@ -462,8 +524,10 @@ class Node:
             raise IRError(f"cannot insert next to a {anchor._kind} node that is not in a block")
         if anchor._graph is not self._graph:
             raise IRError(f"cannot insert a {self._kind} node into a block of another graph")
-        # A node placed inside one of its own blocks would hang off itself.
-        owner = anchor._block._owning_node
+        # A node placed inside one of its own blocks would hang off itself.  Only
+        # a node with blocks can: the others skip the walk up the nesting, which
+        # would make building a deep graph quadratic.
+        owner = anchor._block._owning_node if self._blocks else None
         while owner is not None:
             if owner is self:
                 raise IRError(f"cannot insert a {self._kind} node into its own block")
@@ -611,8 +675,14 @@ def _free(nodes: List["Node"], blocks: List["Block"]) -> None:
     """Release everything ``nodes`` and ``blocks`` hold (they are already out of
     their lists, or inside a block that is): uses, debug names, links."""
     returns = [b._return for b in blocks]
-    for n in nodes + returns:
-        n.remove_all_inputs()
+    users = nodes + returns
+    # Each value they use loses all its dying users in one pass over its list:
+    # freeing the n users of one value costs n, not n * n.
+    dying = set(users)
+    for v in dict.fromkeys(v for n in users for v in n._inputs):
+        v._uses = [u for u in v._uses if u[0] not in dying]
+    for n in users:
+        n._inputs = []
     for n in nodes + [b._param for b in blocks]:
         for v in n._outputs:
             v.set_debug_name(None)
@@ -620,7 +690,7 @@ def _free(nodes: List["Node"], blocks: List["Block"]) -> None:
     for n in nodes + returns:
         n._next = n._prev = None
         n._block = None
-        n._blocks = []
+        n._blocks = _NO_BLOCKS
 
 
 class _NodeList:
@@ -989,47 +1059,69 @@ class Graph:
         top block.
         """
         new = Graph()
-        env: Dict[Value, Value] = {}
+        names = new._names
+        # Old value -> new value, through two lists indexed by value id (ids are
+        # dense): a fraction of a dict's memory on a graph of millions of values.
+        size = self._next_unique
+        old_at: List[Optional[Value]] = [None] * size
+        new_at: List[Optional[Value]] = [None] * size
 
-        def clone_value(old: Value, node: Node) -> Value:
-            v = Value(node, len(node._outputs), old._unique, old._type)
-            node._outputs.append(v)
-            if old._name is not None:
-                v._name = old._name
-                new._names[old._name] = v
-            env[old] = v
-            return v
+        def clone_outputs(src: Node, node: Node) -> None:
+            outs = node._outputs
+            for old in src._outputs:
+                u = old._unique
+                v = Value(node, len(outs), u, old._type)
+                outs.append(v)
+                if old._name is not None:
+                    v._name = old._name
+                    names[old._name] = v
+                if not 0 <= u < size or old_at[u] is not None:
+                    raise IRError(f"copy: value id {u} of %{old.debug_name} is not unique "
+                                  "and below the graph's next id (run lint)")
+                old_at[u] = old
+                new_at[u] = v
+
+        def mapped(v: Value, user: Optional[Node]) -> Value:
+            u = v._unique
+            if 0 <= u < size and old_at[u] is v:
+                return new_at[u]  # type: ignore[return-value]
+            if user is None:
+                raise IRError(f"copy: block output %{v.debug_name} is not in scope (run lint)")
+            raise IRError(f"copy: %{v.debug_name}, an input of {user!r}, is not in scope "
+                          "there (run lint)")
 
         # Blocks are copied with an explicit work list so deep nesting cannot hit
-        # the recursion limit.
+        # the recursion limit.  Nodes are built and linked directly: they are
+        # copies of nodes that passed those checks already.
         work = [(self._block, new._block)]
         while work:
             src, dst = work.pop()
-            for v in src.inputs:
-                clone_value(v, dst._param)
-            for n in src.nodes():
-                m = Node(new, n._kind)
+            clone_outputs(src._param, dst._param)
+            ret = dst._return
+            end = src._return
+            n = end._next
+            while n is not end:
+                m = Node._trusted(new, n._kind)
+                ins = m._inputs
                 for v in n._inputs:
-                    if v not in env:
-                        raise IRError(f"copy: %{v.debug_name}, an input of {n!r}, is not "
-                                      "in scope there (run lint)")
-                    m.add_input(env[v])
-                for v in n._outputs:
-                    clone_value(v, m)
-                m.attrs = {k: _copy_attr(a) for k, a in n.attrs.items()}
+                    w = mapped(v, n)
+                    _add_use(w, Use(m, len(ins)))
+                    ins.append(w)
+                clone_outputs(n, m)
+                if n._attrs:
+                    m._attrs = {k: _copy_attr(a) for k, a in n._attrs.items()}
                 m.source_location = n.source_location
                 m.scope = n.scope
-                dst.append_node(m)
+                last = ret._prev
+                m._block, m._prev, m._next = dst, last, ret
+                last._next = ret._prev = m
                 for b in n._blocks:
-                    nb = m.add_block()
-                    work.append((b, nb))
+                    work.append((b, m.add_block()))
+                n = n._next
             # A block's outputs are in scope at its end, so they are all copied by
             # now (nested blocks, copied later, cannot define them).
-            for v in src.outputs:
-                if v not in env:
-                    raise IRError(f"copy: block output %{v.debug_name} is not in scope "
-                                  "(run lint)")
-                dst._return.add_input(env[v])
+            for v in src._return._inputs:
+                ret.add_input(mapped(v, None))
         new._next_unique = self._next_unique
         new._name_suffix = dict(self._name_suffix)
         return new

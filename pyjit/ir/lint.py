@@ -26,16 +26,24 @@ names              the graph's name table holds exactly the named values
 subgraphs          graph-valued attributes are linted too
 =================  ==========================================================
 
-The walk keeps its own stack, so deep nesting cannot hit the recursion limit.
+The walk keeps its own stack, so deep nesting cannot hit the recursion limit,
+and every check costs O(1) per node, input or use, so linting is linear in the
+size of the graph whatever its shape: one set holds the values in scope (a
+block's leave it when the block ends), and a value used many times has its use
+list counted once rather than searched once per use.
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import Dict, List, Set
 
-from .graph import Graph, IRError, Node, Use
+from .graph import Graph, IRError, Node, Value
 
 __all__ = ["lint_graph"]
+
+# Use lists up to this long are searched; longer ones are counted once.
+_SHORT_USE_LIST = 8
 
 
 def _where(node: Node) -> str:
@@ -51,10 +59,12 @@ def lint_graph(graph: Graph) -> None:
 class _Linter:
     def __init__(self, graph: Graph) -> None:
         self.graph = graph
-        self.uniques: Dict[int, object] = {}
-        self.named: Dict[str, object] = {}
-        self.users: Set[int] = set()      # ids of live nodes, return nodes included
-        self.scope: List[Set[int]] = []   # ids of values in scope, one set per block
+        self.uniques: Dict[int, Value] = {}
+        self.named: Dict[str, Value] = {}
+        self.users: Set[Node] = set()       # live nodes, return nodes included
+        self.visible: Set[Value] = set()    # the values in scope
+        self.scope: List[List[Value]] = []  # per open block, the values it defined
+        self.use_counts: Dict[Value, Counter] = {}  # for long use lists
         self.subgraphs: List[Graph] = []
 
     # -- values ------------------------------------------------------------------
@@ -70,7 +80,8 @@ class _Linter:
                 raise IRError(f"value id {v._unique} of %{v.debug_name} is not below the "
                               f"graph's next id {self.graph._next_unique}")
             self.uniques[v._unique] = v
-            local.add(id(v))
+            local.append(v)
+            self.visible.add(v)
             if v._name is not None:
                 self.named[v._name] = v
 
@@ -78,13 +89,27 @@ class _Linter:
         for i, v in enumerate(node._inputs):
             if v._node._graph is not self.graph:
                 raise IRError(f"input {i} of {_where(node)} belongs to another graph")
-            if not any(id(v) in s for s in self.scope):
+            if v not in self.visible:
                 raise IRError(f"input %{v.debug_name} of {_where(node)} is not defined "
                               f"before this use in an enclosing scope")
-            if v._uses.count(Use(node, i)) != 1:
+            if self.recorded(v, node, i) != 1:
                 raise IRError(f"use list of %{v.debug_name} does not record its use as "
                               f"input {i} of {_where(node)} exactly once")
-        self.users.add(id(node))
+        self.users.add(node)
+
+    def recorded(self, v: Value, node: Node, i: int) -> int:
+        """How often ``v``'s use list records its use as input ``i`` of ``node``."""
+        uses = v._uses
+        use = (node, i)  # equal to Use(node, i), and cheaper to make
+        if len(uses) <= _SHORT_USE_LIST:
+            return uses.count(use)
+        counts = self.use_counts.get(v)
+        if counts is None:
+            try:
+                counts = self.use_counts[v] = Counter(uses)
+            except TypeError:  # an unhashable entry: not a use at all
+                return uses.count(use)
+        return counts[use]
 
     # -- nodes and blocks --------------------------------------------------------
     def check_node(self, node: Node, block) -> None:
@@ -97,7 +122,7 @@ class _Linter:
             raise IRError(f"a {node._kind} node is listed among a block's nodes")
         if node._kind == "prim::Constant" and node._inputs:
             raise IRError(f"{_where(node)}: a constant has no inputs")
-        for value in node.attrs.values():
+        for value in (node._attrs or {}).values():
             if isinstance(value, Graph):
                 self.subgraphs.append(value)
         self.check_inputs(node)
@@ -115,7 +140,7 @@ class _Linter:
             raise IRError("a block's param node has inputs")
         if ret._outputs:
             raise IRError("a block's return node has outputs")
-        self.scope.append(set())
+        self.scope.append([])
         self.define(param)
         # Frame: the block, the last node checked, and the node whose blocks are
         # being visited (its outputs come into scope once they are done).
@@ -142,7 +167,7 @@ class _Linter:
                 raise IRError(f"broken node links {where}")
             if node is block._return:
                 self.check_inputs(node)
-                self.scope.pop()
+                self.visible.difference_update(self.scope.pop())
                 frames.pop()
                 pending.pop()
                 continue
@@ -158,7 +183,7 @@ class _Linter:
     def check_uses(self) -> None:
         for v in self.uniques.values():
             for user, offset in v._uses:  # type: ignore[attr-defined]
-                if id(user) not in self.users:
+                if user not in self.users:
                     raise IRError(f"%{v.debug_name} records a use by a {user.kind} node "  # type: ignore[attr-defined]
                                   f"that is not in the graph")
                 if offset >= len(user._inputs) or user._inputs[offset] is not v:
