@@ -7,7 +7,7 @@ inputs, so the hot loop never dispatches on types::
 
     aten::add(int, int)              -> operator.add
     aten::add(str, str)              -> operator.add
-    aten::add(Tensor, Tensor, number) -> a wrapper applying alpha
+    aten::add(Tensor, Tensor, Scalar) -> a wrapper applying alpha
     aten::add(t[], t[])              -> list concatenation
 
 An operator is one of:
@@ -22,7 +22,7 @@ An operator is one of:
   list holding its inputs, leaves its outputs in it, and may return a relative jump.
 
 Input type patterns follow torch's schema types: ``int``, ``float``, ``bool``,
-``str``, ``Tensor``, ``number`` / ``Scalar`` (int, float or bool), ``Any``, ``T?``,
+``str``, ``Tensor``, ``Scalar`` (int, float or complex: not bool, as in torch), ``Any``, ``T?``,
 ``T[]``, ``Dict(K, V)``, tuples; a lower-case single letter such as ``t`` is a type
 variable matching anything (``t[]`` is any list).  When several overloads match,
 the most specific wins (the one with the fewest wildcards); among equally specific
@@ -37,14 +37,13 @@ from typing import Callable, Dict, List, NamedTuple, Optional, Sequence, Tuple, 
 
 from .errors import OperatorNotFoundError
 from .ir import types as T
+from .ir.type_grammar import parse_type
+from .ir.type_relation import concreteness, matches
 from .ir.symbols import is_qualified
 
 __all__ = ["Operator", "Registry", "register_operator", "default_registry", "Resolved"]
 
 TypeSpec = Union[str, T.Type]
-
-_SCALAR = T.NamedType("Scalar")
-
 
 class Operator(NamedTuple):
     """One registered overload."""
@@ -64,7 +63,7 @@ class Operator(NamedTuple):
         return f"{self.kind}({args})"
 
     def specificity(self) -> int:
-        return 0 if self.types is None else sum(_concreteness(t) for t in self.types)
+        return 0 if self.types is None else sum(concreteness(t) for t in self.types)
 
 
 class Resolved(NamedTuple):
@@ -73,41 +72,6 @@ class Resolved(NamedTuple):
     fn: Callable
     stack: bool
     operator: Operator
-
-
-def _is_type_var(t: T.Type) -> bool:
-    return isinstance(t, T.NamedType) and len(t.name) == 1 and t.name.islower()
-
-
-def _concreteness(t: T.Type) -> int:
-    if _is_type_var(t) or t == T.ANY:
-        return 0
-    if t in (T.NUMBER, _SCALAR):
-        return 1
-    return 2 + sum(_concreteness(c) for c in t.contained())
-
-
-def matches(actual: T.Type, pattern: T.Type) -> bool:
-    """Whether a value of type ``actual`` may be passed where ``pattern`` is declared."""
-    if _is_type_var(pattern) or pattern == T.ANY:
-        return True
-    if pattern in (T.NUMBER, _SCALAR):
-        return actual in (T.INT, T.FLOAT, T.BOOL, T.NUMBER, _SCALAR)
-    if isinstance(pattern, T.TensorType):
-        return isinstance(actual, T.TensorType)
-    if isinstance(pattern, T.OptionalType):
-        if actual == T.NONE:
-            return True
-        if isinstance(actual, T.OptionalType):
-            return matches(actual.elem, pattern.elem)
-        return matches(actual, pattern.elem)
-    if type(pattern) is type(actual) and isinstance(pattern, (T.ListType, T.DictType, T.TupleType,
-                                                                  T.GenericType, T.UnionType)):
-        pc, ac = pattern.contained(), actual.contained()
-        if isinstance(pattern, T.GenericType) and pattern.name != actual.name:  # type: ignore[attr-defined]
-            return False
-        return len(pc) == len(ac) and all(matches(a, p) for a, p in zip(ac, pc))
-    return T.is_subtype(actual, pattern)
 
 
 _SCHEMA = re.compile(r"^\s*(?P<kind>[A-Za-z_][\w]*::[\w]+)(?:\.[\w]+)?\s*\((?P<args>.*)\)\s*(->.*)?$",
@@ -163,8 +127,6 @@ def parse_type_spec(spec: TypeSpec) -> T.Type:
         return spec
     if not isinstance(spec, str):
         raise TypeError(f"a type pattern is a pyjit type or its text, not {spec!r}")
-    from .ir.parser import parse_type
-    # torch's schemas say Scalar where graphs say number; both mean int/float/bool.
     return parse_type(spec.strip())
 
 

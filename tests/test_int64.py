@@ -5,8 +5,9 @@ import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from conftest import import_backend
 from pyjit.ops import scalars
+
+from helpers.backends import import_backend
 
 INT64_MIN, INT64_MAX = -2**63, 2**63 - 1
 EDGES = [0, 1, -1, 2, -2, 7, -7, INT64_MIN, INT64_MAX, INT64_MIN + 1, INT64_MAX - 1]

@@ -11,7 +11,7 @@ from ..ir import Block, Graph, Node, Value
 from ..ir import types as T
 from ..ir.graph import constant_type
 from .source_map import FunctionSource
-from .typing_rules import unify
+from ..ir.type_relation import unify
 
 __all__ = ["GraphBuilder", "INT_MAX"]
 

@@ -25,7 +25,8 @@ from .environment import Env
 from .operators import is_number, is_tensor
 from .signatures import (DICT_METHODS, LIST_METHODS, MATH, MATH_CONSTANTS, MATH_INT_ONLY,
                          REQUIRED, STR_METHODS, Spec)
-from .typing_rules import is_subtype, type_of_constant
+from ..ir.type_relation import is_subtype
+from .typing_rules import type_of_constant
 
 __all__ = ["CallEmitter"]
 

@@ -144,9 +144,9 @@ class FunctionCompiler(StatementEmitter, LoopEmitter, ExpressionEmitter, CallEmi
                                 tuple(defaults), return_type)
 
     def _check_default(self, a: ast.arg, default: Any, t: T.Type) -> None:
-        from .typing_rules import check_argument
+        from ..ir.type_relation import check_value
         try:
-            check_argument(default, t)
+            check_value(default, t)
         except TypeError as exc:
             self.src.fail(a, f"the default of parameter '{a.arg}' does not match its "
                           f"type: {exc}")

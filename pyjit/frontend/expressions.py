@@ -25,7 +25,7 @@ from .environment import Env
 from .lowering import apply_refinements
 from .operators import (BINARY_KINDS, COMPARE_KINDS, OP_SYMBOLS, binary_result, compare_result,
                         is_number, is_tensor)
-from .typing_rules import unify
+from ..ir.type_relation import unify
 
 __all__ = ["ExpressionEmitter"]
 

@@ -42,7 +42,7 @@ from ..ir import Block, Node, Value
 from ..ir import types as T
 from .builder import GraphBuilder
 from .environment import BRK, CONT, FLAGS, RET, RETVAL, Env, Flow, Var
-from .typing_rules import unify
+from ..ir.type_relation import unify
 
 __all__ = ["merge_branches", "Branch", "apply_refinements", "loop_carried", "LoopPlan"]
 

@@ -38,7 +38,7 @@ from typing import Any, FrozenSet
 
 from ..ir import Graph
 from .compiler import CompiledFunction, FunctionCompiler
-from .typing_rules import check_argument
+from ..ir.type_relation import check_value
 
 __all__ = ["script", "ScriptFunction"]
 
@@ -121,7 +121,7 @@ class ScriptFunction:
         values = []
         for name, t in zip(self.param_names, self.param_types):
             try:
-                values.append(check_argument(bound.arguments[name], t))
+                values.append(check_value(bound.arguments[name], t))
             except TypeError as exc:
                 raise TypeError(f"{self.__name__}(): argument '{name}' must be {t}: "
                                 f"{exc}") from None

@@ -18,7 +18,7 @@ from ..ir import types as T
 from .environment import BRK, CONT, FALLS, RAISES, RET, RETVAL, Env, Flow, Var
 from .lowering import Branch, apply_refinements, merge_branches
 from .operators import INPLACE_KINDS, is_tensor
-from .typing_rules import is_subtype, unify
+from ..ir.type_relation import is_subtype, unify
 
 __all__ = ["StatementEmitter", "BindTarget", "ImplicitReturn", "Element", "PENDING_RETURN"]
 
