@@ -16,6 +16,11 @@ the outputs of its ``prim::Param`` node, its outputs the inputs of its
 use lists right by themselves, so passes never touch them; :meth:`Graph.lint`
 checks that everything still holds.
 
+A use list stores the using node once per input that holds the value, not a
+``(node, offset)`` pair: a pair per use would be most of a graph's memory, and
+inserting or removing an input would have to renumber the pairs of the inputs
+after it.  :attr:`Value.uses` finds the offsets when asked.
+
 Nodes of a block form a circular doubly linked list closed by the block's return
 node, so iterating a block stays valid while nodes are inserted (as in torch, a node
 inserted after the current one is visited) and while the current node is destroyed.
@@ -56,8 +61,9 @@ class Use(NamedTuple):
 
 
 def _is_numeric(name: str) -> bool:
-    # torch's isNumber: ASCII digits only ("²" or "٣" are names, not ids).
-    return all(c in "0123456789" for c in name)
+    # torch's isNumber: ASCII digits only ("²" or "٣" are names, not ids); like
+    # torch's, true for "" (callers test for an empty name first).
+    return not name or (name.isascii() and name.isdigit())
 
 
 def _split_suffix(name: str) -> "tuple[str, int]":
@@ -81,7 +87,7 @@ class Value:
         self._offset = offset
         self._unique = unique
         self._type = type
-        self._uses: List[Use] = []
+        self._uses: List[Node] = []  # a user once per input holding this value
         self._name: Optional[str] = None
 
     # -- identity ------------------------------------------------------------
@@ -179,8 +185,16 @@ class Value:
     # -- uses ----------------------------------------------------------------
     @property
     def uses(self) -> List[Use]:
-        """A copy of the use list, safe to iterate while rewriting."""
-        return list(self._uses)
+        """The uses, in the order they were made (a node using the value at
+        several inputs gives them in input order); a new list, safe to iterate
+        while rewriting."""
+        out: List[Use] = []
+        after: Dict[Node, int] = {}  # per user, where to look for its next use
+        for user in self._uses:
+            offset = user._inputs.index(self, after.get(user, 0))
+            after[user] = offset + 1
+            out.append(Use(user, offset))
+        return out
 
     def has_uses(self) -> bool:
         return bool(self._uses)
@@ -200,11 +214,14 @@ class Value:
         """
         if other is self or not self._uses:
             return
-        self._uses[0].user._check_value(other)
+        self._uses[0]._check_value(other)
         moved = self._uses
         self._uses = []
-        for user, offset in moved:
-            user._inputs[offset] = other
+        for user in dict.fromkeys(moved):
+            ins = user._inputs
+            for k, v in enumerate(ins):
+                if v is self:
+                    ins[k] = other
         if other._uses:
             other._uses.extend(moved)
         else:
@@ -214,14 +231,14 @@ class Value:
         return f"%{self.debug_name} : {self._type}"
 
 
-def _add_use(v: Value, use: Use) -> None:
-    """Record ``use`` in ``v``'s use list.  Most values are used once: their list
+def _add_use(v: Value, user: "Node") -> None:
+    """Record a use of ``v`` by ``user``.  Most values are used once: their list
     is made with room for exactly one use (an appended-to empty list would
     reserve four)."""
     if v._uses:
-        v._uses.append(use)
+        v._uses.append(user)
     else:
-        v._uses = [use]
+        v._uses = [user]
 
 
 _NO_BLOCKS: tuple = ()  # shared by every node without blocks; add_block makes a list
@@ -363,9 +380,9 @@ class Node:
 
     def _set_input(self, i: int, v: Value) -> None:
         old = self._inputs[i]
-        old._uses.remove(Use(self, i))
+        old._uses.remove(self)
         self._inputs[i] = v
-        _add_use(v, Use(self, i))
+        _add_use(v, self)
 
     def _index(self, i: int, items: list, what: str) -> int:
         """``i`` as an index into ``items``, negative indices counting from the end;
@@ -375,25 +392,15 @@ class Node:
         except IndexError:
             raise IndexError(f"{what} {i} of a {self._kind} node with {len(items)}") from None
 
-    def _shift_uses(self, start: int, delta: int) -> None:
-        """Renumber this node's uses of inputs ``start`` onwards by ``delta``, in
-        place (a use keeps its position in its value's list).  One pass over each
-        distinct value's list, so a wide node that uses one value many times costs
-        that list once, not once per input."""
-        shifted: Dict[Value, None] = {}
-        for v in self._inputs[start:]:
-            shifted[v] = None
-        for v in shifted:
-            uses = v._uses
-            for k, (user, offset) in enumerate(uses):
-                if user is self and offset >= start:
-                    uses[k] = Use(self, offset + delta)
-
     def add_input(self, v: Value) -> Value:
         """Append an input (``addInput``)."""
         self._check_value(v)
-        self._inputs.append(v)
-        _add_use(v, Use(self, len(self._inputs) - 1))
+        ins = self._inputs
+        if ins:
+            ins.append(v)
+        else:
+            self._inputs = ins = [v]  # exact size, as _add_use's lists
+        _add_use(v, self)
         return v
 
     def insert_input(self, i: int, v: Value) -> Value:
@@ -401,9 +408,8 @@ class Node:
         self._check_value(v)
         if not 0 <= i <= len(self._inputs):
             raise IndexError(f"insert_input({i}) on a node with {len(self._inputs)} inputs")
-        self._shift_uses(i, 1)
         self._inputs.insert(i, v)
-        _add_use(v, Use(self, i))
+        _add_use(v, self)
         return v
 
     def replace_input(self, i: int, v: Value) -> Value:
@@ -434,21 +440,26 @@ class Node:
         """
         i = self._index(i, self._inputs, "input")
         v = self._inputs[i]
-        v._uses.remove(Use(self, i))
-        self._shift_uses(i + 1, -1)
+        v._uses.remove(self)
         del self._inputs[i]
 
     def remove_all_inputs(self) -> None:
         """Remove every input (``removeAllInputs``): one pass over each distinct
         input's use list."""
         for v in dict.fromkeys(self._inputs):
-            v._uses = [u for u in v._uses if u[0] is not self]
+            v._uses = [u for u in v._uses if u is not self]
         self._inputs.clear()
 
     # -- outputs -------------------------------------------------------------
     def add_output(self, type: T.Type = T.TENSOR) -> Value:
         """Append a new output value (``addOutput``)."""
-        return self.insert_output(len(self._outputs), type)
+        outs = self._outputs
+        v = Value(self, len(outs), self._graph._new_unique(), type)
+        if outs:
+            outs.append(v)
+        else:
+            self._outputs = [v]  # exact size, as _add_use's lists
+        return v
 
     def insert_output(self, i: int, type: T.Type = T.TENSOR) -> Value:
         """Insert a new output at position ``i`` (``insertOutput``)."""
@@ -468,7 +479,10 @@ class Node:
         the caller makes sure no other value has that id.
         """
         v = Value(self, len(self._outputs), unique, type)
-        self._outputs.append(v)
+        if self._outputs:
+            self._outputs.append(v)
+        else:
+            self._outputs = [v]  # exact size, as _add_use's lists
         if unique >= self._graph._next_unique:
             self._graph._next_unique = unique + 1
         return v
@@ -664,11 +678,11 @@ def _check_unused(nodes: List["Node"], blocks: List["Block"], what: str) -> None
     dying.update(id(b._return) for b in blocks)
     for owner in [*nodes, *(b._param for b in blocks)]:
         for v in owner._outputs:
-            for use in v._uses:
-                if id(use.user) not in dying:
+            for user in v._uses:
+                if id(user) not in dying:
                     from .printer import node_header
                     raise IRError(f"cannot destroy {what}: %{v.debug_name} is still used by "
-                                  f"{node_header(use.user)}")
+                                  f"{node_header(user)}")
 
 
 def _free(nodes: List["Node"], blocks: List["Block"]) -> None:
@@ -680,7 +694,7 @@ def _free(nodes: List["Node"], blocks: List["Block"]) -> None:
     # freeing the n users of one value costs n, not n * n.
     dying = set(users)
     for v in dict.fromkeys(v for n in users for v in n._inputs):
-        v._uses = [u for u in v._uses if u[0] not in dying]
+        v._uses = [u for u in v._uses if u not in dying]
     for n in users:
         n._inputs = []
     for n in nodes + [b._param for b in blocks]:
@@ -1067,11 +1081,12 @@ class Graph:
         new_at: List[Optional[Value]] = [None] * size
 
         def clone_outputs(src: Node, node: Node) -> None:
-            outs = node._outputs
-            for old in src._outputs:
+            olds = src._outputs  # as for inputs below, an exact-size list
+            outs = ([Value(node, 0, olds[0]._unique, olds[0]._type)] if len(olds) == 1
+                    else [Value(node, i, old._unique, old._type) for i, old in enumerate(olds)])
+            node._outputs = outs
+            for old, v in zip(src._outputs, outs):
                 u = old._unique
-                v = Value(node, len(outs), u, old._type)
-                outs.append(v)
                 if old._name is not None:
                     v._name = old._name
                     names[old._name] = v
@@ -1102,11 +1117,11 @@ class Graph:
             n = end._next
             while n is not end:
                 m = Node._trusted(new, n._kind)
-                ins = m._inputs
-                for v in n._inputs:
-                    w = mapped(v, n)
-                    _add_use(w, Use(m, len(ins)))
-                    ins.append(w)
+                ins = n._inputs  # lists of exact size: most nodes have one input
+                m._inputs = ins = ([mapped(ins[0], n)] if len(ins) == 1
+                                   else [mapped(v, n) for v in ins])
+                for w in ins:
+                    _add_use(w, m)
                 clone_outputs(n, m)
                 if n._attrs:
                     m._attrs = {k: _copy_attr(a) for k, a in n._attrs.items()}

@@ -20,8 +20,8 @@ outputs            each output records its node and offset; ids are unique and
 scoping            each input is a value of this graph defined before its use,
                    in the same block or an enclosing one (a node's outputs are
                    not in scope in its own blocks)
-use lists          each input is recorded exactly once in its value's uses,
-                   and every recorded use is a real input of a live node
+use lists          a value's use list names each node as often as the node
+                   has it among its inputs, and names no other node
 names              the graph's name table holds exactly the named values
 subgraphs          graph-valued attributes are linted too
 =================  ==========================================================
@@ -29,21 +29,22 @@ subgraphs          graph-valued attributes are linted too
 The walk keeps its own stack, so deep nesting cannot hit the recursion limit,
 and every check costs O(1) per node, input or use, so linting is linear in the
 size of the graph whatever its shape: one set holds the values in scope (a
-block's leave it when the block ends), and a value used many times has its use
-list counted once rather than searched once per use.
+block's leave it when the block ends), long use and input lists are counted
+once rather than searched once per input, and the use lists as a whole are
+checked by their total length (every input slot of a live node accounts for
+exactly one entry, so any other entry makes the total too large).
 """
 
 from __future__ import annotations
 
 from collections import Counter
 from typing import Dict, List, Set
-
 from .graph import Graph, IRError, Node, Value
 
 __all__ = ["lint_graph"]
 
-# Use lists up to this long are searched; longer ones are counted once.
-_SHORT_USE_LIST = 8
+# Lists up to this long are searched; longer ones are counted once.
+_SHORT = 8
 
 
 def _where(node: Node) -> str:
@@ -65,6 +66,7 @@ class _Linter:
         self.visible: Set[Value] = set()    # the values in scope
         self.scope: List[List[Value]] = []  # per open block, the values it defined
         self.use_counts: Dict[Value, Counter] = {}  # for long use lists
+        self.slots = 0                      # input slots of live nodes
         self.subgraphs: List[Graph] = []
 
     # -- values ------------------------------------------------------------------
@@ -86,30 +88,32 @@ class _Linter:
                 self.named[v._name] = v
 
     def check_inputs(self, node: Node) -> None:
-        for i, v in enumerate(node._inputs):
+        ins = node._inputs
+        held = Counter(ins) if len(ins) > _SHORT else None
+        for i, v in enumerate(ins):
             if v._node._graph is not self.graph:
                 raise IRError(f"input {i} of {_where(node)} belongs to another graph")
             if v not in self.visible:
                 raise IRError(f"input %{v.debug_name} of {_where(node)} is not defined "
                               f"before this use in an enclosing scope")
-            if self.recorded(v, node, i) != 1:
+            if self.recorded(v, node) != (ins.count(v) if held is None else held[v]):
                 raise IRError(f"use list of %{v.debug_name} does not record its use as "
                               f"input {i} of {_where(node)} exactly once")
+        self.slots += len(ins)
         self.users.add(node)
 
-    def recorded(self, v: Value, node: Node, i: int) -> int:
-        """How often ``v``'s use list records its use as input ``i`` of ``node``."""
+    def recorded(self, v: Value, node: Node) -> int:
+        """How often ``v``'s use list names ``node``."""
         uses = v._uses
-        use = (node, i)  # equal to Use(node, i), and cheaper to make
-        if len(uses) <= _SHORT_USE_LIST:
-            return uses.count(use)
+        if len(uses) <= _SHORT:
+            return uses.count(node)
         counts = self.use_counts.get(v)
         if counts is None:
             try:
                 counts = self.use_counts[v] = Counter(uses)
-            except TypeError:  # an unhashable entry: not a use at all
-                return uses.count(use)
-        return counts[use]
+            except TypeError:  # an unhashable entry: not a node at all
+                return uses.count(node)
+        return counts[node]
 
     # -- nodes and blocks --------------------------------------------------------
     def check_node(self, node: Node, block) -> None:
@@ -181,14 +185,18 @@ class _Linter:
 
     # -- whole graph ---------------------------------------------------------------
     def check_uses(self) -> None:
-        for v in self.uniques.values():
-            for user, offset in v._uses:  # type: ignore[attr-defined]
-                if user not in self.users:
-                    raise IRError(f"%{v.debug_name} records a use by a {user.kind} node "  # type: ignore[attr-defined]
-                                  f"that is not in the graph")
-                if offset >= len(user._inputs) or user._inputs[offset] is not v:
-                    raise IRError(f"%{v.debug_name} records a use as input {offset} of "  # type: ignore[attr-defined]
-                                  f"{_where(user)}, which is not that value")
+        # Every input slot of a live node matched its entries (check_inputs), so
+        # the use lists hold exactly those entries if their lengths add up to
+        # the number of slots.  Only if not are they searched for the culprit.
+        if sum(len(v._uses) for v in self.uniques.values()) != self.slots:
+            for v in self.uniques.values():
+                for user in v._uses:
+                    if user not in self.users:
+                        raise IRError(f"%{v.debug_name} records a use by a {user.kind} "
+                                      f"node that is not in the graph")
+                    if not any(x is v for x in user._inputs):
+                        raise IRError(f"%{v.debug_name} records a use by {_where(user)}, "
+                                      f"which does not use it")
         names = self.graph._names
         if names.keys() != self.named.keys() or any(
                 names[k] is not v for k, v in self.named.items()):
