@@ -35,13 +35,14 @@ from __future__ import annotations
 
 import copy
 import functools
+from array import array
 import threading
 from types import MappingProxyType, ModuleType
 from typing import Dict, Iterator, List, Optional, Sequence
 
 import numpy as np
 
-from . import opcodes as op
+from . import gcpause, opcodes as op
 from ._backend import loop as _default_loop
 from .ir import Graph, Node, Value
 from .ir.printer import format_attr_value
@@ -52,38 +53,40 @@ from .registry import Registry, default_registry
 
 __all__ = ["Code"]
 
-_INT32_MAX = 2**31 - 1
+assert array("i").itemsize == 4, "the instruction table's columns are int32"
 
 
 class _Builder:
     """The mutable state of one code generation; the seed's CodeImpl fields."""
 
-    def __init__(self, move_flags: Dict[Node, List[bool]], registry: Registry) -> None:
+    def __init__(self, move_flags: Dict[Node, Sequence[bool]], registry: Registry,
+                 n_values: int) -> None:
         self.move_flags = move_flags
         self.registry = registry
-        # struct-of-arrays columns, one entry per instruction
-        self.op: List[int] = []
-        self.in_start: List[int] = []
-        self.in_size: List[int] = []
-        self.flag_start: List[int] = []
-        self.out_start: List[int] = []
-        self.out_size: List[int] = []
-        self.arg: List[int] = []
+        # struct-of-arrays columns, one entry per instruction, and the arenas: C
+        # int arrays, not lists of Python ints (an int object each), so that a
+        # graph of a million nodes does not need hundreds of megabytes to compile.
+        # An array("i") refuses, with OverflowError, a number beyond int32.  The
+        # start columns are the running sums of the sizes, made at the end.
+        self.op = array("i")
+        self.in_size = array("i")
+        self.out_size = array("i")
+        self.arg = array("i")
         self.names: List[str] = []          # debug name printed by the listing
         self.nodes: List[Node] = []         # the node each instruction came from
-        # the arenas
-        self.int_data: List[int] = []
-        self.bool_data: List[int] = []
+        self.int_data = array("i")
+        self.bool_data = bytearray()
         self.callbacks: List[object] = []
         self.constants: List[object] = []
-        self.reg_of: Dict[int, int] = {}    # Value.unique -> register
+        # Value.unique -> register, -1 for none yet (ids are below n_values)
+        self.reg_of = array("q", [-1]) * n_values
         self.register_size = 0
 
     # -- registers --------------------------------------------------------------
     def register(self, v: Value, required: bool = False) -> int:
         """``getOrAllocateRegister``: a use (``required``) must find one."""
-        r = self.reg_of.get(v.unique)
-        if r is not None:
+        r = self.reg_of[v.unique]
+        if r >= 0:
             return r
         if required:
             raise ValueError(f"%{v.debug_name} is used before any instruction defines it "
@@ -97,7 +100,7 @@ class _Builder:
         """``aliasRegistersTo``: ``new`` values live in the registers of ``existing``."""
         assert len(new) == len(existing)
         for n, e in zip(new, existing):
-            assert e.unique in self.reg_of and n.unique not in self.reg_of
+            assert self.reg_of[e.unique] >= 0 and self.reg_of[n.unique] < 0
             self.reg_of[n.unique] = self.reg_of[e.unique]
 
     # -- instructions -----------------------------------------------------------
@@ -109,14 +112,15 @@ class _Builder:
         self.names.append(name)
         self.nodes.append(node)
         self.arg.append(arg)
-        self.in_start.append(len(self.int_data))
         self.in_size.append(len(inputs))
-        self.int_data.extend(self.register(v, required=True) for v in inputs)
-        self.flag_start.append(len(self.bool_data))
-        self.bool_data.extend(1 if f else 0 for f in flags)
-        self.out_start.append(len(self.int_data))
         self.out_size.append(len(outputs))
-        self.int_data.extend(self.register(v) for v in outputs)
+        ints, reg_of = self.int_data, self.reg_of
+        for v in inputs:
+            r = reg_of[v.unique]
+            ints.append(r if r >= 0 else self.register(v, True))
+        self.bool_data.extend(flags)  # bools are the bytes 0 and 1
+        for v in outputs:
+            ints.append(self.register(v))
         return len(self.op) - 1
 
     def flags(self, node: Node) -> List[bool]:
@@ -208,11 +212,24 @@ def _fresh_copy(value):
     return functools.partial(copy.deepcopy, value)
 
 
-def _column(values: List[int]) -> np.ndarray:
-    a = np.array(values, dtype=np.int64)
-    if a.size and (a.min() < 0 or a.max() > _INT32_MAX):
+def _column(values: "array[int]") -> np.ndarray:
+    a = np.frombuffer(values, dtype=np.int32).copy()
+    if a.size and a.min() < 0:
+        raise OverflowError("instruction table holds a negative number")
+    a.setflags(write=False)
+    return a
+
+
+def _starts(sizes: np.ndarray, offset: Optional[np.ndarray] = None) -> np.ndarray:
+    """Where each instruction's run of ``sizes`` starts in an arena: the running
+    sum of the sizes before it (plus ``offset``)."""
+    ends = np.cumsum(sizes, dtype=np.int64)
+    starts = ends - sizes
+    if offset is not None:
+        starts += offset
+    if starts.size and starts.max() > np.iinfo(np.int32).max:
         raise OverflowError("instruction table does not fit in int32")
-    a = a.astype(np.int32)
+    a = starts.astype(np.int32)
     a.setflags(write=False)
     return a
 
@@ -242,24 +259,43 @@ class Code:
     def __init__(self, graph: Graph, *, registry: Optional[Registry] = None) -> None:
         if not isinstance(graph, Graph):
             raise TypeError(f"Code() takes a pyjit Graph, not {type(graph).__name__}")
+        with gcpause.paused():  # see gcpause: the build makes objects, not garbage
+            self._build(graph, registry)
+
+    def _build(self, graph: Graph, registry: Optional[Registry]) -> None:
         graph.lint()
         if registry is None:
             import pyjit.ops  # noqa: F401  (fills the default registry)
             registry = default_registry
         self.n_inputs = len(graph.inputs)
         pre = preprocess(graph)
-        b = _Builder(pre.move_flags, registry)
-        walk_blocks(pre.graph.block, b.emit_block)
         self.graph: Graph = pre.graph
         self.n_outputs: int = pre.n_outputs
+        b = _Builder(pre.move_flags, registry, pre.graph.next_unique)
+        del pre
+        walk_blocks(self.graph.block, b.emit_block)
+        # From here each of the builder's tables is dropped as soon as its final
+        # form exists, so that no two copies of all of them are alive at once.
+        b.move_flags = {}
         self._names = tuple(b.names)
         self._nodes = tuple(b.nodes)
+        b.names = b.nodes = []
         self.register_size = b.register_size
         # Read-only arrays in a read-only mapping: a Code is shared between threads.
-        self.columns = MappingProxyType({name: _column(getattr(b, name)) for name in (
+        columns = {}
+        for name in ("op", "in_size", "out_size", "arg", "int_data"):
+            columns[name] = _column(getattr(b, name))
+            setattr(b, name, None)
+        self.int_data = columns.pop("int_data")
+        in_size, out_size = columns["in_size"], columns["out_size"]
+        # Each instruction's registers follow the previous one's in int_data (its
+        # inputs, then its outputs), its flags the previous one's in bool_data.
+        columns["in_start"] = _starts(in_size + out_size)
+        columns["out_start"] = _starts(in_size + out_size, in_size)
+        columns["flag_start"] = _starts(in_size)
+        self.columns = MappingProxyType({name: columns[name] for name in (
             "op", "in_start", "in_size", "flag_start", "out_start", "out_size", "arg")})
-        self.int_data = _column(b.int_data)
-        self.bool_data = np.array(b.bool_data, dtype=np.uint8)
+        self.bool_data = np.frombuffer(b.bool_data, dtype=np.uint8).copy()
         self.bool_data.setflags(write=False)
         self.callbacks = tuple(b.callbacks)
         self.constants = tuple(b.constants)

@@ -11,7 +11,7 @@ import math
 import pytest
 
 from pyjit.ir import Graph, IRError, Use, types as T
-from pyjit.ir.graph import constant_type
+from pyjit.ir.graph import _add_use, _remove_use, constant_type
 from pyjit.ir.printer import format_float, quote_string
 from pyjit.ir.source import SourceLocation
 from pyjit.ir.symbols import prim
@@ -1007,7 +1007,7 @@ def test_lint_constant_with_inputs():
     g, x, *_ = linted_graph()
     c = g.insert_constant(1).node
     c._inputs.append(x)
-    x._uses.append(c)
+    _add_use(x, c)
     assert "a constant has no inputs" in lint_error(g)
 
 
@@ -1054,10 +1054,10 @@ def test_lint_node_output_used_in_its_own_block():
 
 def test_lint_missing_and_duplicated_use():
     g, x, y, a, if_, b = linted_graph()
-    x._uses.remove(a)
+    _remove_use(x, a)
     assert "use list of %x does not record its use as input 0" in lint_error(g)
     g, x, y, a, if_, b = linted_graph()
-    y._uses.append(a)
+    _add_use(y, a)
     assert "use list of %y does not record its use as input 1" in lint_error(g)
 
 
@@ -1067,7 +1067,7 @@ def test_lint_stale_use():
     assert "%x records a use by a aten::dead node that is not in the graph" in lint_error(g)
     dead.destroy()
     g.lint()
-    y._uses.append(b)   # b uses %a, not %y
+    _add_use(y, b)   # b uses %a, not %y
     assert "%y records a use by %4 : int = aten::g(%a), which does not use it" \
         in lint_error(g)
 
@@ -1097,7 +1097,7 @@ def test_lint_checks_subgraphs():
     sub.register_output(v)
     a.attrs["Subgraph"] = sub
     g.lint()
-    v._uses.clear()
+    v._uses = None          # forget its use by the return node
     assert "use list of %v" in lint_error(g)
 
 

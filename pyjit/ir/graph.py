@@ -19,7 +19,11 @@ checks that everything still holds.
 A use list stores the using node once per input that holds the value, not a
 ``(node, offset)`` pair: a pair per use would be most of a graph's memory, and
 inserting or removing an input would have to renumber the pairs of the inputs
-after it.  :attr:`Value.uses` finds the offsets when asked.
+after it.  :attr:`Value.uses` finds the offsets when asked.  Most values are
+used exactly once, so a value stores its only user directly and makes a list
+only for a second one (see :func:`_users`).  Nodes and values have no
+``__weakref__`` slot and no empty containers, for the same reason: graphs of a
+million nodes must fit in memory twice (the code generator copies them).
 
 Nodes of a block form a circular doubly linked list closed by the block's return
 node, so iterating a block stays valid while nodes are inserted (as in torch, a node
@@ -80,14 +84,16 @@ def _split_suffix(name: str) -> "tuple[str, int]":
 class Value:
     """An SSA value: output number ``offset`` of the node that defines it."""
 
-    __slots__ = ("_node", "_offset", "_unique", "_type", "_uses", "_name", "__weakref__")
+    __slots__ = ("_node", "_offset", "_unique", "_type", "_uses", "_name")
 
     def __init__(self, node: "Node", offset: int, unique: int, type: T.Type) -> None:
         self._node = node
         self._offset = offset
         self._unique = unique
         self._type = type
-        self._uses: List[Node] = []  # a user once per input holding this value
+        # The users, once per input holding this value: None, a Node, or a list
+        # of two or more Nodes (see _users).
+        self._uses: "None | Node | List[Node]" = None
         self._name: Optional[str] = None
 
     # -- identity ------------------------------------------------------------
@@ -190,14 +196,14 @@ class Value:
         while rewriting."""
         out: List[Use] = []
         after: Dict[Node, int] = {}  # per user, where to look for its next use
-        for user in self._uses:
+        for user in _users(self):
             offset = user._inputs.index(self, after.get(user, 0))
             after[user] = offset + 1
             out.append(Use(user, offset))
         return out
 
     def has_uses(self) -> bool:
-        return bool(self._uses)
+        return self._uses is not None
 
     def replace_all_uses_with(self, other: "Value") -> None:
         """Make every user of this value use ``other`` instead (``replaceAllUsesWith``).
@@ -209,36 +215,87 @@ class Value:
             %4 = g(%3)        ->      %4 = g(%6)
             %5 = h(%3, %3)            %5 = h(%6, %6)     (%3.replace_all_uses_with(%6))
 
-        The whole use list moves at once, so the cost is linear in the number of
-        uses (redirecting them one by one would search this value's list each time).
+        The whole use list moves at once; the cost is the number of inputs of
+        the users.  To replace many values used by one wide node, use
+        :func:`replace_all_uses`, which reads each user's inputs once.
         """
-        if other is self or not self._uses:
-            return
-        self._uses[0]._check_value(other)
-        moved = self._uses
-        self._uses = []
-        for user in dict.fromkeys(moved):
-            ins = user._inputs
-            for k, v in enumerate(ins):
-                if v is self:
-                    ins[k] = other
-        if other._uses:
-            other._uses.extend(moved)
-        else:
-            other._uses = moved
+        replace_all_uses([(self, other)])
 
     def __repr__(self) -> str:
         return f"%{self.debug_name} : {self._type}"
 
 
+# A value's users (Value._uses) are kept as None when it has none, the user
+# itself when it has one, and a list of two or more otherwise: most values have
+# one use, and a list for it would cost 64 bytes.  Only these helpers and lint
+# read the field.
+
+def _users(v: Value) -> "List[Node]":
+    """``v``'s users, once per input holding it, as a list (the value's own list
+    when it has several: do not change it)."""
+    u = v._uses
+    if u is None:
+        return []
+    return u if type(u) is list else [u]  # type: ignore[list-item, return-value]
+
+
+def _set_users(v: Value, users: "List[Node]") -> None:
+    v._uses = None if not users else users[0] if len(users) == 1 else users
+
+
+def replace_all_uses(replacements: "Sequence[tuple[Value, Value]]") -> None:
+    """``old.replace_all_uses_with(new)`` for each ``(old, new)`` pair, with each
+    user's inputs rewritten in one pass: replacing the n inputs of one node (as
+    ``flatten_io`` does with a graph's inputs) costs n, not n * n.
+
+    Each ``old`` must be distinct and no ``new`` may be one of the ``old``
+    values (chains of replacements are not followed).
+    """
+    mapping: Dict[Value, Value] = {}
+    for old, new in replacements:
+        if new is old:
+            continue
+        if old in mapping:
+            raise IRError(f"replace_all_uses: %{old.debug_name} is replaced twice")
+        if old._uses is not None:
+            _users(old)[0]._check_value(new)
+        mapping[old] = new
+    if any(new in mapping for new in mapping.values()):
+        raise IRError("replace_all_uses: a replacement is itself replaced")
+    users: Dict[Node, None] = {}
+    for old, new in mapping.items():
+        moved = _users(old)
+        if not moved:
+            continue
+        old._uses = None
+        users.update(dict.fromkeys(moved))
+        _set_users(new, _users(new) + moved if new._uses is not None else moved)
+    for user in users:
+        user._inputs = [mapping.get(v, v) for v in user._inputs]
+
+
 def _add_use(v: Value, user: "Node") -> None:
-    """Record a use of ``v`` by ``user``.  Most values are used once: their list
-    is made with room for exactly one use (an appended-to empty list would
-    reserve four)."""
-    if v._uses:
-        v._uses.append(user)
+    """Record a use of ``v`` by ``user``."""
+    u = v._uses
+    if u is None:
+        v._uses = user
+    elif type(u) is list:
+        u.append(user)  # type: ignore[union-attr]
     else:
-        v._uses = [user]
+        v._uses = [u, user]  # type: ignore[list-item]
+
+
+def _remove_use(v: Value, user: "Node") -> None:
+    """Forget one use of ``v`` by ``user``, which must have been recorded."""
+    u = v._uses
+    if u is user:
+        v._uses = None
+    elif type(u) is list:
+        u.remove(user)  # type: ignore[union-attr]
+        if len(u) == 1:  # type: ignore[arg-type]
+            v._uses = u[0]  # type: ignore[index]
+    else:
+        raise IRError(f"%{v.debug_name} has no recorded use by a {user._kind} node")
 
 
 _NO_BLOCKS: tuple = ()  # shared by every node without blocks; add_block makes a list
@@ -255,7 +312,7 @@ class Node:
     # lacks: no dict until an attribute is set, a shared empty tuple until a
     # block is added.
     __slots__ = ("_kind", "_graph", "_inputs", "_outputs", "_blocks", "_block",
-                 "_next", "_prev", "_attrs", "source_location", "scope", "__weakref__")
+                 "_next", "_prev", "_attrs", "source_location", "scope")
 
     def __init__(self, graph: "Graph", kind: str) -> None:
         if not is_qualified(kind):
@@ -346,7 +403,7 @@ class Node:
 
     def has_uses(self) -> bool:
         """Whether any output of this node is used."""
-        return any(v._uses for v in self._outputs)
+        return any(v._uses is not None for v in self._outputs)
 
     def replace_all_uses_with(self, other: "Node") -> None:
         """Make every use of output ``i`` a use of ``other.outputs[i]``, for each i.
@@ -380,7 +437,7 @@ class Node:
 
     def _set_input(self, i: int, v: Value) -> None:
         old = self._inputs[i]
-        old._uses.remove(self)
+        _remove_use(old, self)
         self._inputs[i] = v
         _add_use(v, self)
 
@@ -440,14 +497,14 @@ class Node:
         """
         i = self._index(i, self._inputs, "input")
         v = self._inputs[i]
-        v._uses.remove(self)
+        _remove_use(v, self)
         del self._inputs[i]
 
     def remove_all_inputs(self) -> None:
         """Remove every input (``removeAllInputs``): one pass over each distinct
         input's use list."""
         for v in dict.fromkeys(self._inputs):
-            v._uses = [u for u in v._uses if u is not self]
+            _set_users(v, [u for u in _users(v) if u is not self])
         self._inputs.clear()
 
     # -- outputs -------------------------------------------------------------
@@ -492,9 +549,9 @@ class Node:
         gives up its debug name."""
         i = self._index(i, self._outputs, "output")
         v = self._outputs[i]
-        if v._uses:
+        if v._uses is not None:
             raise IRError(f"cannot erase output %{v.debug_name} of {self._kind}: it still has "
-                          f"{len(v._uses)} use(s)")
+                          f"{len(_users(v))} use(s)")
         v.set_debug_name(None)
         del self._outputs[i]
         for j in range(i, len(self._outputs)):
@@ -678,7 +735,7 @@ def _check_unused(nodes: List["Node"], blocks: List["Block"], what: str) -> None
     dying.update(id(b._return) for b in blocks)
     for owner in [*nodes, *(b._param for b in blocks)]:
         for v in owner._outputs:
-            for user in v._uses:
+            for user in _users(v):
                 if id(user) not in dying:
                     from .printer import node_header
                     raise IRError(f"cannot destroy {what}: %{v.debug_name} is still used by "
@@ -694,7 +751,7 @@ def _free(nodes: List["Node"], blocks: List["Block"]) -> None:
     # freeing the n users of one value costs n, not n * n.
     dying = set(users)
     for v in dict.fromkeys(v for n in users for v in n._inputs):
-        v._uses = [u for u in v._uses if u not in dying]
+        _set_users(v, [u for u in _users(v) if u not in dying])
     for n in users:
         n._inputs = []
     for n in nodes + [b._param for b in blocks]:
@@ -888,6 +945,13 @@ class Graph:
         self._insert_point: Node = self._block._return
 
     # -- ids ---------------------------------------------------------------------
+    @property
+    def next_unique(self) -> int:
+        """The id the next new value gets: every value's :attr:`Value.unique` is
+        below it (the seed's ``next_unique_``), so tables indexed by id can be
+        sized with it."""
+        return self._next_unique
+
     def _new_unique(self) -> int:
         u = self._next_unique
         self._next_unique += 1

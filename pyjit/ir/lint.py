@@ -39,7 +39,7 @@ from __future__ import annotations
 
 from collections import Counter
 from typing import Dict, List, Set
-from .graph import Graph, IRError, Node, Value
+from .graph import Graph, IRError, Node, Value, _users
 
 __all__ = ["lint_graph"]
 
@@ -90,12 +90,15 @@ class _Linter:
     def check_inputs(self, node: Node) -> None:
         ins = node._inputs
         held = Counter(ins) if len(ins) > _SHORT else None
+        graph, visible = self.graph, self.visible
         for i, v in enumerate(ins):
-            if v._node._graph is not self.graph:
+            if v._node._graph is not graph:
                 raise IRError(f"input {i} of {_where(node)} belongs to another graph")
-            if v not in self.visible:
+            if v not in visible:
                 raise IRError(f"input %{v.debug_name} of {_where(node)} is not defined "
                               f"before this use in an enclosing scope")
+            if v._uses is node and len(ins) == 1:
+                continue  # the commonest case: its only use, by a one-input node
             if self.recorded(v, node) != (ins.count(v) if held is None else held[v]):
                 raise IRError(f"use list of %{v.debug_name} does not record its use as "
                               f"input {i} of {_where(node)} exactly once")
@@ -104,7 +107,7 @@ class _Linter:
 
     def recorded(self, v: Value, node: Node) -> int:
         """How often ``v``'s use list names ``node``."""
-        uses = v._uses
+        uses = _users(v)
         if len(uses) <= _SHORT:
             return uses.count(node)
         counts = self.use_counts.get(v)
@@ -126,9 +129,10 @@ class _Linter:
             raise IRError(f"a {node._kind} node is listed among a block's nodes")
         if node._kind == "prim::Constant" and node._inputs:
             raise IRError(f"{_where(node)}: a constant has no inputs")
-        for value in (node._attrs or {}).values():
-            if isinstance(value, Graph):
-                self.subgraphs.append(value)
+        if node._attrs:
+            for value in node._attrs.values():
+                if isinstance(value, Graph):
+                    self.subgraphs.append(value)
         self.check_inputs(node)
 
     def enter(self, block, owner) -> list:
@@ -188,9 +192,9 @@ class _Linter:
         # Every input slot of a live node matched its entries (check_inputs), so
         # the use lists hold exactly those entries if their lengths add up to
         # the number of slots.  Only if not are they searched for the culprit.
-        if sum(len(v._uses) for v in self.uniques.values()) != self.slots:
+        if sum(len(_users(v)) for v in self.uniques.values()) != self.slots:
             for v in self.uniques.values():
-                for user in v._uses:
+                for user in _users(v):
                     if user not in self.users:
                         raise IRError(f"%{v.debug_name} records a use by a {user.kind} "
                                       f"node that is not in the graph")
