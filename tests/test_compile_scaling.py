@@ -22,7 +22,7 @@ import tracemalloc
 import pytest
 
 from pyjit import Function
-from pyjit.benchmarks.compile_scaling import SHAPES, graph_text
+from pyjit.benchmarks.compile_scaling import SHAPES, example, graph_text
 from pyjit.cli import main as cli_main
 from pyjit.code import Code
 from pyjit.ir.parser import parse_ir
@@ -84,18 +84,21 @@ def test_compile_memory_grows_linearly(shape):
     assert ratio < BOUND / 1.5, f"compiling {shape} x{GROWTH} took x{ratio:.1f} the memory"
 
 
-@pytest.mark.parametrize("shape, args, result", [
-    ("chain", (5,), 5),             # an even number of negations
-    ("fanout", (1, 2), 1 + 2 * 10),
-    ("width", tuple(range(10)), 10),
-    ("nesting", (True, 5), -5),
-    ("nesting", (False, 5), 5),
-])
-def test_the_benchmark_graphs_print_back_and_run(shape, args, result):
-    text = graph_text(shape, 10)
+@pytest.mark.parametrize("shape", list(SHAPES))
+@pytest.mark.parametrize("n", [1, 10, 11])
+def test_the_benchmark_graphs_print_back_and_run(shape, n):
+    text = graph_text(shape, n)
     graph = parse_ir(text)
     assert str(graph) == text
+    args, result = example(shape, n)
     assert Function(graph)(*args) == result
+
+
+def test_the_examples_are_what_the_graphs_compute():
+    assert [example("chain", n)[1] for n in (1, 2)] == [-5, 5]
+    assert example("fanout", 10) == ((1, 2), 21)
+    assert example("width", 3) == ((0, 1, 2), 3)
+    assert Function(parse_ir(graph_text("nesting", 3)))(False, 5) == 5  # the else-branch
 
 
 def test_a_graph_has_a_shape_and_a_positive_size():

@@ -37,8 +37,8 @@ import tempfile
 import time
 from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, TextIO, Tuple
 
-__all__ = ["SHAPES", "CASES", "QUICK_CASES", "graph_lines", "graph_text", "compile_text",
-           "measure", "run", "main"]
+__all__ = ["SHAPES", "CASES", "QUICK_CASES", "graph_lines", "graph_text", "example",
+           "compile_text", "measure", "run", "main", "bench"]
 
 
 # -- the shapes ---------------------------------------------------------------------
@@ -117,6 +117,20 @@ def graph_lines(shape: str, n: int) -> Iterator[str]:
 
 def graph_text(shape: str, n: int) -> str:
     return "".join(graph_lines(shape, n))
+
+
+def example(shape: str, n: int) -> Tuple[tuple, int]:
+    """Arguments for the graph ``shape`` of size ``n`` and what it returns on
+    them, to check that a compiled case computes what it should."""
+    if shape == "chain":
+        return (5,), 5 if n % 2 == 0 else -5
+    if shape == "fanout":
+        return (1, 2), 1 + 2 * n
+    if shape == "width":
+        return tuple(range(n)), n
+    if shape == "nesting":
+        return (True, 5), -5
+    raise ValueError(f"unknown shape {shape!r}; choose from {', '.join(SHAPES)}")
 
 
 def compile_text(text: str) -> Tuple[Any, float, float]:
