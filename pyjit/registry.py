@@ -41,7 +41,8 @@ from .ir.type_grammar import parse_type
 from .ir.type_relation import concreteness, matches
 from .ir.symbols import is_qualified
 
-__all__ = ["Operator", "Registry", "register_operator", "default_registry", "Resolved"]
+__all__ = ["Operator", "Registry", "register_operator", "default_registry", "Resolved",
+           "Intrinsic"]
 
 TypeSpec = Union[str, T.Type]
 
@@ -55,6 +56,7 @@ class Operator(NamedTuple):
     varargs: bool                         # the last pattern type repeats (or any count if no types)
     stack: bool                           # the seed's stack protocol
     serial: int                           # registration order
+    intrinsic: Optional[str] = None       # the instruction that computes exactly fn
 
     def signature(self) -> str:
         if self.types is None:
@@ -72,6 +74,18 @@ class Resolved(NamedTuple):
     fn: Callable
     stack: bool
     operator: Operator
+    #: The name of an intrinsic instruction of :mod:`pyjit.opcodes` that computes
+    #: exactly what ``fn`` does, which an optimising Code may run instead of a call.
+    intrinsic: Optional[str] = None
+
+
+class Intrinsic(NamedTuple):
+    """What a factory returns when the callable it picked for a node has an
+    intrinsic instruction (``Intrinsic("EQ_I", operator.eq)``); see
+    :meth:`Registry.register`'s ``intrinsic``."""
+
+    name: str
+    fn: Callable
 
 
 _SCHEMA = re.compile(r"^\s*(?P<kind>[A-Za-z_][\w]*::[\w]+)(?:\.[\w]+)?\s*\((?P<args>.*)\)\s*(->.*)?$",
@@ -145,11 +159,12 @@ class Registry:
         # microseconds.  A registration replaces the dict (after adding the
         # operator, so no answer computed without it lands in the new one).
         self._found: Dict[Tuple[str, Tuple[T.Type, ...]], Optional[Operator]] = {}
+        self._plain: Dict[int, Resolved] = {}  # by Operator.serial
 
     def register(self, kind: str, fn: Optional[Callable] = None, *,
                  types: Optional[Sequence[TypeSpec]] = None, schema: Optional[str] = None,
                  factory: Optional[Callable] = None, varargs: bool = False,
-                 stack: bool = False):
+                 stack: bool = False, intrinsic: Optional[str] = None):
         """Register an operator for ``kind``; see the module docstring.
 
         Args:
@@ -161,6 +176,15 @@ class Registry:
             varargs: the last type pattern repeats (``types=["t"], varargs=True``
                 for any number of inputs of any type).
             stack: ``fn`` uses the seed's stack protocol.
+            intrinsic: the name of an intrinsic instruction of
+                :mod:`pyjit.opcodes` (``"ADD_I"``) that computes exactly what
+                ``fn`` computes, on exactly these types: an optimising Code runs
+                the instruction on unboxed registers instead of calling ``fn``
+                (and calls ``fn`` only for errors).  The operator library declares
+                its scalar operators this way; an operator registered without it
+                is always called, so registering your own ``aten::add(int, int)``
+                replaces the library's at every optimisation level.  A factory
+                declares an intrinsic by returning :class:`Intrinsic`.
         Returns:
             ``fn`` (or the decorator).
         """
@@ -192,9 +216,14 @@ class Registry:
             raise ValueError(f"operator kind must be 'namespace::name', got {kind!r}")
         if varargs and pattern == ():
             raise ValueError("varargs needs at least one type pattern to repeat")
+        if intrinsic is not None:
+            if fn is None:
+                raise TypeError("a factory declares an intrinsic by returning "
+                                "Intrinsic(name, fn), not with intrinsic=")
+            _check_intrinsic(kind, intrinsic, pattern, varargs)
         with self._lock:
             self._serial += 1
-            op = Operator(kind, fn, factory, pattern, varargs, stack, self._serial)
+            op = Operator(kind, fn, factory, pattern, varargs, stack, self._serial, intrinsic)
             self._ops.setdefault(kind, []).append(op)
             self._found = {}
         return fn if fn is not None else factory
@@ -245,10 +274,37 @@ class Registry:
                 listed = "; ".join(o.signature() for o in known)
                 msg = f"no overload of {node.kind} accepts {sig}{where}; registered: {listed}"
             raise OperatorNotFoundError(f"{msg}\n  in: {node_header(node)}")
-        fn = op.fn if op.factory is None else op.factory(node)
+        if op.factory is None:
+            # One Resolved per operator, shared by its nodes (a graph of a
+            # million nodes would otherwise hold a million equal ones).
+            resolved = self._plain.get(op.serial)
+            if resolved is None:
+                resolved = self._plain[op.serial] = Resolved(op.fn, op.stack, op, op.intrinsic)
+            return resolved
+        fn = op.factory(node)
+        intrinsic = None
+        if isinstance(fn, Intrinsic):
+            _check_intrinsic(op.kind, fn.name, tuple(input_types), False)
+            intrinsic, fn = fn.name, fn.fn
         if not callable(fn):
             raise TypeError(f"the factory for {op.signature()} returned {fn!r}, not a callable")
-        return Resolved(fn, op.stack, op)
+        return Resolved(fn, op.stack, op, intrinsic)
+
+
+def _check_intrinsic(kind: str, name: str, types: Optional[Tuple[T.Type, ...]],
+                     varargs: bool) -> None:
+    """An intrinsic must exist and implement this very operator: its schema's kind and
+    types are the registration's, but for an ``int`` where the instruction reads a
+    float (the code generator converts it, as torch's mixed arithmetic does)."""
+    from . import opcodes
+    d = opcodes.BY_NAME.get(name)
+    if d is None or d.implements is None:
+        raise ValueError(f"{name!r} is not an intrinsic instruction of pyjit.opcodes")
+    skind, stypes, _ = parse_schema(d.implements)
+    if types is None or varargs or skind != kind or len(stypes) != len(types) or not all(
+            t == s or (t == T.INT and s == T.FLOAT) for t, s in zip(types, stypes)):
+        sig = f"{kind}({', '.join(map(str, types))})" if types is not None else kind
+        raise ValueError(f"intrinsic {name} implements {d.implements}, not {sig}")
 
 
 def _accepts(op: Operator, input_types: Sequence[T.Type]) -> bool:

@@ -1,4 +1,5 @@
-"""Fixtures shared by the whole suite: the two run loops, so one suite tests both.
+"""Fixtures shared by the whole suite: the two run loops at the two optimisation
+levels, so one suite tests all four.
 
 Only fixtures and hooks live here; helpers live in ``tests/helpers`` (see its
 ``__init__``), because a test module cannot import ``conftest`` under
@@ -8,12 +9,19 @@ Only fixtures and hooks live here; helpers live in ``tests/helpers`` (see its
 import pytest
 
 from helpers.backends import BACKENDS, import_backend
+from helpers.levels import LEVELS, at_level
 
 
-@pytest.fixture(params=list(BACKENDS))
+@pytest.fixture(params=[(b, level) for b in BACKENDS for level in LEVELS],
+                ids=[f"{b}-{level}" for b in BACKENDS for level in LEVELS])
 def loop(request):
-    """``pyjit._pure`` or ``pyjit._core``: the module with Program and Frame."""
-    return import_backend(request.param)
+    """``pyjit._pure`` or ``pyjit._core``: the module with Program and Frame.  Each
+    is given twice, once with every Code of the test built unoptimised (``O0``:
+    the seed's table) and once optimised (``O1``)."""
+    name, level = request.param
+    module = import_backend(name)
+    with at_level(level):
+        yield module
 
 
 @pytest.fixture(scope="session")

@@ -15,12 +15,11 @@ import operator
 import numpy as np
 import pytest
 
-import pyjit.ops  # noqa: F401  (fills the registry)
 from pyjit.errors import JITException, OperatorNotFoundError
 from pyjit.interpreter import Function
 from pyjit.ir.parser import parse_ir
 from pyjit.ops import lists, scalars, strings, tensors
-from pyjit.ops.constants import constant_value
+from pyjit.ir.constants import constant_value
 from pyjit.ops.dtypes import promote_types, result_type
 from pyjit.ops.strings import torch_str
 from pyjit.ops.tensor_format import format_tensor
@@ -45,7 +44,7 @@ def run(text: str, *args):
     ("aten::add", ("int[]", "int[]"), operator.add),
     ("aten::mul", ("float", "int"), operator.mul),
     ("aten::lt", ("int", "int"), operator.lt),
-    ("aten::ge", ("float", "int"), operator.ge),
+    ("aten::ge", ("float", "int"), scalars._COMPARISONS["ge"][1]),  # on doubles
     ("aten::lt", ("str", "str"), operator.lt),
     ("aten::__and__", ("bool", "bool"), operator.and_),
     ("aten::__not__", ("bool",), operator.not_),

@@ -31,7 +31,7 @@ from typing import Any, Callable, Dict, List, Optional, Tuple
 
 from ..ir import Block, Graph, Node, Value
 from ..ir.symbols import prim
-from ..ops.constants import constant_value
+from ..ir.constants import constant_value
 from ..registry import Registry, default_registry
 from .codegen import last_uses
 
@@ -52,7 +52,6 @@ class GraphInterpreter:
 
     def __init__(self, graph: Graph, registry: Optional[Registry] = None) -> None:
         if registry is None:
-            import pyjit.ops  # noqa: F401  (fills the default registry)
             registry = default_registry
         self.graph = graph
         self.env: Dict[Value, Any] = {}

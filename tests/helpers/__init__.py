@@ -33,6 +33,13 @@ module                 holds
                        with the arguments to run them on
 ``source_files``       ``load_function``, ``short_paths``: functions from
                        source text, written to real files to be scripted
+``dot_reader``         ``read_dot``, ``html_text``, ``label_text``: DOT text
+                       read back, to account for what a picture holds
+``optional``           ``torch_installed``, ``needs_torch``, ``needs_dot``:
+                       skip marks for what pyjit does not need
+``subprocesses``       ``checkout_env``: a child Python importing this checkout
+``torch_programs``     tensor functions and modules written with torch (it
+                       imports torch: only tests marked ``needs_torch`` use it)
 =====================  =====================================================
 
 The differential tests' oracle is not here: it is the benchmarks' dict walker,

@@ -8,7 +8,6 @@ the interpreter.
 
 from __future__ import annotations
 
-import pyjit.ops  # noqa: F401  (fills the registry)
 from pyjit.ir.parser import parse_ir
 from pyjit.registry import default_registry
 
