@@ -197,9 +197,12 @@ def measure(shape: str, n: int, workdir: Optional[str] = None) -> Dict[str, Any]
         with open(path, "w", encoding="utf-8") as f:
             f.writelines(graph_lines(shape, n))
         size = os.path.getsize(path)
+        # Run from the temporary directory: `-m` puts the working directory first
+        # on sys.path, where a source tree's pyjit would shadow this one.
         proc = subprocess.run(
             [sys.executable, "-m", "pyjit.benchmarks.compile_scaling", "--child", path],
-            capture_output=True, text=True, env={**os.environ, "PYTHONPATH": _pythonpath()})
+            capture_output=True, text=True, cwd=tmp,
+            env={**os.environ, "PYTHONPATH": _pythonpath()})
     if proc.returncode != 0:
         raise RuntimeError(f"compiling {shape} {n:,} failed:\n{proc.stderr.strip()}")
     res = json.loads(proc.stdout)
