@@ -282,7 +282,13 @@ class Frame:
         pc = self._pc
         v = None  # the one temporary that may hold a value when an error unwinds
         try:
-            while pc < n:
+            # Not `while pc < n`: on Python 3.13 an exception a signal handler
+            # raises at the backward jump of a loop whose test is its condition
+            # skips this function's except clause (CPython issue 130279), and the
+            # frame would not be marked failed.  A test inside the body is safe.
+            while True:
+                if pc >= n:
+                    break
                 opc, arg, inputs, outputs = code[pc]
                 new_pc = pc + 1
 

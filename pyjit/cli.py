@@ -45,6 +45,10 @@ def _parse_arg(text: str) -> Any:
     if text.endswith(".npy"):
         import numpy as np
         try:
+            # An empty file: said here, as numpy's words for it vary (numpy 1.24
+            # says it holds pickled data).
+            if os.path.getsize(text) == 0:
+                raise CLIError(f"cannot load array {text}: the file is empty")
             value = np.load(text, allow_pickle=False)
         # np.load also raises EOFError (an empty file) and, for a file that
         # starts like a zip, zipfile.BadZipFile: still the user's bad file.

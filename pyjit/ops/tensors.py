@@ -1,7 +1,8 @@
 """Tensor arithmetic on numpy arrays, with torch's dtypes.
 
 Tensors are ``numpy.ndarray``s, zero-dim ones included (never numpy scalars: every
-operator here returns an array, using numpy's ``out=...``).  What torch would
+operator here returns an array, a ufunc's scalar result wrapped by :func:`as_tensor`;
+numpy's own ``out=...`` does that only from numpy 2.3, which needs Python 3.11).  What torch would
 compute in float32 stays float32; int64 stays int64.  Result dtypes follow torch's
 promotion (:mod:`pyjit.ops.dtypes`), which numpy's differs from:
 
@@ -74,8 +75,8 @@ def binary(ufunc) -> Callable:
     """A torch binary operator from a numpy ufunc: torch's result dtype, array out."""
     def op(a, b):
         if type(a) is _ndarray and type(b) is _ndarray and a.dtype == b.dtype:
-            return ufunc(a, b, out=...)
-        return ufunc(a, b, dtype=result_type(a, b), out=...)
+            return as_tensor(ufunc(a, b))
+        return as_tensor(ufunc(a, b, dtype=result_type(a, b)))
     op.__name__ = ufunc.__name__
     op.__doc__ = f"``numpy.{ufunc.__name__}`` with torch's result dtype."
     return op
@@ -84,7 +85,7 @@ def binary(ufunc) -> Callable:
 def compare(ufunc) -> Callable:
     """A comparison: a bool array, operands compared in numpy's common type."""
     def op(a, b):
-        return ufunc(a, b, out=...)
+        return as_tensor(ufunc(a, b))
     op.__name__ = ufunc.__name__
     return op
 
@@ -144,11 +145,11 @@ def true_divide(a, b, rounding_mode: Optional[str] = None):
         if rounding_mode is None:
             if dt.kind in "biu":
                 dt = DEFAULT_FLOAT
-            return np.true_divide(a, b, dtype=dt, out=...)
+            return as_tensor(np.true_divide(a, b, dtype=dt))
         if dt.kind in "biu":
             if np.any(np.asarray(b) == 0):
                 raise ZeroDivisionError("ZeroDivisionError")
-            q = np.floor_divide(a, b, dtype=dt, out=...)
+            q = as_tensor(np.floor_divide(a, b, dtype=dt))
             if rounding_mode == "trunc":
                 r = np.remainder(a, b, dtype=dt)
                 q = np.where((r != 0) & ((np.asarray(a) < 0) != (np.asarray(b) < 0)), q + 1, q)
@@ -158,7 +159,7 @@ def true_divide(a, b, rounding_mode: Optional[str] = None):
         if rounding_mode not in ("trunc", "floor"):
             raise ValueError(f"div expected rounding_mode to be one of None, 'trunc', or "
                              f"'floor' but found '{rounding_mode}'")
-        return fn(q, out=...)
+        return as_tensor(fn(q))
 
 
 def floor_divide(a, b):
@@ -167,8 +168,8 @@ def floor_divide(a, b):
         raise ZeroDivisionError("ZeroDivisionError")
     with np.errstate(divide="ignore", invalid="ignore"):
         if dt.kind == "f":
-            return np.floor(np.true_divide(a, b, dtype=dt), out=...)
-        return np.floor_divide(a, b, dtype=dt, out=...)
+            return as_tensor(np.floor(np.true_divide(a, b, dtype=dt)))
+        return as_tensor(np.floor_divide(a, b, dtype=dt))
 
 
 def remainder(a, b):
@@ -176,7 +177,7 @@ def remainder(a, b):
     if dt.kind in "biu" and np.any(np.asarray(b) == 0):
         raise ZeroDivisionError("ZeroDivisionError")
     with np.errstate(divide="ignore", invalid="ignore"):
-        return np.remainder(a, b, dtype=dt, out=...)
+        return as_tensor(np.remainder(a, b, dtype=dt))
 
 
 def power(a, b):
@@ -185,7 +186,7 @@ def power(a, b):
     if dt.kind in "iu" and np.any(np.asarray(b) < 0):
         raise ValueError("Integers to negative integer powers are not allowed.")
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        return np.power(a, b, dtype=dt, out=...)
+        return as_tensor(np.power(a, b, dtype=dt))
 
 
 # -- in place ----------------------------------------------------------------------
@@ -279,8 +280,8 @@ def unary_float(ufunc) -> Callable:
     def op(a):
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
             if a.dtype.kind in "fc":
-                return ufunc(a, out=...)
-            return ufunc(a, dtype=DEFAULT_FLOAT, out=...)
+                return as_tensor(ufunc(a))
+            return as_tensor(ufunc(a, dtype=DEFAULT_FLOAT))
     op.__name__ = ufunc.__name__
     op.__doc__ = f"``numpy.{ufunc.__name__}``, in float32 for integer tensors."
     return op
@@ -290,7 +291,7 @@ def _sigmoid(a, dtype=None, out=None):
     with np.errstate(over="ignore"):
         x = np.asarray(a, dtype=dtype) if dtype is not None else a
         one = x.dtype.type(1)
-        return np.divide(one, one + np.exp(np.negative(x)), out=...)
+        return as_tensor(np.divide(one, one + np.exp(np.negative(x))))
 
 
 _sigmoid.__name__ = "sigmoid"
@@ -299,7 +300,7 @@ _sigmoid.__name__ = "sigmoid"
 def relu(a):
     if a.dtype == np.bool_:
         raise TypeError('"clamp_min_scalar_cpu" not implemented for \'Bool\'')
-    return np.maximum(a, a.dtype.type(0), out=...)
+    return as_tensor(np.maximum(a, a.dtype.type(0)))
 
 
 def neg(a):
@@ -307,28 +308,28 @@ def neg(a):
         raise TypeError("Negation, the `-` operator, on a bool tensor is not supported. "
                         "If you are trying to invert a mask, use the `~` or "
                         "`logical_not()` operator instead.")
-    return np.negative(a, out=...)
+    return as_tensor(np.negative(a))
 
 
 def absolute(a):
-    return np.absolute(a, out=...)
+    return as_tensor(np.absolute(a))
 
 
 def sign(a):
     """``aten::sign``: keeps the dtype; unlike ``numpy.sign``, NaN gives 0 and -0.0
     gives 0.0, and a bool tensor is its own sign."""
     if a.dtype.kind in "iu":
-        return np.sign(a, out=...)
+        return as_tensor(np.sign(a))
     if a.dtype == np.bool_:
         return a.copy()
-    return np.subtract(a > 0, a < 0, dtype=a.dtype, out=...)
+    return as_tensor(np.subtract(a > 0, a < 0, dtype=a.dtype))
 
 
 def square(a):
     """``aten::square``: ``pow(self, 2)``, so a bool tensor squares to int64."""
     if a.dtype == np.bool_:
-        return np.square(a, dtype=INT64, out=...)
-    return np.square(a, out=...)
+        return as_tensor(np.square(a, dtype=INT64))
+    return as_tensor(np.square(a))
 
 
 def where(cond, a, b):
@@ -379,9 +380,9 @@ def clamp(a, lo=None, hi=None):
         raise TypeError('"clamp_scalar_cpu" not implemented for \'Bool\'')
     out = a if a.dtype == dt else a.astype(dt)
     if lo is not None:
-        out = np.maximum(out, _checked_bound(lo, dt), out=...)
+        out = as_tensor(np.maximum(out, _checked_bound(lo, dt)))
     if hi is not None:
-        out = np.minimum(out, _checked_bound(hi, dt), out=...)
+        out = as_tensor(np.minimum(out, _checked_bound(hi, dt)))
     return out
 
 
@@ -502,7 +503,7 @@ def mm(a, b):
         raise ValueError(f"mat1 and mat2 shapes cannot be multiplied ({_shape_text(a)} and "
                          f"{_shape_text(b)})")
     _same_dtype(a, b)
-    return np.matmul(a, b, out=...)
+    return as_tensor(np.matmul(a, b))
 
 
 def _same_dtype(a, b, what="expected m1 and m2 to have the same dtype") -> None:
@@ -527,7 +528,7 @@ def matmul(a, b):
                          "the same number of elements, but got %d and %d elements "
                          "respectively" % (a.shape[0], b.shape[0], a.shape[0], b.shape[0]))
     _same_dtype(a, b)
-    return np.matmul(a, b, out=...)
+    return as_tensor(np.matmul(a, b))
 
 
 def linear(x, weight, bias=None):
@@ -538,7 +539,7 @@ def linear(x, weight, bias=None):
         raise ValueError(f"mat1 and mat2 shapes cannot be multiplied ({rows}x{x.shape[-1]} "
                          f"and {_shape_text(wt)})")
     _same_dtype(x, weight, "mat1 and mat2 must have the same dtype")
-    out = np.matmul(x, wt, out=...)
+    out = as_tensor(np.matmul(x, wt))
     return out if bias is None else _add(out, bias)
 
 
@@ -614,7 +615,7 @@ for _c, _o in [(_T, _T), (_T, _N), (_N, _T), (_N, _N)]:
     R.register("aten::where", where, types=[_T, _c, _o])
 R.register("aten::clamp", clamp, types=[_T, "Scalar?", "Scalar?"])
 R.register("aten::__not__", np.logical_not, types=[_T])
-R.register("aten::logical_not", lambda a: np.logical_not(a, out=...), types=[_T])
+R.register("aten::logical_not", lambda a: as_tensor(np.logical_not(a)), types=[_T])
 for _name, _ufunc in [("exp", np.exp), ("log", np.log), ("tanh", np.tanh),
                       ("sqrt", np.sqrt), ("sin", np.sin), ("cos", np.cos), ("tan", np.tan),
                       ("atan", np.arctan), ("sinh", np.sinh), ("cosh", np.cosh),
@@ -625,7 +626,7 @@ for _name, _ufunc in [("exp", np.exp), ("log", np.log), ("tanh", np.tanh),
 for _name, _fn in [("floor", np.floor), ("ceil", np.ceil), ("round", np.round),
                    ("trunc", np.trunc)]:
     R.register(f"aten::{_name}", (lambda f: lambda a: a if a.dtype.kind in "biu"
-                                  else f(a, out=...))(_fn), types=[_T])
+                                  else as_tensor(f(a)))(_fn), types=[_T])
 
 R.register("aten::matmul", matmul, types=[_T, _T])
 R.register("aten::mm", mm, types=[_T, _T])
