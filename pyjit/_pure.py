@@ -263,8 +263,27 @@ class Frame:
         self._running = True
         try:
             return self._execute(stack)
+        except BaseException as exc:
+            if not self._failed:
+                self._fail_escaped(exc)
+            raise
         finally:
             self._running = False
+
+    def _fail_escaped(self, exc: BaseException) -> None:
+        """Mark the frame failed for an exception that skipped ``_execute``'s own
+        except clause: CPython 3.11 to 3.13 can look the handler up for the wrong
+        instruction when a signal handler raises at a loop's backward jump
+        (CPython issues 108214 and 130279).  Does what that clause does: records
+        the failing pc (read from the traceback) and releases every value."""
+        tb = exc.__traceback__
+        while tb is not None and tb.tb_frame.f_code is not Frame._execute.__code__:
+            tb = tb.tb_next
+        if tb is not None:
+            self._pc = tb.tb_frame.f_locals.get("pc", self._pc)
+            tb.tb_frame.clear()  # its locals (the value stack) would outlive the error
+        self._registers[:] = [_EMPTY] * len(self._registers)
+        self._failed = True
 
     def _execute(self, caller: list) -> Any:
         prog = self._program
@@ -282,7 +301,13 @@ class Frame:
         pc = self._pc
         v = None  # the one temporary that may hold a value when an error unwinds
         try:
-            while pc < n:
+            # Not `while pc < n`: on Python 3.13 an exception a signal handler
+            # raises at the backward jump of a loop whose test is its condition
+            # skips this function's except clause (CPython issue 130279), and the
+            # frame would not be marked failed.  A test inside the body is safe.
+            while True:
+                if pc >= n:
+                    break
                 opc, arg, inputs, outputs = code[pc]
                 new_pc = pc + 1
 

@@ -9,6 +9,7 @@
     pyjit info                   version, active backend, Cython version
     pyjit info --ops             ... and the operators by family, and op_db coverage
     pyjit bench [--quick]        benchmarks against the alternatives (see bench/)
+    pyjit bench --compile        compile time and memory by graph shape and size
 
 Bad input (a missing file, malformed IR, an unknown operator, a failing graph)
 prints one line, ``pyjit: error: ...``, and exits with status 1, never a traceback.
@@ -45,6 +46,10 @@ def _parse_arg(text: str) -> Any:
     if text.endswith(".npy"):
         import numpy as np
         try:
+            # An empty file: said here, as numpy's words for it vary (numpy 1.24
+            # says it holds pickled data).
+            if os.path.getsize(text) == 0:
+                raise CLIError(f"cannot load array {text}: the file is empty")
             value = np.load(text, allow_pickle=False)
         # np.load also raises EOFError (an empty file) and, for a file that
         # starts like a zip, zipfile.BadZipFile: still the user's bad file.
@@ -176,9 +181,15 @@ def _print_operators() -> None:
 
 def cmd_bench(ns: argparse.Namespace) -> int:
     try:
-        from .benchmarks import main as bench_main
+        from .benchmarks import compile_scaling, main as bench_main
     except ImportError as exc:  # pragma: no cover - depends on the install
         raise CLIError(f"benchmarks are not available: {exc}") from exc
+    if ns.compile:
+        if ns.only:
+            raise CLIError("--only names run-time workloads; with --compile give --case")
+        return compile_scaling.bench(quick=ns.quick, json_path=ns.json, cases=ns.case)
+    if ns.case:
+        raise CLIError("--case is for --compile")
     return bench_main(ns)
 
 
@@ -225,6 +236,11 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--quick", action="store_true", help="fewer rounds: under a minute")
     b.add_argument("--json", metavar="FILE", help="save the numbers as JSON")
     b.add_argument("--only", metavar="NAME", action="append", help="run only these workloads")
+    b.add_argument("--compile", action="store_true",
+                   help="measure compile time and memory instead (parse_ir and Code, by "
+                   "graph shape and size)")
+    b.add_argument("--case", metavar="SHAPE:N", action="append",
+                   help="with --compile: only these cases, e.g. chain:100000")
     b.set_defaults(func=cmd_bench)
     return p
 

@@ -32,7 +32,7 @@ from typing import Any, Dict, List, Optional, Tuple
 
 import numpy as np
 
-from . import opcodes as op
+from . import gcpause, opcodes as op
 from .codegen.seed import ForkSite, SeedLowering
 from .codegen.table import COLUMNS
 from .codegen.typed import TypedLowering
@@ -102,6 +102,11 @@ class Code:
                  optimize: Optional[bool] = None) -> None:
         if not isinstance(graph, Graph):
             raise TypeError(f"Code() takes a pyjit Graph, not {type(graph).__name__}")
+        with gcpause.paused():  # see gcpause: a build makes objects, not garbage
+            self._build(graph, registry, optimize)
+
+    def _build(self, graph: Graph, registry: Optional[Registry],
+               optimize: Optional[bool]) -> None:
         graph.lint()
         if registry is None:
             registry = default_registry

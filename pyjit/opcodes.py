@@ -68,6 +68,7 @@ from the definitions below.
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import Dict, NamedTuple, Optional, Tuple
 
@@ -150,11 +151,11 @@ class OpDef(NamedTuple):
 
     @property
     def inputs(self) -> Operands:
-        return Operands.parse(self.ins)
+        return _operands(self.ins)
 
     @property
     def outputs(self) -> Operands:
-        return Operands.parse(self.outs)
+        return _operands(self.outs)
 
     @property
     def needs_python(self) -> bool:
@@ -163,6 +164,11 @@ class OpDef(NamedTuple):
         compiled loop may run while other threads hold the GIL."""
         return "R" in self.ins + self.outs or self.uses_constant or \
             (self.uses_callback and self.implements is None)
+
+
+# The code generator asks for an instruction's operands once per node: parse each
+# kinds string once.
+_operands = functools.lru_cache(maxsize=None)(Operands.parse)
 
 
 def _intrinsic(code: int, name: str, ins: str, outs: str, implements: str,

@@ -144,6 +144,9 @@ def parse_type_spec(spec: TypeSpec) -> T.Type:
     return parse_type(spec.strip())
 
 
+_FOUND_LIMIT = 4096
+
+
 class Registry:
     """A table of operators by kind.  Thread-safe for registration and lookup."""
 
@@ -151,6 +154,12 @@ class Registry:
         self._ops: Dict[str, List[Operator]] = {}
         self._serial = 0
         self._lock = threading.Lock()
+        # find()'s answers by (kind, input types): a graph's nodes share a few
+        # signatures, and matching one against every overload costs tens of
+        # microseconds.  A registration replaces the dict (after adding the
+        # operator, so no answer computed without it lands in the new one).
+        self._found: Dict[Tuple[str, Tuple[T.Type, ...]], Optional[Operator]] = {}
+        self._plain: Dict[int, Resolved] = {}  # by Operator.serial
 
     def register(self, kind: str, fn: Optional[Callable] = None, *,
                  types: Optional[Sequence[TypeSpec]] = None, schema: Optional[str] = None,
@@ -216,6 +225,7 @@ class Registry:
             self._serial += 1
             op = Operator(kind, fn, factory, pattern, varargs, stack, self._serial, intrinsic)
             self._ops.setdefault(kind, []).append(op)
+            self._found = {}
         return fn if fn is not None else factory
 
     def overloads(self, kind: str) -> List[Operator]:
@@ -226,6 +236,19 @@ class Registry:
 
     def find(self, kind: str, input_types: Sequence[T.Type]) -> Optional[Operator]:
         """The best overload of ``kind`` for these input types, or None."""
+        found = self._found
+        key = (kind, tuple(input_types))
+        try:
+            return found[key]
+        except KeyError:
+            pass
+        best = self._best(kind, input_types)
+        if len(found) >= _FOUND_LIMIT:  # refined tensor types can make many keys
+            found.clear()
+        found[key] = best
+        return best
+
+    def _best(self, kind: str, input_types: Sequence[T.Type]) -> Optional[Operator]:
         best: Optional[Operator] = None
         for op in self._ops.get(kind, ()):
             if not _accepts(op, input_types):
@@ -252,7 +275,12 @@ class Registry:
                 msg = f"no overload of {node.kind} accepts {sig}{where}; registered: {listed}"
             raise OperatorNotFoundError(f"{msg}\n  in: {node_header(node)}")
         if op.factory is None:
-            return Resolved(op.fn, op.stack, op, op.intrinsic)
+            # One Resolved per operator, shared by its nodes (a graph of a
+            # million nodes would otherwise hold a million equal ones).
+            resolved = self._plain.get(op.serial)
+            if resolved is None:
+                resolved = self._plain[op.serial] = Resolved(op.fn, op.stack, op, op.intrinsic)
+            return resolved
         fn = op.factory(node)
         intrinsic = None
         if isinstance(fn, Intrinsic):

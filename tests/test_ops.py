@@ -69,7 +69,7 @@ def run(text: str, *args):
     ("aten::Float", ("int",), float),
     ("aten::Bool", ("int",), bool),
     ("prim::min", ("int", "int"), min),
-    ("prim::max", ("int[]",), max),
+    ("prim::max", ("int[]",), lists.list_max),
     ("prim::abs", ("float",), abs),
     ("prim::TupleIndex", ("(int, str)", "int"), operator.getitem),
     ("prim::Uninitialized", (), type(None)),
@@ -292,6 +292,9 @@ def test_list_operators():
      "list.remove(x): x not in list"),
     (lambda: op("prim::max", "int[]", out="int")([]), ValueError,
      "max() arg is an empty sequence"),
+    # torch's text on every Python (3.13's own min([]) says "iterable argument is empty")
+    (lambda: op("prim::min", "float[]", out="float")([]), ValueError,
+     "min() arg is an empty sequence"),
     (lambda: op("prim::ListUnpack", "int[]", n_out=2, out="int")([1, 2, 3]), ValueError,
      "Expected 2 elements in a list but found 3"),
     (lambda: op("aten::__getitem__", "Dict(str, int)", "str", out="int")({"a": 1}, "b"),

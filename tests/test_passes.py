@@ -828,16 +828,16 @@ def test_deeply_nested_last_use_is_dropped_at_the_definitions_depth():
     top = list(p.graph.nodes())
     assert [n.kind for n in top] == ["prim::Load", "prim::If", "prim::Drop", "prim::Store"]
     assert [v.debug_name for v in top[2].inputs] == ["x", "b"]
-    assert p.move_flags[top[2]] == [True, True]
-    assert p.move_flags[top[1]] == [False]   # %b is used again inside
+    assert p.move_flags[top[2]] == (True, True)
+    assert p.move_flags[top[1]] == (False,)   # %b is used again inside
     node = top[1]
     for _ in range(depth - 1):
         node = node.blocks[0].nodes().front()
-        assert node.kind == "prim::If" and p.move_flags[node] == [False]
+        assert node.kind == "prim::If" and p.move_flags[node] == (False,)
     inner = list(node.blocks[0].nodes())
     assert [n.kind for n in inner] == ["aten::neg", "prim::Drop"]
-    assert p.move_flags[inner[0]] == [False]     # %x: the Drop after the outer If
-    assert p.move_flags[inner[1]] == [True]      # %y is unused: dropped at once
+    assert p.move_flags[inner[0]] == (False,)    # %x: the Drop after the outer If
+    assert p.move_flags[inner[1]] == (True,)     # %y is unused: dropped at once
 
 
 def test_move_flags_are_keyed_by_the_preprocessed_graphs_nodes():

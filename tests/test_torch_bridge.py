@@ -312,8 +312,10 @@ def test_tensor_value_compares_values_and_is_read_only():
 # -- without torch -------------------------------------------------------------------------------
 
 def _python(code: str, *args: str) -> subprocess.CompletedProcess:
+    # From tests/: `python -c` puts the working directory first on sys.path, and at
+    # the checkout's root that would be its pyjit/, not the pyjit under test.
     return subprocess.run([sys.executable, "-c", code, *args], capture_output=True,
-                          text=True, env=checkout_env(), cwd=CHECKOUT, timeout=300)
+                          text=True, env=checkout_env(), cwd=CHECKOUT / "tests", timeout=300)
 
 
 def test_pyjit_never_imports_torch():
@@ -340,7 +342,7 @@ def test_from_torch_without_torch_says_what_it_takes():
 def test_this_file_skips_cleanly_without_torch():
     done = _python(HIDE_TORCH + "import pytest\n"
                    "sys.exit(pytest.main(sys.argv[1:]))\n",
-                   "-q", "-p", "no:cacheprovider", "-rs", "tests/test_torch_bridge.py",
+                   "-q", "-p", "no:cacheprovider", "-rs", __file__,
                    "-k", "not skips_cleanly")
     out = done.stdout
     assert done.returncode == 0, out + done.stderr

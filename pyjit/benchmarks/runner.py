@@ -213,8 +213,9 @@ def _targets(w: Workload, medians: Dict[str, float]) -> List[Dict[str, Any]]:
 
 # -- reporting ------------------------------------------------------------------
 
-def machine_info() -> Dict[str, Any]:
-    """What the numbers were measured on."""
+def machine_info(torch: bool = True) -> Dict[str, Any]:
+    """What the numbers were measured on; with ``torch=False`` torch's version is
+    not asked for (importing torch takes seconds and hundreds of megabytes)."""
     import numpy
     from .. import __version__, _backend
     cpu = platform.processor() or platform.machine()
@@ -234,7 +235,7 @@ def machine_info() -> Dict[str, Any]:
     return {"cpu": cpu, "cpus": os.cpu_count(), "platform": platform.platform(),
             "python": f"{platform.python_implementation()} {platform.python_version()}",
             "numpy": numpy.__version__, "pyjit": __version__, "compiled_core": backend,
-            "torch": torch_version()}
+            "torch": torch_version() if torch else None}
 
 
 def _fmt_ns(ns: float) -> str:

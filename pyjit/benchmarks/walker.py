@@ -109,7 +109,7 @@ class GraphInterpreter:
             try:
                 result = self.run_node(node)
             except Exception as exc:
-                exc.add_note(f"While executing {node!r}")
+                _add_note(exc, f"While executing {node!r}")
                 raise
             outs = node.outputs
             if len(outs) == 1:
@@ -176,3 +176,12 @@ def _result(node: Node, values: List[Any]) -> Any:
     if len(node.outputs) == 1:
         return values[0]
     return tuple(values)
+
+
+def _add_note(exc: BaseException, note: str) -> None:
+    """``exc.add_note(note)``; before Python 3.11, which has no ``add_note``, the
+    note goes into ``__notes__`` all the same (tracebacks then do not show it)."""
+    if hasattr(exc, "add_note"):
+        exc.add_note(note)
+    else:
+        exc.__notes__ = [*getattr(exc, "__notes__", ()), note]  # type: ignore[attr-defined]

@@ -40,6 +40,13 @@ __all__ = ["Homes", "SCALAR_KINDS", "COMPARISONS", "is_constant"]
 
 #: The kind letter (``pyjit.opcodes``) of each scalar type.
 SCALAR_KINDS = {T.INT: "I", T.FLOAT: "F", T.BOOL: "B"}
+_KIND_OF_NAME = {t.name: k for t, k in SCALAR_KINDS.items()}  # type: ignore[attr-defined]
+
+
+def scalar_kind(t: T.Type) -> Optional[str]:
+    """``SCALAR_KINDS.get(t)`` without hashing ``t``: a Type's hash and equality
+    are Python code, and this is asked several times per node."""
+    return _KIND_OF_NAME.get(t.name) if type(t) is T.NamedType else None  # type: ignore[attr-defined]
 
 #: The comparison intrinsics a branch can absorb, by name, without the suffix.
 COMPARISONS = frozenset({"LT", "LE", "GT", "GE", "EQ", "NE"})
@@ -98,7 +105,7 @@ class Homes:
     def kind(self, v: Value) -> Optional[str]:
         """``"I"``, ``"F"`` or ``"B"`` for a value in a scalar register, None for one
         in an object register (a constant: where its web puts it)."""
-        k = SCALAR_KINDS.get(v.type)
+        k = scalar_kind(v.type)
         if k is None or self._find(v) not in self._native:
             return None
         return k
@@ -114,13 +121,13 @@ class Homes:
         return root
 
     def _union(self, a: Value, b: Value) -> None:
-        if a.type == b.type and a.type in SCALAR_KINDS:
+        if scalar_kind(a.type) is not None and a.type == b.type:
             ra, rb = self._find(a), self._find(b)
             if ra is not rb:
                 self._parent[ra] = rb
 
     def _mark(self, v: Value, want: str) -> None:
-        if SCALAR_KINDS.get(v.type) == want:
+        if scalar_kind(v.type) == want:
             self._native.add(v)
 
     def _visit(self, node: Node) -> None:
@@ -161,10 +168,10 @@ class Homes:
         d = op.BY_NAME[resolved.intrinsic]
         if len(node.outputs) != 1 or len(node.inputs) != len(d.inputs.fixed):
             return None
-        if SCALAR_KINDS.get(node.outputs[0].type) != d.outputs.fixed:
+        if scalar_kind(node.outputs[0].type) != d.outputs.fixed:
             return None
         for v, k in zip(node.inputs, d.inputs.fixed):
-            have = SCALAR_KINDS.get(v.type)
+            have = scalar_kind(v.type)
             if have != k and not (have == "I" and k == "F"):
                 return None
         return d

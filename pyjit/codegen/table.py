@@ -7,7 +7,10 @@ but the node each instruction came from (for the listing and for errors).
 
 from __future__ import annotations
 
+from array import array
 from typing import Any, List, Sequence
+
+import numpy as np
 
 from ..ir import Node
 
@@ -19,24 +22,43 @@ COLUMNS = ("op", "in_start", "in_size", "flag_start", "out_start", "out_size", "
 
 class TableBuilder:
     """The struct-of-arrays table of the seed's ``CodeImpl``, filled one
-    instruction at a time: one list per column, the two arenas (``int_data`` for
+    instruction at a time: one array per column, the two arenas (``int_data`` for
     register numbers, ``bool_data`` for move flags), the callback and constant
-    tables, and per instruction the name the listing prints and its node."""
+    tables, and per instruction the name the listing prints and its node.
+
+    The columns and arenas are C arrays (``array("i")`` refuses a number beyond
+    int32 with OverflowError), not lists of Python ints, which on a graph of a
+    million nodes would take hundreds of megabytes.  The start columns are not
+    stored: each instruction's operands follow the previous one's, so they are
+    running sums of the sizes (:attr:`in_start`, :attr:`flag_start`,
+    :attr:`out_start`)."""
 
     def __init__(self) -> None:
-        self.op: List[int] = []
-        self.in_start: List[int] = []
-        self.in_size: List[int] = []
-        self.flag_start: List[int] = []
-        self.out_start: List[int] = []
-        self.out_size: List[int] = []
-        self.arg: List[int] = []
+        self.op = array("i")
+        self.in_size = array("i")
+        self.out_size = array("i")
+        self.arg = array("i")
         self.names: List[str] = []
         self.nodes: List[Node] = []
-        self.int_data: List[int] = []
-        self.bool_data: List[int] = []
+        self.int_data = array("i")
+        self.bool_data = bytearray()
         self.callbacks: List[Any] = []
         self.constants: List[Any] = []
+
+    @property
+    def in_start(self) -> np.ndarray:
+        """Where each instruction's inputs start in ``int_data``."""
+        return _running_sum(self.in_size, self.out_size)
+
+    @property
+    def out_start(self) -> np.ndarray:
+        """Where each instruction's outputs start in ``int_data``."""
+        return self.in_start + np.frombuffer(self.in_size, dtype=np.int32)
+
+    @property
+    def flag_start(self) -> np.ndarray:
+        """Where each instruction's move flags start in ``bool_data``."""
+        return _running_sum(self.in_size)
 
     def __len__(self) -> int:
         return len(self.op)
@@ -50,14 +72,15 @@ class TableBuilder:
         self.names.append(name)
         self.nodes.append(node)
         self.arg.append(arg)
-        self.in_start.append(len(self.int_data))
         self.in_size.append(len(inputs))
-        self.int_data.extend(inputs)
-        self.flag_start.append(len(self.bool_data))
-        self.bool_data.extend(1 if f else 0 for f in flags)
-        self.out_start.append(len(self.int_data))
         self.out_size.append(len(outputs))
-        self.int_data.extend(outputs)
+        ints = self.int_data
+        for regs in (inputs, outputs):
+            if type(regs) is list:
+                ints.fromlist(regs)  # much faster than extend, which takes any iterable
+            else:
+                ints.extend(regs)
+        self.bool_data.extend(map(bool, flags))
         return len(self.op) - 1
 
     def callback(self, fn: Any) -> int:
@@ -70,3 +93,11 @@ class TableBuilder:
         """Add ``value`` to ``K``; returns its index."""
         self.constants.append(value)
         return len(self.constants) - 1
+
+
+def _running_sum(*sizes: "array[int]") -> np.ndarray:
+    """Per instruction, the sum of ``sizes`` over the instructions before it."""
+    total = np.zeros(len(sizes[0]), dtype=np.int64)
+    for column in sizes:
+        total += np.frombuffer(column, dtype=np.int32)
+    return np.cumsum(total) - total

@@ -294,7 +294,9 @@ class ExpressionEmitter(Emitter):
                 continue
             assert isinstance(part, ast.FormattedValue)
             if part.conversion != -1 or part.format_spec is not None:
-                self.src.fail(part, "format specs and conversions (!r, :3d) in f-strings "
+                # At the f-string: before Python 3.12 its parts carry no
+                # positions of their own, so only this one is the same on all.
+                self.src.fail(node, "format specs and conversions (!r, :3d) in f-strings "
                               "are not supported; use str() or plain {x}")
             pieces.append("{}")
             args.append(self.emit(part.value, env))

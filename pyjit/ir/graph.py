@@ -16,6 +16,15 @@ the outputs of its ``prim::Param`` node, its outputs the inputs of its
 use lists right by themselves, so passes never touch them; :meth:`Graph.lint`
 checks that everything still holds.
 
+A use list stores the using node once per input that holds the value, not a
+``(node, offset)`` pair: a pair per use would be most of a graph's memory, and
+inserting or removing an input would have to renumber the pairs of the inputs
+after it.  :attr:`Value.uses` finds the offsets when asked.  Most values are
+used exactly once, so a value stores its only user directly and makes a list
+only for a second one (see :func:`_users`).  Nodes and values have no
+``__weakref__`` slot and no empty containers, for the same reason: graphs of a
+million nodes must fit in memory twice (the code generator copies them).
+
 Nodes of a block form a circular doubly linked list closed by the block's return
 node, so iterating a block stays valid while nodes are inserted (as in torch, a node
 inserted after the current one is visited) and while the current node is destroyed.
@@ -56,8 +65,9 @@ class Use(NamedTuple):
 
 
 def _is_numeric(name: str) -> bool:
-    # torch's isNumber: ASCII digits only ("²" or "٣" are names, not ids).
-    return all(c in "0123456789" for c in name)
+    # torch's isNumber: ASCII digits only ("²" or "٣" are names, not ids); like
+    # torch's, true for "" (callers test for an empty name first).
+    return not name or (name.isascii() and name.isdigit())
 
 
 def _split_suffix(name: str) -> "tuple[str, int]":
@@ -74,14 +84,16 @@ def _split_suffix(name: str) -> "tuple[str, int]":
 class Value:
     """An SSA value: output number ``offset`` of the node that defines it."""
 
-    __slots__ = ("_node", "_offset", "_unique", "_type", "_uses", "_name", "__weakref__")
+    __slots__ = ("_node", "_offset", "_unique", "_type", "_uses", "_name")
 
     def __init__(self, node: "Node", offset: int, unique: int, type: T.Type) -> None:
         self._node = node
         self._offset = offset
         self._unique = unique
         self._type = type
-        self._uses: List[Use] = []
+        # The users, once per input holding this value: None, a Node, or a list
+        # of two or more Nodes (see _users).
+        self._uses: "None | Node | List[Node]" = None
         self._name: Optional[str] = None
 
     # -- identity ------------------------------------------------------------
@@ -179,11 +191,19 @@ class Value:
     # -- uses ----------------------------------------------------------------
     @property
     def uses(self) -> List[Use]:
-        """A copy of the use list, safe to iterate while rewriting."""
-        return list(self._uses)
+        """The uses, in the order they were made (a node using the value at
+        several inputs gives them in input order); a new list, safe to iterate
+        while rewriting."""
+        out: List[Use] = []
+        after: Dict[Node, int] = {}  # per user, where to look for its next use
+        for user in _users(self):
+            offset = user._inputs.index(self, after.get(user, 0))
+            after[user] = offset + 1
+            out.append(Use(user, offset))
+        return out
 
     def has_uses(self) -> bool:
-        return bool(self._uses)
+        return self._uses is not None
 
     def replace_all_uses_with(self, other: "Value") -> None:
         """Make every user of this value use ``other`` instead (``replaceAllUsesWith``).
@@ -194,16 +214,91 @@ class Value:
             %3 = f(%1, %2)            %3 = f(%1, %2)
             %4 = g(%3)        ->      %4 = g(%6)
             %5 = h(%3, %3)            %5 = h(%6, %6)     (%3.replace_all_uses_with(%6))
+
+        The whole use list moves at once; the cost is the number of inputs of
+        the users.  To replace many values used by one wide node, use
+        :func:`replace_all_uses`, which reads each user's inputs once.
         """
-        if other is self:
-            return
-        if self._uses:
-            self._uses[0].user._check_value(other)
-        for user, offset in list(self._uses):
-            user._set_input(offset, other)
+        replace_all_uses([(self, other)])
 
     def __repr__(self) -> str:
         return f"%{self.debug_name} : {self._type}"
+
+
+# A value's users (Value._uses) are kept as None when it has none, the user
+# itself when it has one, and a list of two or more otherwise: most values have
+# one use, and a list for it would cost 64 bytes.  Only these helpers and lint
+# read the field.
+
+def _users(v: Value) -> "List[Node]":
+    """``v``'s users, once per input holding it, as a list (the value's own list
+    when it has several: do not change it)."""
+    u = v._uses
+    if u is None:
+        return []
+    return u if type(u) is list else [u]  # type: ignore[list-item, return-value]
+
+
+def _set_users(v: Value, users: "List[Node]") -> None:
+    v._uses = None if not users else users[0] if len(users) == 1 else users
+
+
+def replace_all_uses(replacements: "Sequence[tuple[Value, Value]]") -> None:
+    """``old.replace_all_uses_with(new)`` for each ``(old, new)`` pair, with each
+    user's inputs rewritten in one pass: replacing the n inputs of one node (as
+    ``flatten_io`` does with a graph's inputs) costs n, not n * n.
+
+    Each ``old`` must be distinct and no ``new`` may be one of the ``old``
+    values (chains of replacements are not followed).
+    """
+    mapping: Dict[Value, Value] = {}
+    for old, new in replacements:
+        if new is old:
+            continue
+        if old in mapping:
+            raise IRError(f"replace_all_uses: %{old.debug_name} is replaced twice")
+        if old._uses is not None:
+            _users(old)[0]._check_value(new)
+        mapping[old] = new
+    if any(new in mapping for new in mapping.values()):
+        raise IRError("replace_all_uses: a replacement is itself replaced")
+    users: Dict[Node, None] = {}
+    for old, new in mapping.items():
+        moved = _users(old)
+        if not moved:
+            continue
+        old._uses = None
+        users.update(dict.fromkeys(moved))
+        _set_users(new, _users(new) + moved if new._uses is not None else moved)
+    for user in users:
+        user._inputs = [mapping.get(v, v) for v in user._inputs]
+
+
+def _add_use(v: Value, user: "Node") -> None:
+    """Record a use of ``v`` by ``user``."""
+    u = v._uses
+    if u is None:
+        v._uses = user
+    elif type(u) is list:
+        u.append(user)  # type: ignore[union-attr]
+    else:
+        v._uses = [u, user]  # type: ignore[list-item]
+
+
+def _remove_use(v: Value, user: "Node") -> None:
+    """Forget one use of ``v`` by ``user``, which must have been recorded."""
+    u = v._uses
+    if u is user:
+        v._uses = None
+    elif type(u) is list:
+        u.remove(user)  # type: ignore[union-attr]
+        if len(u) == 1:  # type: ignore[arg-type]
+            v._uses = u[0]  # type: ignore[index]
+    else:
+        raise IRError(f"%{v.debug_name} has no recorded use by a {user._kind} node")
+
+
+_NO_BLOCKS: tuple = ()  # shared by every node without blocks; add_block makes a list
 
 
 class Node:
@@ -213,25 +308,52 @@ class Node:
     :meth:`Graph.insert_node`, :meth:`insert_before` or :meth:`insert_after`.
     """
 
+    # Graphs may hold millions of nodes, so a node spends no memory on what it
+    # lacks: no dict until an attribute is set, a shared empty tuple until a
+    # block is added.
     __slots__ = ("_kind", "_graph", "_inputs", "_outputs", "_blocks", "_block",
-                 "_next", "_prev", "attrs", "source_location", "scope", "__weakref__")
+                 "_next", "_prev", "_attrs", "source_location", "scope")
 
     def __init__(self, graph: "Graph", kind: str) -> None:
         if not is_qualified(kind):
             raise IRError(f"node kind must be qualified as 'namespace::name', got {kind!r}")
+        self._init(graph, kind)
+
+    @classmethod
+    def _trusted(cls, graph: "Graph", kind: str) -> "Node":
+        """A new node whose kind is known to be qualified (copied from another
+        node, or matched by the parser's kind pattern): no check."""
+        n = cls.__new__(cls)
+        n._init(graph, kind)
+        return n
+
+    def _init(self, graph: "Graph", kind: str) -> None:
         self._kind = kind
         self._graph = graph
         self._inputs: List[Value] = []
         self._outputs: List[Value] = []
-        self._blocks: List[Block] = []
+        self._blocks: "Sequence[Block]" = _NO_BLOCKS
         self._block: Optional[Block] = None  # owning block, once inserted
         self._next: Optional[Node] = None
         self._prev: Optional[Node] = None
-        #: Attributes in the order they were set (the order they print in).
-        self.attrs: Dict[str, Any] = {}
+        self._attrs: Optional[Dict[str, Any]] = None
         self.source_location: Optional[SourceLocation] = None
         #: The tracer's module scope (``scope: __module.fc1``), kept for printing.
         self.scope: Optional[str] = None
+
+    @property
+    def attrs(self) -> Dict[str, Any]:
+        """Attributes in the order they were set (the order they print in); a
+        plain dict, made on first access."""
+        if self._attrs is None:
+            self._attrs = {}
+        return self._attrs
+
+    @attrs.setter
+    def attrs(self, value: Dict[str, Any]) -> None:
+        if not isinstance(value, dict):
+            raise TypeError(f"a node's attributes must be a dict, not {type(value).__name__}")
+        self._attrs = value
 
     # -- structure -----------------------------------------------------------
     @property
@@ -281,7 +403,7 @@ class Node:
 
     def has_uses(self) -> bool:
         """Whether any output of this node is used."""
-        return any(v._uses for v in self._outputs)
+        return any(v._uses is not None for v in self._outputs)
 
     def replace_all_uses_with(self, other: "Node") -> None:
         """Make every use of output ``i`` a use of ``other.outputs[i]``, for each i.
@@ -315,9 +437,9 @@ class Node:
 
     def _set_input(self, i: int, v: Value) -> None:
         old = self._inputs[i]
-        old._uses.remove(Use(self, i))
+        _remove_use(old, self)
         self._inputs[i] = v
-        v._uses.append(Use(self, i))
+        _add_use(v, self)
 
     def _index(self, i: int, items: list, what: str) -> int:
         """``i`` as an index into ``items``, negative indices counting from the end;
@@ -327,16 +449,15 @@ class Node:
         except IndexError:
             raise IndexError(f"{what} {i} of a {self._kind} node with {len(items)}") from None
 
-    def _shift_uses(self, start: int, delta: int) -> None:
-        for j in range(start, len(self._inputs)):
-            uses = self._inputs[j]._uses
-            uses[uses.index(Use(self, j))] = Use(self, j + delta)
-
     def add_input(self, v: Value) -> Value:
         """Append an input (``addInput``)."""
         self._check_value(v)
-        self._inputs.append(v)
-        v._uses.append(Use(self, len(self._inputs) - 1))
+        ins = self._inputs
+        if ins:
+            ins.append(v)
+        else:
+            self._inputs = ins = [v]  # exact size, as _add_use's lists
+        _add_use(v, self)
         return v
 
     def insert_input(self, i: int, v: Value) -> Value:
@@ -344,9 +465,8 @@ class Node:
         self._check_value(v)
         if not 0 <= i <= len(self._inputs):
             raise IndexError(f"insert_input({i}) on a node with {len(self._inputs)} inputs")
-        self._shift_uses(i, 1)
         self._inputs.insert(i, v)
-        v._uses.append(Use(self, i))
+        _add_use(v, self)
         return v
 
     def replace_input(self, i: int, v: Value) -> Value:
@@ -377,19 +497,26 @@ class Node:
         """
         i = self._index(i, self._inputs, "input")
         v = self._inputs[i]
-        v._uses.remove(Use(self, i))
-        self._shift_uses(i + 1, -1)
+        _remove_use(v, self)
         del self._inputs[i]
 
     def remove_all_inputs(self) -> None:
-        for i, v in enumerate(self._inputs):
-            v._uses.remove(Use(self, i))
+        """Remove every input (``removeAllInputs``): one pass over each distinct
+        input's use list."""
+        for v in dict.fromkeys(self._inputs):
+            _set_users(v, [u for u in _users(v) if u is not self])
         self._inputs.clear()
 
     # -- outputs -------------------------------------------------------------
     def add_output(self, type: T.Type = T.TENSOR) -> Value:
         """Append a new output value (``addOutput``)."""
-        return self.insert_output(len(self._outputs), type)
+        outs = self._outputs
+        v = Value(self, len(outs), self._graph._new_unique(), type)
+        if outs:
+            outs.append(v)
+        else:
+            self._outputs = [v]  # exact size, as _add_use's lists
+        return v
 
     def insert_output(self, i: int, type: T.Type = T.TENSOR) -> Value:
         """Insert a new output at position ``i`` (``insertOutput``)."""
@@ -409,7 +536,10 @@ class Node:
         the caller makes sure no other value has that id.
         """
         v = Value(self, len(self._outputs), unique, type)
-        self._outputs.append(v)
+        if self._outputs:
+            self._outputs.append(v)
+        else:
+            self._outputs = [v]  # exact size, as _add_use's lists
         if unique >= self._graph._next_unique:
             self._graph._next_unique = unique + 1
         return v
@@ -419,9 +549,9 @@ class Node:
         gives up its debug name."""
         i = self._index(i, self._outputs, "output")
         v = self._outputs[i]
-        if v._uses:
+        if v._uses is not None:
             raise IRError(f"cannot erase output %{v.debug_name} of {self._kind}: it still has "
-                          f"{len(v._uses)} use(s)")
+                          f"{len(_users(v))} use(s)")
         v.set_debug_name(None)
         del self._outputs[i]
         for j in range(i, len(self._outputs)):
@@ -431,7 +561,10 @@ class Node:
     def add_block(self) -> "Block":
         """Append a new empty block (``addBlock``): an If has two, a Loop one."""
         b = Block(self._graph, self)
-        self._blocks.append(b)
+        if self._blocks:
+            self._blocks.append(b)  # type: ignore[attr-defined]
+        else:
+            self._blocks = [b]
         return b
 
     def erase_block(self, i: int) -> None:
@@ -444,7 +577,7 @@ class Node:
         nodes, blocks = _contents([b])
         _check_unused(nodes, blocks, f"block{i} of {self._kind}")
         _free(nodes, blocks)
-        del self._blocks[i]
+        del self._blocks[i]  # type: ignore[attr-defined]
         b._owning_node = None
 
     # -- placement -----------------------------------------------------------
@@ -462,8 +595,10 @@ class Node:
             raise IRError(f"cannot insert next to a {anchor._kind} node that is not in a block")
         if anchor._graph is not self._graph:
             raise IRError(f"cannot insert a {self._kind} node into a block of another graph")
-        # A node placed inside one of its own blocks would hang off itself.
-        owner = anchor._block._owning_node
+        # A node placed inside one of its own blocks would hang off itself.  Only
+        # a node with blocks can: the others skip the walk up the nesting, which
+        # would make building a deep graph quadratic.
+        owner = anchor._block._owning_node if self._blocks else None
         while owner is not None:
             if owner is self:
                 raise IRError(f"cannot insert a {self._kind} node into its own block")
@@ -600,19 +735,25 @@ def _check_unused(nodes: List["Node"], blocks: List["Block"], what: str) -> None
     dying.update(id(b._return) for b in blocks)
     for owner in [*nodes, *(b._param for b in blocks)]:
         for v in owner._outputs:
-            for use in v._uses:
-                if id(use.user) not in dying:
+            for user in _users(v):
+                if id(user) not in dying:
                     from .printer import node_header
                     raise IRError(f"cannot destroy {what}: %{v.debug_name} is still used by "
-                                  f"{node_header(use.user)}")
+                                  f"{node_header(user)}")
 
 
 def _free(nodes: List["Node"], blocks: List["Block"]) -> None:
     """Release everything ``nodes`` and ``blocks`` hold (they are already out of
     their lists, or inside a block that is): uses, debug names, links."""
     returns = [b._return for b in blocks]
-    for n in nodes + returns:
-        n.remove_all_inputs()
+    users = nodes + returns
+    # Each value they use loses all its dying users in one pass over its list:
+    # freeing the n users of one value costs n, not n * n.
+    dying = set(users)
+    for v in dict.fromkeys(v for n in users for v in n._inputs):
+        _set_users(v, [u for u in _users(v) if u not in dying])
+    for n in users:
+        n._inputs = []
     for n in nodes + [b._param for b in blocks]:
         for v in n._outputs:
             v.set_debug_name(None)
@@ -620,7 +761,7 @@ def _free(nodes: List["Node"], blocks: List["Block"]) -> None:
     for n in nodes + returns:
         n._next = n._prev = None
         n._block = None
-        n._blocks = []
+        n._blocks = _NO_BLOCKS
 
 
 class _NodeList:
@@ -804,6 +945,13 @@ class Graph:
         self._insert_point: Node = self._block._return
 
     # -- ids ---------------------------------------------------------------------
+    @property
+    def next_unique(self) -> int:
+        """The id the next new value gets: every value's :attr:`Value.unique` is
+        below it (the seed's ``next_unique_``), so tables indexed by id can be
+        sized with it."""
+        return self._next_unique
+
     def _new_unique(self) -> int:
         u = self._next_unique
         self._next_unique += 1
@@ -989,47 +1137,70 @@ class Graph:
         top block.
         """
         new = Graph()
-        env: Dict[Value, Value] = {}
+        names = new._names
+        # Old value -> new value, through two lists indexed by value id (ids are
+        # dense): a fraction of a dict's memory on a graph of millions of values.
+        size = self._next_unique
+        old_at: List[Optional[Value]] = [None] * size
+        new_at: List[Optional[Value]] = [None] * size
 
-        def clone_value(old: Value, node: Node) -> Value:
-            v = Value(node, len(node._outputs), old._unique, old._type)
-            node._outputs.append(v)
-            if old._name is not None:
-                v._name = old._name
-                new._names[old._name] = v
-            env[old] = v
-            return v
+        def clone_outputs(src: Node, node: Node) -> None:
+            olds = src._outputs  # as for inputs below, an exact-size list
+            outs = ([Value(node, 0, olds[0]._unique, olds[0]._type)] if len(olds) == 1
+                    else [Value(node, i, old._unique, old._type) for i, old in enumerate(olds)])
+            node._outputs = outs
+            for old, v in zip(src._outputs, outs):
+                u = old._unique
+                if old._name is not None:
+                    v._name = old._name
+                    names[old._name] = v
+                if not 0 <= u < size or old_at[u] is not None:
+                    raise IRError(f"copy: value id {u} of %{old.debug_name} is not unique "
+                                  "and below the graph's next id (run lint)")
+                old_at[u] = old
+                new_at[u] = v
+
+        def mapped(v: Value, user: Optional[Node]) -> Value:
+            u = v._unique
+            if 0 <= u < size and old_at[u] is v:
+                return new_at[u]  # type: ignore[return-value]
+            if user is None:
+                raise IRError(f"copy: block output %{v.debug_name} is not in scope (run lint)")
+            raise IRError(f"copy: %{v.debug_name}, an input of {user!r}, is not in scope "
+                          "there (run lint)")
 
         # Blocks are copied with an explicit work list so deep nesting cannot hit
-        # the recursion limit.
+        # the recursion limit.  Nodes are built and linked directly: they are
+        # copies of nodes that passed those checks already.
         work = [(self._block, new._block)]
         while work:
             src, dst = work.pop()
-            for v in src.inputs:
-                clone_value(v, dst._param)
-            for n in src.nodes():
-                m = Node(new, n._kind)
-                for v in n._inputs:
-                    if v not in env:
-                        raise IRError(f"copy: %{v.debug_name}, an input of {n!r}, is not "
-                                      "in scope there (run lint)")
-                    m.add_input(env[v])
-                for v in n._outputs:
-                    clone_value(v, m)
-                m.attrs = {k: _copy_attr(a) for k, a in n.attrs.items()}
+            clone_outputs(src._param, dst._param)
+            ret = dst._return
+            end = src._return
+            n = end._next
+            while n is not end:
+                m = Node._trusted(new, n._kind)
+                ins = n._inputs  # lists of exact size: most nodes have one input
+                m._inputs = ins = ([mapped(ins[0], n)] if len(ins) == 1
+                                   else [mapped(v, n) for v in ins])
+                for w in ins:
+                    _add_use(w, m)
+                clone_outputs(n, m)
+                if n._attrs:
+                    m._attrs = {k: _copy_attr(a) for k, a in n._attrs.items()}
                 m.source_location = n.source_location
                 m.scope = n.scope
-                dst.append_node(m)
+                last = ret._prev
+                m._block, m._prev, m._next = dst, last, ret
+                last._next = ret._prev = m
                 for b in n._blocks:
-                    nb = m.add_block()
-                    work.append((b, nb))
+                    work.append((b, m.add_block()))
+                n = n._next
             # A block's outputs are in scope at its end, so they are all copied by
             # now (nested blocks, copied later, cannot define them).
-            for v in src.outputs:
-                if v not in env:
-                    raise IRError(f"copy: block output %{v.debug_name} is not in scope "
-                                  "(run lint)")
-                dst._return.add_input(env[v])
+            for v in src._return._inputs:
+                ret.add_input(mapped(v, None))
         new._next_unique = self._next_unique
         new._name_suffix = dict(self._name_suffix)
         return new

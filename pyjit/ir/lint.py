@@ -20,22 +20,31 @@ outputs            each output records its node and offset; ids are unique and
 scoping            each input is a value of this graph defined before its use,
                    in the same block or an enclosing one (a node's outputs are
                    not in scope in its own blocks)
-use lists          each input is recorded exactly once in its value's uses,
-                   and every recorded use is a real input of a live node
+use lists          a value's use list names each node as often as the node
+                   has it among its inputs, and names no other node
 names              the graph's name table holds exactly the named values
 subgraphs          graph-valued attributes are linted too
 =================  ==========================================================
 
-The walk keeps its own stack, so deep nesting cannot hit the recursion limit.
+The walk keeps its own stack, so deep nesting cannot hit the recursion limit,
+and every check costs O(1) per node, input or use, so linting is linear in the
+size of the graph whatever its shape: one set holds the values in scope (a
+block's leave it when the block ends), long use and input lists are counted
+once rather than searched once per input, and the use lists as a whole are
+checked by their total length (every input slot of a live node accounts for
+exactly one entry, so any other entry makes the total too large).
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import Dict, List, Set
-
-from .graph import Graph, IRError, Node, Use
+from .graph import Graph, IRError, Node, Value, _users
 
 __all__ = ["lint_graph"]
+
+# Lists up to this long are searched; longer ones are counted once.
+_SHORT = 8
 
 
 def _where(node: Node) -> str:
@@ -51,10 +60,13 @@ def lint_graph(graph: Graph) -> None:
 class _Linter:
     def __init__(self, graph: Graph) -> None:
         self.graph = graph
-        self.uniques: Dict[int, object] = {}
-        self.named: Dict[str, object] = {}
-        self.users: Set[int] = set()      # ids of live nodes, return nodes included
-        self.scope: List[Set[int]] = []   # ids of values in scope, one set per block
+        self.uniques: Dict[int, Value] = {}
+        self.named: Dict[str, Value] = {}
+        self.users: Set[Node] = set()       # live nodes, return nodes included
+        self.visible: Set[Value] = set()    # the values in scope
+        self.scope: List[List[Value]] = []  # per open block, the values it defined
+        self.use_counts: Dict[Value, Counter] = {}  # for long use lists
+        self.slots = 0                      # input slots of live nodes
         self.subgraphs: List[Graph] = []
 
     # -- values ------------------------------------------------------------------
@@ -70,21 +82,41 @@ class _Linter:
                 raise IRError(f"value id {v._unique} of %{v.debug_name} is not below the "
                               f"graph's next id {self.graph._next_unique}")
             self.uniques[v._unique] = v
-            local.add(id(v))
+            local.append(v)
+            self.visible.add(v)
             if v._name is not None:
                 self.named[v._name] = v
 
     def check_inputs(self, node: Node) -> None:
-        for i, v in enumerate(node._inputs):
-            if v._node._graph is not self.graph:
+        ins = node._inputs
+        held = Counter(ins) if len(ins) > _SHORT else None
+        graph, visible = self.graph, self.visible
+        for i, v in enumerate(ins):
+            if v._node._graph is not graph:
                 raise IRError(f"input {i} of {_where(node)} belongs to another graph")
-            if not any(id(v) in s for s in self.scope):
+            if v not in visible:
                 raise IRError(f"input %{v.debug_name} of {_where(node)} is not defined "
                               f"before this use in an enclosing scope")
-            if v._uses.count(Use(node, i)) != 1:
+            if v._uses is node and len(ins) == 1:
+                continue  # the commonest case: its only use, by a one-input node
+            if self.recorded(v, node) != (ins.count(v) if held is None else held[v]):
                 raise IRError(f"use list of %{v.debug_name} does not record its use as "
                               f"input {i} of {_where(node)} exactly once")
-        self.users.add(id(node))
+        self.slots += len(ins)
+        self.users.add(node)
+
+    def recorded(self, v: Value, node: Node) -> int:
+        """How often ``v``'s use list names ``node``."""
+        uses = _users(v)
+        if len(uses) <= _SHORT:
+            return uses.count(node)
+        counts = self.use_counts.get(v)
+        if counts is None:
+            try:
+                counts = self.use_counts[v] = Counter(uses)
+            except TypeError:  # an unhashable entry: not a node at all
+                return uses.count(node)
+        return counts[node]
 
     # -- nodes and blocks --------------------------------------------------------
     def check_node(self, node: Node, block) -> None:
@@ -97,9 +129,10 @@ class _Linter:
             raise IRError(f"a {node._kind} node is listed among a block's nodes")
         if node._kind == "prim::Constant" and node._inputs:
             raise IRError(f"{_where(node)}: a constant has no inputs")
-        for value in node.attrs.values():
-            if isinstance(value, Graph):
-                self.subgraphs.append(value)
+        if node._attrs:
+            for value in node._attrs.values():
+                if isinstance(value, Graph):
+                    self.subgraphs.append(value)
         self.check_inputs(node)
 
     def enter(self, block, owner) -> list:
@@ -115,7 +148,7 @@ class _Linter:
             raise IRError("a block's param node has inputs")
         if ret._outputs:
             raise IRError("a block's return node has outputs")
-        self.scope.append(set())
+        self.scope.append([])
         self.define(param)
         # Frame: the block, the last node checked, and the node whose blocks are
         # being visited (its outputs come into scope once they are done).
@@ -142,7 +175,7 @@ class _Linter:
                 raise IRError(f"broken node links {where}")
             if node is block._return:
                 self.check_inputs(node)
-                self.scope.pop()
+                self.visible.difference_update(self.scope.pop())
                 frames.pop()
                 pending.pop()
                 continue
@@ -156,14 +189,18 @@ class _Linter:
 
     # -- whole graph ---------------------------------------------------------------
     def check_uses(self) -> None:
-        for v in self.uniques.values():
-            for user, offset in v._uses:  # type: ignore[attr-defined]
-                if id(user) not in self.users:
-                    raise IRError(f"%{v.debug_name} records a use by a {user.kind} node "  # type: ignore[attr-defined]
-                                  f"that is not in the graph")
-                if offset >= len(user._inputs) or user._inputs[offset] is not v:
-                    raise IRError(f"%{v.debug_name} records a use as input {offset} of "  # type: ignore[attr-defined]
-                                  f"{_where(user)}, which is not that value")
+        # Every input slot of a live node matched its entries (check_inputs), so
+        # the use lists hold exactly those entries if their lengths add up to
+        # the number of slots.  Only if not are they searched for the culprit.
+        if sum(len(_users(v)) for v in self.uniques.values()) != self.slots:
+            for v in self.uniques.values():
+                for user in _users(v):
+                    if user not in self.users:
+                        raise IRError(f"%{v.debug_name} records a use by a {user.kind} "
+                                      f"node that is not in the graph")
+                    if not any(x is v for x in user._inputs):
+                        raise IRError(f"%{v.debug_name} records a use by {_where(user)}, "
+                                      f"which does not use it")
         names = self.graph._names
         if names.keys() != self.named.keys() or any(
                 names[k] is not v for k, v in self.named.items()):

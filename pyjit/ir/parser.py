@@ -61,6 +61,7 @@ from .source import SourceLocation
 from .type_relation import fits
 from .type_grammar import MAX_DEPTH, TypeReader, balanced, describe_token
 from .symbols import is_qualified, prim
+from .. import gcpause
 from ..errors import ParseError
 
 __all__ = ["parse_ir"]
@@ -88,6 +89,23 @@ _SPECIAL = re.compile(r'[\[\]"\n]')
 _NUMERIC_REF = re.compile(r"%([0-9]+)(?![\w.])")
 _LOCATION = re.compile(r"(.*):([0-9]+):([0-9]+)\Z", re.S)
 _OPAQUE = ("<Tensor>", "<Graph>", "[<Tensors>]", "[<Graphs>]", "[<Types>]")
+_BLOCKS_OF = {prim.If: 2, prim.Loop: 1}
+_CHECKED_KINDS = frozenset((prim.Constant, prim.If, prim.Loop))  # see _check_node
+
+# The fast paths.  Nearly every line torch prints spells its outputs and inputs
+# in one canonical way (``%a : int, %b : Tensor = `` and ``(%x, %y)``, single
+# spaces, simple types); one regex match reads such a list whole, and anything
+# else (other spacing, newlines between tokens, types with parentheses) goes
+# through the general, token by token reader.  Both build the same nodes: the
+# fast path only skips the cursor's per-token steps.
+_SIMPLE_TYPE = r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*(?:\[\]|\?)*"
+_OUTPUT_DEF = re.compile(rf"%([\w.]+) : ({_SIMPLE_TYPE})(, | = )")
+_ONE_OUTPUT_NODE = re.compile(rf"%([\w.]+) : ({_SIMPLE_TYPE}) = ({_KIND.pattern})"
+                              r"\(((?:%[\w.]+(?:, %[\w.]+)*)?)\)(\n)?", re.ASCII)
+_SIMPLE_HEAD = re.compile(rf"(?:(?:%[\w.]+ : {_SIMPLE_TYPE}, )*%[\w.]+ : {_SIMPLE_TYPE} )?= "
+                          rf"({_KIND.pattern})", re.ASCII)
+_SIMPLE_REFS = re.compile(r"\((?:%[\w.]+(?:, %[\w.]+)*)?\)")
+_REF = re.compile(r"%([\w.]+)")
 
 _ESCAPES = {"\\": b"\\", "'": b"'", '"': b'"', "a": b"\a", "b": b"\b", "f": b"\f",
             "n": b"\n", "r": b"\r", "t": b"\t", "v": b"\v"}
@@ -110,7 +128,8 @@ def parse_ir(text: str, file: Optional[str] = None) -> Graph:
     """
     if not isinstance(text, str):
         raise TypeError(f"parse_ir() needs the graph text as a str, not {type(text).__name__}")
-    return _Parser(text, file).parse()
+    with gcpause.paused():  # a parse makes objects, never garbage: see gcpause
+        return _Parser(text, file).parse()
 
 
 class _Frame:
@@ -140,23 +159,28 @@ class _Parser:
         self.file = file
         self.pos = 0
         self.n = len(text)
-        self.line_starts = [0] + [m.end() for m in re.finditer("\n", text)]
-        ids = [len(d) <= _MAX_DIGITS and int(d) for d in _NUMERIC_REF.findall(text)]
+        self._line_starts: Optional[List[int]] = None  # made for the first error
         # Named values are numbered above every %N of the text: no collisions.
-        self.first_free_id = max(ids, default=-1) + 1
-        # Per graph: every name defined so far -> (value, line), and the names in
-        # scope at this point.
-        self.defined: Dict[str, Tuple[Value, int]] = {}
+        self.first_free_id = max((len(m.group(1)) <= _MAX_DIGITS and int(m.group(1))
+                                  for m in _NUMERIC_REF.finditer(text)), default=-1) + 1
+        # Per graph: every name defined so far -> the position of its definition,
+        # and the names in scope at this point.
+        self.defined: Dict[str, int] = {}
         self.visible: Dict[str, Value] = {}
         self._types_reader = TypeReader(text, self.fail)
+        # The text of a simple type (``int``, ``Tensor?``) -> its Type, read once.
+        self._simple_types: Dict[str, T.Type] = {}
+        self._kinds: Dict[str, str] = {}
 
     # -- errors --------------------------------------------------------------------
     def _where(self, pos: int) -> Tuple[int, int, str]:
         if pos >= self.n and self.n and self.text[-1] == "\n":
             pos = self.n - 1  # report the end of input at the end of the last line
         pos = min(pos, self.n)
-        i = bisect.bisect_right(self.line_starts, pos) - 1
-        start = self.line_starts[i]
+        if self._line_starts is None:
+            self._line_starts = [0] + [m.end() for m in re.finditer("\n", self.text)]
+        i = bisect.bisect_right(self._line_starts, pos) - 1
+        start = self._line_starts[i]
         end = self.text.find("\n", start)
         if end < 0:
             end = self.n
@@ -279,10 +303,11 @@ class _Parser:
         self._expect(":")
         self._eol()
         frames = [top]
+        text = self.text
         while True:
             self._ws()
             frame = frames[-1]
-            if self._at("%") or self._at("="):
+            if text.startswith(("%", "="), self.pos):
                 self._finish(frame)
                 self._node(graph, frame, refs)
             elif self._at("block") and _BLOCK.match(self.text, self.pos):
@@ -322,15 +347,19 @@ class _Parser:
                 visible: bool) -> Value:
         if name in self.defined:
             self.fail(f"redefinition of value %{name} (first defined at line "
-                      f"{self.defined[name][1]})", pos)
+                      f"{self._line_of(self.defined[name])})", pos)
         if name.isascii() and name.isdigit():
             if len(name) > 1 and name[0] == "0":
                 self.fail(f"value %{name}: a numeric name has no leading zeros", pos)
             v = node._add_output_with_id(type, self._int(name, pos, f"value %{name[:20]}"))
         else:
             v = node.add_output(type)
-            v.set_debug_name(name)
-        self.defined[name] = (v, self._line_of(pos))
+            # What set_debug_name would do: the name is not numeric (just
+            # checked) and no other value of this graph holds it (it would be
+            # in self.defined), so there is nothing to rename.
+            v._name = name
+            node._graph._names[name] = v
+        self.defined[name] = pos
         if visible:
             self.visible[name] = v
             frame.names.append(name)
@@ -340,8 +369,8 @@ class _Parser:
         v = self.visible.get(name)
         if v is None:
             if name in self.defined:
-                self.fail(f"value %{name} (defined at line {self.defined[name][1]}) is not "
-                          f"in scope here", pos)
+                self.fail(f"value %{name} (defined at line {self._line_of(self.defined[name])}) "
+                          f"is not in scope here", pos)
             self.fail(f"undefined value %{name}", pos)
         return v
 
@@ -363,8 +392,18 @@ class _Parser:
 
     def _refs(self, what: str, positions: Optional[List[int]] = None) -> List[Value]:
         """``(%a, %b)``: values in scope (their positions go to ``positions``)."""
+        self._ws()
+        m = _SIMPLE_REFS.match(self.text, self.pos)
+        if m is not None:
+            self.pos = m.end()
+            values = []
+            for r in _REF.finditer(self.text, m.start(), self.pos):
+                values.append(self._use(r.group(1), r.start()))
+                if positions is not None:
+                    positions.append(r.start())
+            return values
         self._expect("(", f" after '{what}'")
-        values: List[Value] = []
+        values = []
         self._ws()
         if self._eat(")"):
             return values
@@ -382,51 +421,110 @@ class _Parser:
     # -- nodes and blocks -----------------------------------------------------------------
     def _node(self, graph: Graph, frame: _Frame, refs: List[Tuple[Node, str, int]]) -> None:
         """``%a : T, %b : U = kind[attrs](%x, %y), scope: s # f.py:1:2``."""
-        outputs: List[Tuple[str, int, T.Type]] = []
-        if self._at("%"):
-            while True:
-                name, pos = self._name()
-                self._expect(":", f" and a type after %{name}")
-                outputs.append((name, pos, self._type_at()))
-                if not self._eat(","):
-                    break
-        self._expect("=")
-        self._ws()
-        kind_pos = self.pos
-        m = _KIND.match(self.text, self.pos)
-        if not m:
-            self.fail(f"expected a node kind such as aten::add, found {self._found()}")
-        self.pos = m.end()
-        kind = label = m.group()
-        group = _GROUP_REF.match(kind)
-        if group and len(group.group(2)) < 10 and str(int(group.group(2))) == group.group(2) \
-                and int(group.group(2)) == len(refs) and is_qualified(group.group(1)):
-            kind = group.group(1)  # kind_N: its subgraph is in with section N
-        else:
-            label = ""
-        if kind in (prim.Param, prim.Return):
-            self.fail(f"{kind} cannot be written as a node: it is implied by a block's "
-                      f"inputs/outputs", kind_pos)
-        node = graph.create(kind, (), 0)
+        m = _ONE_OUTPUT_NODE.match(self.text, self.pos)
+        if m is not None and not m.group(3)[-1].isdigit():  # kind_N: see _node_head
+            self._one_output_node(graph, frame, m)
+            return
+        node, outputs, kind_pos, label = self._node_head(graph, refs)
         if self._at("["):
             self._attributes(node)
-        for v in self._refs(kind):
+        for v in self._refs(node.kind):
             node.add_input(v)
         self._comment(node)
         self._eol()
         for name, pos, t in outputs:
             self._define(name, pos, node, t, frame, False)
-        if kind == prim.Constant and len(outputs) == 1 and "value" in node.attrs:
+        if node.kind == prim.Constant and len(outputs) == 1 and "value" in (node._attrs or ()):
             node.attrs["value"] = _as_type(node.attrs["value"], outputs[0][2])
+        self._place(node, frame, kind_pos, outputs)
+        if label:
+            refs.append((node, label, kind_pos))
+
+    def _one_output_node(self, graph: Graph, frame: _Frame, m: "re.Match[str]") -> None:
+        """The fast path of :meth:`_node`, for the commonest line: one output of a
+        simple type, no attributes, inputs in canonical form (``m`` matched
+        ``_ONE_OUTPUT_NODE``).  The same steps in the same order, with fewer
+        calls: a graph of a million nodes is a million of these."""
+        name, type_text, kind, ins, newline = m.groups()
+        kind_pos = m.start(3)
+        node = self._new_node(graph, kind, kind_pos)
+        if ins:
+            visible = self.visible
+            for ref in ins.split(", "):
+                v = visible.get(ref[1:])
+                if v is None:  # not in scope: the general path says why, and where
+                    self.pos = m.start(4) - 1
+                    self._refs(kind)
+                node.add_input(v)
+        self.pos = m.end()
+        if newline is None:
+            self._comment(node)
+            self._eol()
+        t = self._simple_types.get(type_text) or self._simple_type(m.start(2), type_text)
+        self._define(name, m.start(), node, t, frame, False)
+        self._place(node, frame, kind_pos,
+                    [(name, m.start(), t)] if kind in _CHECKED_KINDS else None)
+
+    def _place(self, node: Node, frame: _Frame, kind_pos: int,
+               outputs: Optional[List[Tuple[str, int, T.Type]]]) -> None:
+        """Append the parsed ``node`` to its block, where its blocks (if any) may
+        follow, and check what its line alone decides (``outputs`` as written,
+        needed for the kinds _check_node checks)."""
         frame.block.append_node(node)
         frame.pending = node
         frame.pending_pos = kind_pos
-        if label:
-            refs.append((node, label, kind_pos))
-        self._check_node(node, kind_pos, [p for _, p, _ in outputs])
+        if node._kind in _CHECKED_KINDS:
+            assert outputs is not None
+            self._check_node(node, kind_pos, outputs)
+
+    def _node_head(self, graph: Graph, refs: List[Tuple[Node, str, int]]
+                   ) -> Tuple[Node, List[Tuple[str, int, T.Type]], int, str]:
+        """``%a : T, %b : U = kind``: returns the node (without inputs yet), its
+        outputs as (name, position, type), the position of the kind, and for a
+        ``kind_N`` node its label (else "")."""
+        outputs: List[Tuple[str, int, T.Type]] = []
+        m = _SIMPLE_HEAD.match(self.text, self.pos)
+        if m is not None:
+            kind_pos = m.start(1)
+            for d in _OUTPUT_DEF.finditer(self.text, self.pos, kind_pos):
+                outputs.append((d.group(1), d.start(), self._simple_type(d.start(2),
+                                                                         d.group(2))))
+        else:
+            if self._at("%"):
+                while True:
+                    name, pos = self._name()
+                    self._expect(":", f" and a type after %{name}")
+                    outputs.append((name, pos, self._type_at()))
+                    if not self._eat(","):
+                        break
+            self._expect("=")
+            self._ws()
+            kind_pos = self.pos
+            m = _KIND.match(self.text, self.pos)
+            if not m:
+                self.fail(f"expected a node kind such as aten::add, found {self._found()}")
+        self.pos = m.end()
+        kind = label = m.group(m.lastindex or 0)
+        group = _GROUP_REF.match(kind) if kind[-1].isdigit() else None
+        if group and len(group.group(2)) < 10 and str(int(group.group(2))) == group.group(2) \
+                and int(group.group(2)) == len(refs) and is_qualified(group.group(1)):
+            kind = group.group(1)  # kind_N: its subgraph is in with section N
+        else:
+            label = ""
+        return self._new_node(graph, kind, kind_pos), outputs, kind_pos, label
+
+    def _new_node(self, graph: Graph, kind: str, kind_pos: int) -> Node:
+        if kind in (prim.Param, prim.Return):
+            self.fail(f"{kind} cannot be written as a node: it is implied by a block's "
+                      f"inputs/outputs", kind_pos)
+        # One string per kind, not one per node: a graph repeats a few kinds.
+        kind = self._kinds.setdefault(kind, kind)
+        return Node._trusted(graph, kind)  # _KIND matched: a qualified kind
 
     def _comment(self, node: Node) -> None:
         """``, scope: a/b`` and ``# file:line:col`` at the end of a node's line."""
+        if self.text.startswith("\n", self.pos):
+            return  # the usual case: neither
         self._spaces()
         line_end = self.text.find("\n", self.pos)
         if line_end < 0:
@@ -457,8 +555,10 @@ class _Parser:
             node.source_location = SourceLocation(m.group(1), int(m.group(2)), int(m.group(3)))
             self.pos = line_end
 
-    def _check_node(self, node: Node, pos: int, out_pos: List[int]) -> None:
-        """What a node's inputs and outputs must be, known from its own line."""
+    def _check_node(self, node: Node, pos: int,
+                    outputs: List[Tuple[str, int, T.Type]]) -> None:
+        """What a node's inputs and outputs must be, known from its own line
+        (``outputs``: name, position and type of each output, as written)."""
         kind, ins, outs = node.kind, node._inputs, node._outputs
         if kind == prim.Constant and ins:
             self.fail(f"prim::Constant takes no inputs, got {len(ins)}", pos)
@@ -473,7 +573,7 @@ class _Parser:
                 if not fits(init.type, out.type):
                     self.fail(f"type mismatch: prim::Loop carries %{out.debug_name} : "
                               f"{out.type} but its initial value %{init.debug_name} is "
-                              f"{init.type}", out_pos[j])
+                              f"{init.type}", outputs[j][1])
 
     def _finish(self, frame: _Frame) -> None:
         """The pending node's blocks are done: check their number and bring its
@@ -482,7 +582,7 @@ class _Parser:
         if node is None:
             return
         frame.pending = None
-        wanted = {prim.If: 2, prim.Loop: 1}.get(node.kind)
+        wanted = _BLOCKS_OF.get(node._kind)
         if wanted is not None and len(node._blocks) != wanted:
             self.fail(f"{node.kind} needs {'two blocks' if wanted == 2 else 'one block'}, "
                       f"found {len(node._blocks)}", frame.pending_pos)
@@ -802,6 +902,17 @@ class _Parser:
     # -- types (the grammar is pyjit.ir.type_grammar's) ----------------------------------
     def _type_at(self) -> T.Type:
         return self._type(0)
+
+    def _simple_type(self, pos: int, text: str) -> T.Type:
+        """The type whose text ``text`` (a name and ``[]``/``?`` suffixes, as
+        matched by the fast path) starts at ``pos``: read by the type grammar the
+        first time, then shared (types are immutable)."""
+        t = self._simple_types.get(text)
+        if t is None:
+            t, end = self._types_reader.read(pos)
+            assert end == pos + len(text), (text, end)
+            self._simple_types[text] = t
+        return t
 
     def _type(self, depth: int) -> T.Type:
         t, self.pos = self._types_reader.read(self.pos, depth)

@@ -183,7 +183,7 @@ def _node_line(node, groups: Optional[List]) -> str:
     """One node's line; with ``groups`` (whole-graph printing) a node carrying a
     subgraph prints as ``kind_N`` and is appended to ``groups``."""
     parts = [_typed_refs(node._outputs), " = "]
-    attrs = node.attrs
+    attrs = node._attrs or {}  # no dict is made for a node without attributes
     if SUBGRAPH in attrs and groups is not None:
         parts.append(f"{node.kind}_{len(groups)}")
         groups.append(node)

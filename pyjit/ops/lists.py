@@ -12,6 +12,8 @@ are registered where they behave as torch's (``list.insert``, ``list.extend``,
 ``aten::index``             "'5' is not in list" (torch quotes the value)
 ``aten::sort``              takes ``reverse`` positionally
 ``prim::ListUnpack``        "Expected 2 elements in a list but found 3"
+``prim::min``/``max``       of an empty list: "min() arg is an empty sequence" (torch's
+                            text, which Python's own said until 3.12)
 ==========================  =========================================================
 
 Also registered: ``__getitem__ len copy list slice reverse remove __contains__``,
@@ -28,7 +30,8 @@ from typing import Any, List, Optional
 from ..registry import default_registry as R
 from .scalars import int_add
 
-__all__ = ["append", "set_item", "pop", "index", "sort", "list_slice", "list_unpack"]
+__all__ = ["append", "set_item", "pop", "index", "sort", "list_slice", "list_unpack", "list_min",
+           "list_max"]
 
 
 
@@ -137,6 +140,21 @@ R.register("aten::sort", sort, types=["t[]"])
 R.register("aten::sorted", sorted, types=["t[]"])
 R.register("aten::index", index, types=["t[]", "t"])
 R.register("aten::count", list.count, types=["t[]", "t"])
+def list_min(a: List[Any]) -> Any:
+    """``prim::min`` of a list.  An empty one is torch's error, in torch's words:
+    Python 3.13's ``min([])`` says "min() iterable argument is empty"."""
+    if not a:
+        raise ValueError("min() arg is an empty sequence")
+    return min(a)
+
+
+def list_max(a: List[Any]) -> Any:
+    """``prim::max`` of a list, as :func:`list_min`."""
+    if not a:
+        raise ValueError("max() arg is an empty sequence")
+    return max(a)
+
+
 R.register("aten::remove", remove, types=["t[]", "t"])
 R.register("aten::len", len, types=["t[]"])
 R.register("aten::add", operator.add, types=["t[]", "t[]"])
@@ -152,7 +170,7 @@ R.register("aten::sum", sum, types=["float[]"])
 R.register("aten::sum", sum, types=["bool[]"])
 R.register("aten::any", any, types=["t[]"])
 R.register("aten::all", all, types=["t[]"])
-R.register("prim::min", min, types=["t[]"])
-R.register("prim::max", max, types=["t[]"])
+R.register("prim::min", list_min, types=["t[]"])
+R.register("prim::max", list_max, types=["t[]"])
 R.register("prim::min", min, types=["t[]", "t[]"])
 R.register("prim::max", max, types=["t[]", "t[]"])

@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import itertools
-from typing import Dict, Iterator, List, Optional, Set
+from typing import Dict, Iterator, List, Optional, Set, Tuple
 
 from ..ir.graph import Block, Graph, Node, Value
 from ..ir.symbols import prim
 from ..ir.traversal import walk_blocks
 
 __all__ = ["find_last_uses"]
+
+
+Flags = Tuple[bool, ...]
 
 
 class _FindLastUses:
@@ -20,35 +23,61 @@ class _FindLastUses:
         # Values met so far.  The scan runs backwards, so the first use met is the
         # last use executed.
         self.seen: Set[Value] = set()
-        self.move_flags: Dict[Node, List[bool]] = {}
+        self.move_flags: Dict[Node, Flags] = {}
+        # Each distinct flags tuple once: a graph's nodes have a handful of
+        # patterns ((True,), (True, True)...), so sharing them saves a tuple per
+        # node.  They are immutable, so sharing is safe.
+        self.patterns: Dict[Flags, Flags] = {}
         # If/Loop node -> the Drop right after it that releases the values whose
-        # last use is inside its blocks; created on demand.
+        # last use is inside its blocks; created on demand, with the values it
+        # has (a set, so that adding one is O(1)) and their flags so far.
         self.drop_for_node: Dict[Node, Node] = {}
+        self.dropped: Dict[Node, Set[Value]] = {}
+        self.drop_flags: Dict[Node, List[bool]] = {}
+        # Where the scan is: path[d] is the node at nesting depth d whose block
+        # holds the node being scanned (path[-1] that node itself), and depth_of
+        # maps each block on that path to its depth.  With them the node that
+        # stands for a nested use at its value's depth is found in O(1), not by
+        # walking out of the nesting use by use.
+        self.path: List[Node] = []
+        self.depth_of: Dict[Block, int] = {}
         walk_blocks(graph.block, self.scan_block)
+        for drop, flags in self.drop_flags.items():
+            self.move_flags[drop] = self.share(flags)
+
+    def share(self, flags: List[bool]) -> Flags:
+        t = tuple(flags)
+        return self.patterns.setdefault(t, t)
 
     # The seed's scanBlock and scanNode recurse into nested blocks; here the
     # recursion is a generator that yields each nested block to walk_blocks,
     # which scans it completely before resuming -- the same order, at any depth.
     def scan_block(self, block: Block) -> Iterator[Block]:
+        path = self.path
+        self.depth_of[block] = len(path)
+        path.append(block.return_node)
         for n in itertools.chain((block.return_node,), reversed(block.nodes())):
+            path[-1] = n
             # A node's blocks run after its inputs are read, so backwards they
             # come first.
             yield from n.blocks
             self.scan_node(n)
+        path.pop()
+        del self.depth_of[block]
 
     def scan_node(self, n: Node) -> None:
-        self.move_flags[n] = [False] * len(n.inputs)
+        inputs = n._inputs
+        flags = [False] * len(inputs)
         # Backwards again, so that of two uses of a value by one node only the
         # last position moves.
-        for i in reversed(range(len(n.inputs))):
-            self.scan_use(n, i)
+        for i in reversed(range(len(inputs))):
+            flags[i] = self.scan_use(n, inputs[i])
+        self.move_flags[n] = self.share(flags)
 
-    def scan_use(self, n: Node, i: int) -> None:
-        flags = self.move_flags[n]
-        v = n.input(i)
+    def scan_use(self, n: Node, v: Value) -> bool:
+        """Whether this use of ``v`` by ``n`` moves it."""
         if v in self.seen:
-            flags[i] = False
-            return
+            return False
         self.seen.add(v)
 
         # The last use of v may be nested in a block of an If or Loop.  Then the
@@ -62,15 +91,14 @@ class _FindLastUses:
         #   drop(a)
         # In other words: the first program point that post-dominates the
         # definition of v gets the drop.
-        same_depth_node = _find_owner_in_block(n, v.node.owning_block)
+        depth = self.depth_of.get(v.node.owning_block)  # type: ignore[arg-type]
         # None means v is not in scope at n: lint the graph.
-        assert same_depth_node is not None, f"%{v.debug_name} is not in scope at {n!r}"
-
+        assert depth is not None, f"%{v.debug_name} is not in scope at {n!r}"
+        same_depth_node = self.path[depth]
         if same_depth_node is n:
-            flags[i] = True
-            return
-        flags[i] = False
+            return True
         self.add_to_drop_if_not_exists(self.find_or_create_drop_for(same_depth_node), v)
+        return False
 
     def find_or_create_drop_for(self, n: Node) -> Node:
         drop = self.drop_for_node.get(n)
@@ -80,31 +108,19 @@ class _FindLastUses:
             drop = self.graph.create(prim.Drop, [], 0)
             drop.insert_after(n)
             self.drop_for_node[n] = drop
+            self.dropped[drop] = set()
+            self.drop_flags[drop] = []
         return drop
 
     def add_to_drop_if_not_exists(self, drop: Node, v: Value) -> None:
-        if any(i is v for i in drop.inputs):
+        if v in self.dropped[drop]:
             return  # this use is already accounted for
+        self.dropped[drop].add(v)
         drop.add_input(v)
-        self.move_flags.setdefault(drop, []).append(True)
+        self.drop_flags[drop].append(True)
 
 
-def _find_owner_in_block(n: Optional[Node], block: Block) -> Optional[Node]:
-    """The node of ``block`` that is ``n`` or contains ``n`` in a nested block, or
-    None if there is none.  E.g.::
-
-        n0: a = 4
-        n1: if <cond>:
-        n2:    b = a + a
-
-    ``_find_owner_in_block(n2, n0.owning_block) is n1``.
-    """
-    while n is not None and n.owning_block is not block:
-        n = n.owning_block.owning_node
-    return n
-
-
-def find_last_uses(graph: Graph) -> Dict[Node, List[bool]]:
+def find_last_uses(graph: Graph) -> Dict[Node, Flags]:
     """Compute move flags: for every node, one bool per input, True where that use
     is the value's last, so the interpreter moves the value out of its register
     instead of copying it.  Inserts ``prim::Drop`` nodes where a value's last use
@@ -163,6 +179,12 @@ def find_last_uses(graph: Graph) -> Dict[Node, List[bool]]:
             work too: their definition is the top block's param node).
 
     Returns:
-        ``{node: [move flag per input]}``, keyed by the Node objects.
+        ``{node: (move flag per input)}``, keyed by the Node objects.  The flags
+        are tuples, and nodes with the same flags share one: a graph of a
+        million nodes holds a few tuples, not a million lists.
+
+    The scan is linear in the graph whatever its shape: each value is handled
+    at its first (last executed) use, and the node standing for that use at the
+    value's depth is read off the path of nodes the scan is inside.
     """
     return _FindLastUses(graph).move_flags

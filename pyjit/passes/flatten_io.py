@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..ir.graph import Graph
+from ..ir.graph import Graph, replace_all_uses
 from ..ir.symbols import prim
 
 __all__ = ["flatten_io"]
@@ -41,16 +41,20 @@ def flatten_io(graph: Graph) -> None:
     each name exists exactly once.  An unnamed input gives an unnamed output.
     """
     load = graph.prepend_node(graph.create(prim.Load, [], 0))
+    replacements = []
     for old_input in graph.inputs:
         new_value = load.add_output(old_input.type)
-        old_input.replace_all_uses_with(new_value)
+        replacements.append((old_input, new_value))
         if old_input.has_debug_name():
             name = old_input.debug_name
             old_input.set_debug_name(None)
             new_value.set_debug_name(name)
+    # All at once: a node using many of the inputs has its inputs rewritten once.
+    replace_all_uses(replacements)
     graph.append_node(graph.create(prim.Store, graph.outputs, 0))
 
-    while graph.inputs:
-        graph.erase_input(len(graph.inputs) - 1)
-    while graph.outputs:
-        graph.erase_output(len(graph.outputs) - 1)
+    # From the last, so that no input or output is renumbered.
+    for i in reversed(range(len(graph.inputs))):
+        graph.erase_input(i)
+    for i in reversed(range(len(graph.outputs))):
+        graph.erase_output(i)

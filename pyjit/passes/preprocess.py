@@ -3,7 +3,7 @@ generation."""
 
 from __future__ import annotations
 
-from typing import Dict, List
+from typing import Dict, Tuple
 
 from ..ir.graph import Graph, Node
 from .desugar_trip_counts import desugar_trip_counts
@@ -21,7 +21,7 @@ class Preprocessed:
         graph: the rewritten copy of the user's graph (no inputs or outputs, a
             ``prim::Load`` first and a ``prim::Store`` last, Drops inserted,
             trip counts desugared).
-        move_flags: ``{node: [bool per input]}``, True where the use moves the
+        move_flags: ``{node: (bool per input)}``, True where the use moves the
             value out of its register (see :func:`find_last_uses`).
         n_outputs: how many outputs the graph had before :func:`flatten_io` (the
             interpreter needs it to return one value or a tuple).
@@ -29,7 +29,7 @@ class Preprocessed:
 
     __slots__ = ("graph", "move_flags", "n_outputs")
 
-    def __init__(self, graph: Graph, move_flags: Dict[Node, List[bool]],
+    def __init__(self, graph: Graph, move_flags: Dict[Node, Tuple[bool, ...]],
                  n_outputs: int) -> None:
         self.graph = graph
         self.move_flags = move_flags
