@@ -33,7 +33,6 @@ A Code is immutable once built and may be run by any number of
 
 from __future__ import annotations
 
-import copy
 import functools
 import threading
 from types import MappingProxyType, ModuleType
@@ -132,10 +131,11 @@ class _Builder:
             if node.attrs:
                 name += "[" + ", ".join(f"{k}={format_attr_value(v)}"
                                         for k, v in node.attrs.items()) + "]"
-            if isinstance(value, (list, dict)):
+            copier = _fresh_copy(value)
+            if copier is not None:
                 # A mutable constant is copied on every load: a graph that appends
                 # to it must not change what the next run sees.
-                self.callbacks.append(_fresh_copy(value))
+                self.callbacks.append(copier)
                 self.emit(op.CALL, name, node, ins, flags, outs, len(self.callbacks) - 1)
                 return
             if isinstance(value, np.ndarray):
@@ -199,13 +199,40 @@ class _Builder:
         self.arg[cond] = len(self.op)
 
 
+def _holds_mutable(value) -> bool:
+    """Whether ``value`` is, or contains at any depth, a list or a dict: something a
+    run could change in place.  Tensors are shared read-only, not copied."""
+    if isinstance(value, (list, dict)):
+        return True
+    if isinstance(value, tuple):
+        return any(_holds_mutable(v) for v in value)
+    return False
+
+
+def _copy_mutable(value):
+    """A copy of ``value`` in which every list and dict is new; everything else (the
+    immutable leaves, tensors) is shared.  Constants nest at most 100 deep (the
+    parser's limit), so the recursion is bounded."""
+    if isinstance(value, list):
+        return [_copy_mutable(v) for v in value]
+    if isinstance(value, tuple):
+        return tuple(_copy_mutable(v) for v in value)
+    if isinstance(value, dict):
+        return {k: _copy_mutable(v) for k, v in value.items()}
+    return value
+
+
 def _fresh_copy(value):
-    """A callable returning a new copy of a list or dict constant on each call."""
-    flat = all(isinstance(v, (int, float, str, bool, type(None), tuple))
-               for v in (value.values() if isinstance(value, dict) else value))
-    if flat:
-        return value.copy  # a bound C method: no Python frame per load
-    return functools.partial(copy.deepcopy, value)
+    """A callable returning a new copy of a constant that holds a list or dict (at
+    any depth: ``(1, [2, 3])`` and ``[(1, [2])]`` too) on each call, or None when
+    the constant is immutable and can be shared by every run."""
+    if not _holds_mutable(value):
+        return None
+    if isinstance(value, (list, dict)):
+        items = value.values() if isinstance(value, dict) else value
+        if not any(_holds_mutable(v) for v in items):
+            return value.copy  # flat: a bound C method, no Python frame per load
+    return functools.partial(_copy_mutable, value)
 
 
 def _column(values: List[int]) -> np.ndarray:

@@ -833,3 +833,31 @@ def test_an_ill_formed_graph_is_refused_before_compiling():
     else_block.return_node.replace_input(0, y)   # the else branch returns then's %y
     with pytest.raises(IRError, match=r"input %y of .* is not defined"):
         Code(g)
+
+
+@pytest.mark.parametrize("backend", ["pure", "compiled"])
+def test_a_list_inside_a_tuple_constant_is_fresh_on_every_run(backend):
+    """A tuple is immutable, but the list it holds is not: it is copied at any depth,
+    and the flat list and the immutable tuple keep their cheap forms."""
+    from conftest import import_backend
+    loop = import_backend(backend)
+    g = parse_ir("graph(%x : int):\n"
+                 "  %c : (int, int[]) = prim::Constant[value=(1, [2, 3])]()\n"
+                 "  %a : int, %l : int[] = prim::TupleUnpack(%c)\n"
+                 "  %r : int[] = aten::append(%l, %x)\n"
+                 "  %d : (int, int[])[] = prim::Constant[value=[(1, [2])]]()\n"
+                 "  %z : int = prim::Constant[value=0]()\n"
+                 "  %t : (int, int[]) = aten::__getitem__(%d, %z)\n"
+                 "  %b : int, %m : int[] = prim::TupleUnpack(%t)\n"
+                 "  %s : int[] = aten::append(%m, %x)\n"
+                 "  %o : ((int, int[]), (int, int[])[]) = prim::TupleConstruct(%c, %d)\n"
+                 "  return (%o)\n")
+    f = Function(g, loop=loop)
+    assert f(5) == ((1, [2, 3, 5]), [(1, [2, 5])])
+    assert f(6) == ((1, [2, 3, 6]), [(1, [2, 6])])
+    flat = Function(parse_ir("graph():\n  %l : int[] = prim::Constant[value=[1, 2]]()\n"
+                             "  %t : (int, str) = prim::Constant[value=(1, \"a\")]()\n"
+                             "  %o : (int[], (int, str)) = prim::TupleConstruct(%l, %t)\n"
+                             "  return (%o)\n"), loop=loop)
+    assert type(flat.code.callbacks[0]).__name__ == "builtin_function_or_method"
+    assert flat.code.constants == ((1, "a"),)
