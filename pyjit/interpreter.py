@@ -30,6 +30,7 @@ from types import ModuleType
 from typing import Any, List, NamedTuple, Optional, Sequence
 
 from ._backend import loop as _default_loop
+from .arguments import Signature
 from .code import Code
 from .errors import InterpreterError, JITException
 from .futures import Future
@@ -312,13 +313,28 @@ class Function:
     Returns the graph's single output, or a tuple when it has several (none: None).
     ``loop`` picks the run loop (the active backend by default); ``registry`` is
     where the Code looks its operators up (the default registry unless given).
+
+    Each call checks its arguments against the graph's input types first (see
+    :mod:`pyjit.arguments`): a wrong number of arguments, or a value the type does
+    not accept, is a ``TypeError`` naming the parameter, its type and what was
+    given.  ``signature`` replaces the names those messages use (``@pyjit.script``
+    passes the Python function's); its types must be the graph's.
     """
 
-    __slots__ = ("code", "_program", "_loop", "_n_inputs", "_n_outputs")
+    __slots__ = ("code", "signature", "_check", "_program", "_loop", "_n_inputs",
+                 "_n_outputs")
 
     def __init__(self, graph: Graph, *, loop: Optional[ModuleType] = None,
-                 registry: Optional[Registry] = None) -> None:
+                 registry: Optional[Registry] = None,
+                 signature: Optional[Signature] = None) -> None:
         self.code = Code(graph, registry=registry)
+        if signature is None:
+            signature = Signature.of_graph(graph)
+        elif list(signature.types) != [v.type for v in graph.inputs]:
+            raise ValueError(f"the signature {signature.declaration()} does not match the "
+                             f"graph's input types")
+        self.signature = signature
+        self._check = signature.check
         self._loop = loop or _default_loop
         self._program = self.code.program(self._loop)
         self._n_inputs = self.code.n_inputs
@@ -326,9 +342,8 @@ class Function:
 
     def __call__(self, *args: Any) -> Any:
         if len(args) != self._n_inputs:
-            raise TypeError(f"graph takes {self._n_inputs} argument(s) but {len(args)} "
-                            "were given")
-        stack = list(args)
+            raise self.signature.arity_error(len(args))
+        stack = self._check(*args)
         frame = self._loop.Frame(self._program)
         if (_current_run.get() or _OUTSIDE).loop is self._loop:
             # drive()'s common case inlined, since for a small graph the call

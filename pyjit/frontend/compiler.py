@@ -144,7 +144,7 @@ class FunctionCompiler(StatementEmitter, LoopEmitter, ExpressionEmitter, CallEmi
                                 tuple(defaults), return_type)
 
     def _check_default(self, a: ast.arg, default: Any, t: T.Type) -> None:
-        from .typing_rules import check_argument
+        from ..arguments import check_argument
         try:
             check_argument(default, t)
         except TypeError as exc:

@@ -38,7 +38,7 @@ from typing import Any, FrozenSet
 
 from ..ir import Graph
 from .compiler import CompiledFunction, FunctionCompiler
-from .typing_rules import check_argument
+from ..arguments import Signature
 
 __all__ = ["script", "ScriptFunction"]
 
@@ -103,7 +103,9 @@ class ScriptFunction:
             with self._lock:
                 if self._runner is None:
                     from ..interpreter import Function
-                    self._runner = Function(self.graph)
+                    signature = Signature(self.__name__, self.param_names, self.param_types,
+                                          str(self.return_type))
+                    self._runner = Function(self.graph, signature=signature)
                 runner = self._runner
         return runner
 
@@ -113,19 +115,16 @@ class ScriptFunction:
         return self._function().code
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        try:
-            bound = self._signature.bind(*args, **kwargs)
-        except TypeError as exc:
-            raise TypeError(f"{self.__name__}(): {exc}") from None
-        bound.apply_defaults()
-        values = []
-        for name, t in zip(self.param_names, self.param_types):
+        if kwargs or len(args) != len(self.param_names):
+            # Keywords and defaults: Python's own binding, then positional.  The
+            # Function checks the values against the parameter types either way.
             try:
-                values.append(check_argument(bound.arguments[name], t))
+                bound = self._signature.bind(*args, **kwargs)
             except TypeError as exc:
-                raise TypeError(f"{self.__name__}(): argument '{name}' must be {t}: "
-                                f"{exc}") from None
-        return self._function()(*values)
+                raise TypeError(f"{self.__name__}(): {exc}") from None
+            bound.apply_defaults()
+            args = tuple(bound.arguments[name] for name in self.param_names)
+        return self._function()(*args)
 
     def __repr__(self) -> str:
         return f"<pyjit.ScriptFunction {self.schema}>"
