@@ -34,6 +34,9 @@ def _read_graph(path: str):
             text = f.read()
     except OSError as exc:
         raise CLIError(f"cannot read {path}: {exc.strerror or exc}") from exc
+    except UnicodeDecodeError as exc:
+        raise CLIError(f"cannot read {path}: not UTF-8 text (byte 0x{exc.object[exc.start]:02x} "
+                       f"at offset {exc.start})") from exc
     return parse_ir(text, file=path)
 
 

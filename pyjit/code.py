@@ -42,8 +42,9 @@ import numpy as np
 
 from . import opcodes as op
 from ._backend import loop as _default_loop
-from .ir import Graph, Node, Value
-from .ir.printer import format_attr_value
+from .errors import PyjitError
+from .ir import Graph, IRError, Node, Value
+from .ir.printer import format_attr_value, node_header
 from .ir.symbols import aten, prim
 from .ir.traversal import walk_blocks
 from .passes import preprocess
@@ -126,7 +127,12 @@ class _Builder:
         ins, outs, flags = node.inputs, node.outputs, self.flags(node)
         if kind == prim.Constant:
             from .ops.constants import constant_value
-            value = constant_value(node)
+            if len(outs) != 1:
+                raise _ill_formed(node, f"prim::Constant has one output, not {len(outs)}")
+            try:
+                value = constant_value(node)
+            except (ValueError, TypeError, OverflowError) as exc:
+                raise _ill_formed(node, f"bad constant: {exc}") from exc
             name = prim.Constant
             if node.attrs:
                 name += "[" + ", ".join(f"{k}={format_attr_value(v)}"
@@ -152,9 +158,17 @@ class _Builder:
         elif kind == prim.Drop:
             self.emit(op.DROP, kind, node, ins, flags, outs)
         elif kind == aten.wait:
+            if len(ins) != 1 or len(outs) != 1:
+                raise _ill_formed(node, f"aten::wait takes one future and has one output, not "
+                                        f"{len(ins)} input(s) and {len(outs)} output(s)")
             self.emit(op.WAIT, kind, node, ins, flags, outs)
         else:
-            resolved = self.registry.lookup(node)
+            try:
+                resolved = self.registry.lookup(node)
+            except PyjitError:
+                raise
+            except Exception as exc:  # a factory refusing the node (bad attribute, arity)
+                raise _ill_formed(node, str(exc)) from exc
             self.callbacks.append(resolved.fn)
             opcode = op.STACKCALL if resolved.stack else op.CALL
             self.emit(opcode, kind, node, ins, flags, outs, len(self.callbacks) - 1)
@@ -197,6 +211,13 @@ class _Builder:
         self.emit(op.JUMPNZ, prim.JumpNZ, node, (), (), (), arg=entry)
         self.alias(node.outputs, body.inputs)
         self.arg[cond] = len(self.op)
+
+
+def _ill_formed(node: Node, message: str) -> IRError:
+    """The error for a node the code generator cannot compile, naming the node and
+    its source location (as :class:`~pyjit.errors.OperatorNotFoundError` does)."""
+    where = f" at {node.source_location}" if node.source_location is not None else ""
+    return IRError(f"{message}{where}\n  in: {node_header(node).strip()}")
 
 
 def _holds_mutable(value) -> bool:
@@ -259,6 +280,11 @@ class Code:
             graph.
         OperatorNotFoundError: a node has no operator for its kind and input types
             (the message names the node and its source location).
+        IRError: a node the table cannot hold: a constant that is not a value of
+            its type (``<Tensor>``), an ``aten::wait`` or ``prim::Constant`` with
+            the wrong number of inputs or outputs, an operator's factory refusing
+            the node (``prim::DictConstruct`` with an odd number of inputs); the
+            message names the node and its source location.
 
     Attributes:
         graph: the preprocessed copy of the graph the instructions were made from.

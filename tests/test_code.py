@@ -33,6 +33,7 @@ import pytest
 from pyjit import opcodes
 from pyjit.code import Code
 from pyjit.interpreter import Function
+from pyjit.ir import IRError
 from pyjit.errors import OperatorNotFoundError
 from pyjit.ir.parser import parse_ir
 
@@ -861,3 +862,24 @@ def test_a_list_inside_a_tuple_constant_is_fresh_on_every_run(backend):
                              "  return (%o)\n"), loop=loop)
     assert type(flat.code.callbacks[0]).__name__ == "builtin_function_or_method"
     assert flat.code.constants == ((1, "a"),)
+
+
+# -- nodes the table cannot hold: an IRError naming the node, at build time -----------
+
+@pytest.mark.parametrize("line, message", [
+    ("%c : Tensor = prim::Constant[value=<Tensor>]()",
+     "bad constant: tensor literal '<Tensor>' carries no values"),
+    ("%c : int, %d : int = prim::Constant[value=1]()", "prim::Constant has one output, not 2"),
+    ("%c : Dict(str, int) = prim::DictConstruct(%s)",
+     "prim::DictConstruct takes key/value pairs, got 1 inputs"),
+    ("%c : bool = prim::isinstance[types=[1]](%s)", "prim::isinstance cannot test for type '1'"),
+    ("%c : int = aten::wait(%f, %f)",
+     "aten::wait takes one future and has one output, not 2 input(s) and 1 output(s)"),
+    ("%c : int, %d : int = aten::wait(%f)",
+     "aten::wait takes one future and has one output, not 1 input(s) and 2 output(s)"),
+])
+def test_a_node_the_table_cannot_hold_is_named_at_build(line, message):
+    g = parse_ir(f"graph(%s : str, %f : Future[int]):\n  {line} # m.py:4:2\n  return (%s)\n")
+    with pytest.raises(IRError) as info:
+        Code(g)
+    assert str(info.value) == f"{message} at m.py:4:2\n  in: {line} # m.py:4:2"

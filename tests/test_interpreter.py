@@ -752,3 +752,39 @@ def test_cli_run_refuses_an_npz_archive_named_npy(tmp_path, capsys):
     assert main(["run", "examples/fib.ir", str(path)]) == 1
     err = capsys.readouterr().err
     assert err == f"pyjit: error: {path} holds several arrays (an .npz archive), not one array\n"
+
+
+@pytest.mark.parametrize("command", ["dump", "run"])
+@pytest.mark.parametrize("content, error", [
+    ("graph(%x : int" + "[]" * 400 + "):\n  return (%x)\n",
+     "{path}:1:214: type nested too deeply"),
+    ("graph():\n  %c : int = prim::Constant[value=nan]() # f.py:1:2\n  return (%c)\n",
+     "{path}:2:34: a constant of type int cannot hold nan"),
+    ("graph():\n  %c : Tensor = prim::Constant[value=<Tensor>]() # f.py:1:2\n  return (%c)\n",
+     "bad constant: tensor literal '<Tensor>' carries no values at f.py:1:2"),
+    ("graph(%s : str):\n  %d : Dict(str, str) = prim::DictConstruct(%s)\n  return (%d)\n",
+     "prim::DictConstruct takes key/value pairs, got 1 inputs"),
+    ("graph(%x : int):\n  %b : bool = prim::isinstance[types=[1]](%x)\n  return (%b)\n",
+     "prim::isinstance cannot test for type '1'"),
+    ("graph(%x : int):\n  %y : int = prim::Load(%x)\n  return (%y)\n",
+     "{path}:2:13: prim::Load cannot be written in a graph: the code generator's passes "
+     "insert it (see pyjit.passes)"),
+    (b"graph():\n  %c : str = prim::Constant[value=\"\xe9\"]()\n  return (%c)\n",
+     "cannot read {path}: not UTF-8 text (byte 0xe9 at offset 44)"),
+], ids=["deep-type", "int-nan", "tensor", "dict-construct", "isinstance", "load", "latin-1"])
+def test_cli_reports_bad_graphs_on_one_line(cli_loop, capsys, tmp_path, command, content, error):
+    path = tmp_path / "bad.ir"
+    if isinstance(content, bytes):
+        path.write_bytes(content)
+    else:
+        path.write_text(content, encoding="utf-8")
+    assert cli.main([command, str(path)]) == 1
+    out, err = capsys.readouterr()
+    assert (out, err) == ("", f"pyjit: error: {error.format(path=path)}\n")
+
+
+def test_cli_reads_a_file_with_a_byte_order_mark(cli_loop, capsys, tmp_path):
+    path = tmp_path / "bom.ir"
+    path.write_bytes("\ufeffgraph(%x : int):\n  return (%x)\n".encode("utf-8"))
+    assert cli.main(["run", str(path), "4"]) == 0
+    assert capsys.readouterr() == ("4\n", "")

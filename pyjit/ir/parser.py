@@ -52,6 +52,7 @@ from typing import Any, Dict, List, NoReturn, Optional, Tuple
 
 from . import types as T
 from .graph import Block, Graph, Node, Value
+from .constant_check import constant_problem
 from .literals import TENSOR_TRAILER, Literal, TensorLiteral, is_tensor_print_body
 from .printer import format_float
 from .source import SourceLocation
@@ -106,6 +107,10 @@ def parse_ir(text: str, file: Optional[str] = None) -> Graph:
     """
     if not isinstance(text, str):
         raise TypeError(f"parse_ir() needs the graph text as a str, not {type(text).__name__}")
+    if text.startswith("\ufeff"):
+        # A UTF-8 byte order mark, as some editors write: not part of the graph
+        # (columns on the first line count from after it, as an editor shows them).
+        text = text[1:]
     return _Parser(text, file).parse()
 
 
@@ -195,6 +200,7 @@ class _Parser:
         # scope at this point.
         self.defined: Dict[str, Tuple[Value, int]] = {}
         self.visible: Dict[str, Value] = {}
+        self.value_pos = 0  # where the last ``value=`` attribute's value starts
 
     # -- errors --------------------------------------------------------------------
     def _where(self, pos: int) -> Tuple[int, int, str]:
@@ -462,6 +468,9 @@ class _Parser:
         if kind in (prim.Param, prim.Return):
             self.fail(f"{kind} cannot be written as a node: it is implied by a block's "
                       f"inputs/outputs", kind_pos)
+        if kind in (prim.Load, prim.Store, prim.Drop):
+            self.fail(f"{kind} cannot be written in a graph: the code generator's passes "
+                      f"insert it (see pyjit.passes)", kind_pos)
         node = graph.create(kind, (), 0)
         if self._at("["):
             self._attributes(node)
@@ -473,6 +482,9 @@ class _Parser:
             self._define(name, pos, node, t, frame, False)
         if kind == prim.Constant and len(outputs) == 1 and "value" in node.attrs:
             node.attrs["value"] = _as_type(node.attrs["value"], outputs[0][2])
+            problem = constant_problem(node.attrs["value"], outputs[0][2])
+            if problem is not None:
+                self.fail(problem, self.value_pos)
         frame.block.append_node(node)
         frame.pending = node
         frame.pending_pos = kind_pos
@@ -505,7 +517,7 @@ class _Parser:
             self.pos += 1
             if self._at(" "):
                 self.pos += 1
-            text = self.text[self.pos:line_end].rstrip("\r")
+            text = self.text[self.pos:line_end].rstrip(" \t\r")
             m = _LOCATION.match(text)
             if not m or len(m.group(2)) > _MAX_DIGITS or len(m.group(3)) > _MAX_DIGITS:
                 self.fail("expected a source location 'file:line:col' after '#'", start)
@@ -641,6 +653,8 @@ class _Parser:
                 self.fail("a Subgraph attribute is written as a with section: kind_N(...) "
                           "and 'with kind_N = graph(...)' after the graph", pos)
             self._expect("=", f" after attribute '{name}'")
+            if name == "value":  # for the constant's type check
+                self.value_pos = _WS.match(self.text, self.pos).end()
             node.attrs[name] = self._value(0, True)
             self._ws()
             if self._eat("]"):
@@ -885,13 +899,17 @@ class _Parser:
                 t = T.TENSOR if name == "Tensor" else T.NamedType(name)
         while True:
             if self._at("[]"):
-                self.pos += 2
                 t = T.ListType(t)
             elif self._at("?"):
-                self.pos += 1
                 t = T.OptionalType(t)
             else:
                 return t
+            # Each suffix nests one level deeper, like a bracket: printing and
+            # comparing types recurse through them.
+            depth += 1
+            if depth > _MAX_DEPTH:
+                self.fail("type nested too deeply")
+            self.pos += 2 if self._at("[]") else 1
 
     def _call_type(self, name: str, pos: int, depth: int) -> T.Type:
         """``Name(...)``: ``Dict(K, V)``, ``Union(...)``, ``Future(T)``,
