@@ -796,3 +796,5 @@ def test_code_generator_nodes_cannot_be_written(line):
     assert _error(text).splitlines()[0] == (
         f"c.ir:2:{col}: {kind} cannot be written in a graph: the code generator's passes "
         f"insert it (see pyjit.passes)")
+    # What the passes made reads back when the text says it is lowered.
+    assert str(parse_ir(text, lowered=True)) == text

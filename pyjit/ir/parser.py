@@ -91,12 +91,16 @@ _ESCAPES = {"\\": b"\\", "'": b"'", '"': b'"', "a": b"\a", "b": b"\b", "f": b"\f
 _ESCAPE_DIGITS = frozenset(")*+,-./01234567")
 
 
-def parse_ir(text: str, file: Optional[str] = None) -> Graph:
+def parse_ir(text: str, file: Optional[str] = None, *, lowered: bool = False) -> Graph:
     """Parse the text of a graph as torch (or :func:`~pyjit.ir.print_graph`) prints it.
 
     Args:
         text: the graph text, e.g. ``str(torch.jit.script(f).graph)``.
         file: the name errors report the text as coming from (default ``<string>``).
+        lowered: the text is a graph after the code generator's passes (what
+            ``str(Code(g).graph)`` prints), so ``prim::Load``, ``prim::Store`` and
+            ``prim::Drop`` nodes may appear; anywhere else they are an error, as
+            only those passes may insert them.
 
     Returns:
         the :class:`~pyjit.ir.Graph`; ``str()`` of it gives ``text`` back.
@@ -111,7 +115,7 @@ def parse_ir(text: str, file: Optional[str] = None) -> Graph:
         # A UTF-8 byte order mark, as some editors write: not part of the graph
         # (columns on the first line count from after it, as an editor shows them).
         text = text[1:]
-    return _Parser(text, file).parse()
+    return _Parser(text, file, lowered).parse()
 
 
 def parse_type(text: str) -> T.Type:
@@ -187,9 +191,10 @@ class _Parser:
     statement must end its line.
     """
 
-    def __init__(self, text: str, file: Optional[str]) -> None:
+    def __init__(self, text: str, file: Optional[str], lowered: bool = False) -> None:
         self.text = text
         self.file = file
+        self.lowered = lowered
         self.pos = 0
         self.n = len(text)
         self.line_starts = [0] + [m.end() for m in re.finditer("\n", text)]
@@ -468,7 +473,7 @@ class _Parser:
         if kind in (prim.Param, prim.Return):
             self.fail(f"{kind} cannot be written as a node: it is implied by a block's "
                       f"inputs/outputs", kind_pos)
-        if kind in (prim.Load, prim.Store, prim.Drop):
+        if kind in (prim.Load, prim.Store, prim.Drop) and not self.lowered:
             self.fail(f"{kind} cannot be written in a graph: the code generator's passes "
                       f"insert it (see pyjit.passes)", kind_pos)
         node = graph.create(kind, (), 0)
