@@ -10,6 +10,7 @@ registry under the ``tests::`` namespace, as a user would with
 from __future__ import annotations
 
 import gc
+import glob
 import operator
 import os
 import signal
@@ -788,3 +789,33 @@ def test_cli_reads_a_file_with_a_byte_order_mark(cli_loop, capsys, tmp_path):
     path.write_bytes("\ufeffgraph(%x : int):\n  return (%x)\n".encode("utf-8"))
     assert cli.main(["run", str(path), "4"]) == 0
     assert capsys.readouterr() == ("4\n", "")
+
+
+def test_cli_dump_of_mutated_graphs_is_one_line_or_a_listing(capsys, tmp_path):
+    """Bad input never escapes `pyjit dump` as a traceback: torch's own texts, cut,
+    spliced and salted with tokens that broke it before (deep suffixes, bad
+    constants, BOMs, code-generator nodes), each give a listing or one error line."""
+    import random
+    rng = random.Random(14)
+    files = sorted(glob.glob(os.path.join(ROOT, "tests", "fixtures", "corpus", "*.ir")))
+    texts = [open(f, encoding="utf-8").read() for f in files]
+    salt = ["[]" * 150, "?", "%", "(", ")", "[", "]", "=", ",", "nan", "inf",
+            "99999999999999999999", '"', "<Tensor>", "prim::Constant", "aten::wait", "->",
+            "\n", "prim::Load", "prim::DictConstruct", "prim::isinstance[types=[1]]", "value=",
+            "# f.py:1:2  ", "\ufeff", "é"]
+    path = tmp_path / "m.ir"
+    deadline = time.monotonic() + 2.0  # dump builds, never runs: one loop is enough
+    count = 0
+    while time.monotonic() < deadline:
+        t = rng.choice(texts)
+        for _ in range(rng.randint(1, 3)):
+            p, q = rng.randrange(len(t) + 1), rng.randrange(len(t) + 1)
+            t = rng.choice([t[:p] + rng.choice(salt) + t[p:], t[:p] + t[p + rng.randint(1, 9):],
+                            t[:p] + t[q:q + rng.randint(1, 30)] + t[p:]])
+        path.write_text(t, encoding="utf-8")
+        status = cli.main(["dump", str(path)])
+        out, err = capsys.readouterr()
+        assert (status, err == "") == (0, True) or (status == 1 and out == "" and
+                                                  err.count("\n") == 1), (t, err)
+        count += 1
+    assert count >= 20
