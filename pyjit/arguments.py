@@ -46,6 +46,7 @@ unusual take the general path below.
 
 from __future__ import annotations
 
+import functools
 import reprlib
 from typing import Any, Callable, List, Optional, Sequence
 
@@ -100,105 +101,211 @@ def check_argument(value: Any, t: T.Type) -> Any:
     parameter).
     """
     try:
-        return _check(value, t, True)
+        return _checker(t, True)(value)
     except _Mismatch as m:
         detail = f" ({m.reason})" if m.reason else ""
         raise TypeError(f"expected {t}, got {describe_python_type(value)}{detail}") from None
 
 
-def _int64(value: int) -> int:
-    if not _INT64_MIN <= value <= _INT64_MAX:
-        raise _Mismatch(f"{value} is outside int64")
+# -- the general path: one checker per type, made once ------------------------------------
+#
+# A checker returns the value as the run gets it, or raises _Mismatch.  ``convert``
+# is False inside containers, whose elements are never replaced.  Comparing types
+# is slow (they compare structurally), so it happens here, once per signature, not
+# once per element of every argument.
+
+Checker = Callable[[Any], Any]
+
+
+def _accept(value: Any) -> Any:
     return value
+
+
+def _mismatch(value: Any) -> Any:
+    raise _Mismatch
+
+
+def _out_of_int64(value: int) -> _Mismatch:
+    return _Mismatch(f"{value} is outside int64")
 
 
 def _is_int(value: Any) -> bool:
     return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
 
 
-def _check(value: Any, t: T.Type, convert: bool) -> Any:
-    """The general path: ``value`` as the run gets it, or raise :class:`_Mismatch`.
-    ``convert`` is False inside containers, whose elements are never replaced."""
-    if t == T.INT:
-        if type(value) is int or (convert and _is_int(value)):
-            return _int64(int(value))
-        raise _Mismatch
-    if t == T.FLOAT:
-        if type(value) is float:
+def _check_int(value: Any) -> int:
+    if value.__class__ is int:
+        if _INT64_MIN <= value <= _INT64_MAX:
             return value
-        if convert and (_is_int(value) or isinstance(value, np.floating)):
-            return float(value)
-        raise _Mismatch
-    if t == T.BOOL:
-        if type(value) is bool:
+        raise _out_of_int64(value)
+    raise _Mismatch
+
+
+def _convert_int(value: Any) -> int:
+    if value.__class__ is not int and _is_int(value):
+        value = int(value)
+    return _check_int(value)
+
+
+def _convert_float(value: Any) -> float:
+    if value.__class__ is float:
+        return value
+    if _is_int(value) or isinstance(value, np.floating):
+        return float(value)
+    raise _Mismatch
+
+
+def _convert_bool(value: Any) -> bool:
+    if value.__class__ is bool:
+        return value
+    if isinstance(value, np.bool_):
+        return bool(value)
+    raise _Mismatch
+
+
+def _exact(cls: type) -> Checker:
+    def check(value: Any) -> Any:
+        if value.__class__ is cls:
             return value
-        if convert and isinstance(value, np.bool_):
-            return bool(value)
         raise _Mismatch
-    if t == T.STR:
-        if isinstance(value, str):
+    return check
+
+
+def _instance(cls: type) -> Checker:
+    def check(value: Any) -> Any:
+        if isinstance(value, cls):
             return value
         raise _Mismatch
-    if t == T.NONE:
-        if value is None:
-            return None
-        raise _Mismatch
-    if isinstance(t, T.TensorType):
-        if isinstance(value, np.ndarray):
+    return check
+
+
+def _check_none(value: Any) -> None:
+    if value is None:
+        return None
+    raise _Mismatch
+
+
+def _check_number(value: Any, convert: bool) -> Any:
+    if value.__class__ is float:
+        return value
+    if value.__class__ is int or (convert and _is_int(value)):
+        return _check_int(int(value))
+    if convert and isinstance(value, np.floating):
+        return float(value)
+    raise _Mismatch
+
+
+def _list_of(elem: T.Type) -> Checker:
+    """A list of ``elem``.  Lists of scalars are checked by C loops (``map``,
+    ``min``/``max``), the rest element by element."""
+    scalar = {T.INT: int, T.FLOAT: float, T.BOOL: bool, T.STR: str}.get(elem)
+    if scalar is not None:
+        only = {scalar}
+
+        def check(value: Any) -> Any:
+            if not isinstance(value, list):
+                raise _Mismatch
+            if value and set(map(type, value)) != only:
+                raise _Mismatch
+            if scalar is int and value and (min(value) < _INT64_MIN or max(value) > _INT64_MAX):
+                raise _out_of_int64(next(v for v in value
+                                         if not _INT64_MIN <= v <= _INT64_MAX))
             return value
-        raise _Mismatch
-    if isinstance(t, T.OptionalType):
-        return None if value is None else _check(value, t.elem, convert)
-    if isinstance(t, T.ListType):
+        return check
+    each = _checker(elem, False)
+
+    def check_each(value: Any) -> Any:
         if not isinstance(value, list):
             raise _Mismatch
-        for v in value:
-            _check(v, t.elem, False)
+        if each is not _accept:
+            for v in value:
+                each(v)
         return value
-    if isinstance(t, T.TupleType):
-        if not isinstance(value, tuple) or len(value) != len(t.elems):
+    return check_each
+
+
+def _tuple_of(elems: Sequence[T.Type], convert: bool) -> Checker:
+    each = [_checker(e, convert) for e in elems]
+    n = len(each)
+
+    def check(value: Any) -> Any:
+        if not isinstance(value, tuple) or len(value) != n:
             raise _Mismatch
-        return tuple(_check(v, e, convert) for v, e in zip(value, t.elems))
-    if isinstance(t, T.DictType):
+        return tuple(c(v) for c, v in zip(each, value))
+    return check
+
+
+def _dict_of(key: T.Type, val: T.Type) -> Checker:
+    check_key, check_value = _checker(key, False), _checker(val, False)
+
+    def check(value: Any) -> Any:
         if not isinstance(value, dict):
             raise _Mismatch
         for k, v in value.items():
-            _check(k, t.key, False)
-            _check(v, t.value, False)
+            check_key(k)
+            check_value(v)
         return value
+    return check
+
+
+def _union_of(members: Sequence[T.Type], convert: bool) -> Checker:
+    """The first member that takes the value as it is, else the first that takes
+    it converted (an int for ``Union(str, float)`` becomes a float)."""
+    passes = [[_checker(m, False) for m in members]]
+    if convert:
+        passes.append([_checker(m, True) for m in members])
+
+    def check(value: Any) -> Any:
+        reason = ""
+        for checkers in passes:
+            for c in checkers:
+                try:
+                    return c(value)
+                except _Mismatch as m:
+                    reason = reason or m.reason
+        raise _Mismatch(reason)
+    return check
+
+
+def _optional(inner: Checker) -> Checker:
+    def check(value: Any) -> Any:
+        return None if value is None else inner(value)
+    return check
+
+
+def _checker(t: T.Type, convert: bool) -> Checker:
+    """The checker of type ``t`` (see the module docstring for what each takes)."""
+    if t == T.INT:
+        return _convert_int if convert else _check_int
+    if t == T.FLOAT:
+        return _convert_float if convert else _exact(float)
+    if t == T.BOOL:
+        return _convert_bool if convert else _exact(bool)
+    if t == T.STR:
+        return _instance(str)
+    if t == T.NONE:
+        return _check_none
+    if isinstance(t, T.TensorType):
+        return _instance(np.ndarray)
+    if isinstance(t, T.OptionalType):
+        inner = _checker(t.elem, convert)
+        return _accept if inner is _accept else _optional(inner)
+    if isinstance(t, T.ListType):
+        return _list_of(t.elem)
+    if isinstance(t, T.TupleType):
+        return _tuple_of(t.elems, convert)
+    if isinstance(t, T.DictType):
+        return _dict_of(t.key, t.value)
     if isinstance(t, T.UnionType):
-        return _check_union(value, t, convert)
+        return _union_of(t.elems, convert)
     if t == T.NUMBER:
-        if type(value) is float:
-            return value
-        if type(value) is int or (convert and _is_int(value)):
-            return _int64(int(value))
-        if convert and isinstance(value, np.floating):
-            return float(value)
-        raise _Mismatch
+        return functools.partial(_check_number, convert=convert)
     if t == _COMPLEX:
-        if isinstance(value, complex):
-            return value
-        raise _Mismatch
+        return _instance(complex)
     if isinstance(t, T.GenericType) and t.name == "Future":
         from .futures import Future
-        if isinstance(value, Future):
-            return value
-        raise _Mismatch
-    return value  # Any, and types pyjit cannot check (Device, classes...)
-
-
-def _check_union(value: Any, t: T.UnionType, convert: bool) -> Any:
-    """The first member that takes ``value`` as it is, else the first that takes
-    it converted (an int for ``Union(str, float)`` becomes a float)."""
-    reason = ""
-    for allow in (False, True) if convert else (False,):
-        for member in t.elems:
-            try:
-                return _check(value, member, allow)
-            except _Mismatch as m:
-                reason = reason or m.reason
-    raise _Mismatch(reason)
+        return _instance(Future)
+    return _accept  # Any, and types pyjit cannot check (Device, classes...)
 
 
 # -- the compiled fast path -------------------------------------------------------------
@@ -238,7 +345,7 @@ class Signature:
     error for a wrong number of arguments.
     """
 
-    __slots__ = ("name", "names", "types", "returns", "check")
+    __slots__ = ("name", "names", "types", "returns", "check", "_checkers")
 
     def __init__(self, name: str, names: Sequence[str], types: Sequence[T.Type],
                  returns: str) -> None:
@@ -248,6 +355,7 @@ class Signature:
         self.names = tuple(names)
         self.types = tuple(types)
         self.returns = returns
+        self._checkers = tuple(_checker(t, True) for t in self.types)
         self.check: Callable[..., List[Any]] = self._compile()
 
     @classmethod
@@ -277,7 +385,7 @@ class Signature:
 
     def _slow(self, i: int, value: Any) -> Any:
         try:
-            return _check(value, self.types[i], True)
+            return self._checkers[i](value)
         except _Mismatch as m:
             raise TypeError(self.type_message(i, value, m.reason)) from None
 
