@@ -17,9 +17,13 @@ continuation, registered on the pending future, resumes the frame on the run's
 work queue (:mod:`pyjit.workqueue`) when it completes, inside the
 ``contextvars`` context captured at suspension (the seed restores grad mode), so
 context variables seen before the wait are seen after it.  A blocking ``run``
-resumes inline instead, in the thread that waits.  ``prim::fork``
-(:mod:`pyjit.ops.fork`) starts its subgraph with :func:`fork`: a new state on the
-forking run's executor, with the forking run's loop, in a copy of its context.
+resumes inline instead, in the thread that waits.  ``prim::fork`` starts its
+subgraph with :func:`fork`: a new state on the forking run's executor, with the
+forking run's loop, in a copy of its context.
+
+Linking: a :class:`~pyjit.code.Code` says what its forks run
+(:class:`~pyjit.code.ForkSite`), the runtime how: :func:`program_of` turns each
+fork site into a :class:`Fork` when it builds the loop's ``Program``.
 """
 
 from __future__ import annotations
@@ -33,7 +37,7 @@ from typing import Any, List, NamedTuple, Optional, Sequence
 
 from ._backend import loop as _default_loop
 from .arguments import Signature
-from .code import Code
+from .code import Code, ForkSite
 from .errors import InterpreterError, JITException
 from .futures import Future
 from .ir import Graph
@@ -41,7 +45,8 @@ from .ir.printer import node_header
 from .registry import Registry
 from .workqueue import Executor, default_queue
 
-__all__ = ["InterpreterState", "Function", "located_error", "drive", "fork"]
+__all__ = ["InterpreterState", "Function", "located_error", "drive", "fork", "Fork",
+           "program_of"]
 
 
 class _RunSettings(NamedTuple):
@@ -79,6 +84,28 @@ def _enter_run(loop: ModuleType, executor: Optional[Executor]):
         return None
     return _current_run.set(_RunSettings(loop, executor if executor is not None
                                          else cur.executor))
+
+
+def program_of(code: Code, loop: Optional[ModuleType] = None):
+    """The validated ``Program`` of ``code`` for ``loop`` (the active one by
+    default), built once per loop and kept with the Code, which any number of
+    runs share.  Fork sites are linked to :class:`Fork` callables here."""
+    loop = loop or _default_loop
+    prog = code._programs.get(loop.__name__)
+    if prog is None:
+        with code._lock:
+            prog = code._programs.get(loop.__name__)
+            if prog is None:
+                c = code.columns
+                callbacks = tuple(Fork(cb.code) if type(cb) is ForkSite else cb
+                                  for cb in code.callbacks)
+                prog = loop.Program(c["op"], c["in_start"], c["in_size"], c["flag_start"],
+                                    c["out_start"], c["out_size"], c["arg"],
+                                    code.int_data, code.bool_data, callbacks,
+                                    code.constants, code.register_size, Future,
+                                    code.scalar_kinds, code.scalar_init, code.preload)
+                code._programs[loop.__name__] = prog
+    return prog
 
 
 def located_error(code: Code, pc: int, exc: BaseException) -> InterpreterError:
@@ -194,7 +221,7 @@ class InterpreterState:
                             f"{type(executor).__name__} has none")
         self.code = code
         self._loop = loop or _default_loop
-        self._frame = self._loop.Frame(code.program(self._loop))
+        self._frame = self._loop.Frame(program_of(code, self._loop))
         self._executor = executor if executor is not None else _inherited_executor()
         self._future: Optional[Future] = None
         self._lock = threading.Lock()
@@ -441,12 +468,33 @@ def fork(code: Code, args: Sequence[Any]) -> Future:
     return fut
 
 
+class Fork:
+    """What a ``prim::fork`` calls: ``Fork(code)(*inputs)`` starts a run of the
+    subgraph's Code with :func:`fork` and returns the run's Future.
+
+    Attributes:
+        code: the subgraph's Code, compiled once with the Code that forks.
+    """
+
+    __slots__ = ("code",)
+
+    def __init__(self, code: Code) -> None:
+        self.code = code
+
+    def __call__(self, *inputs: Any) -> Future:
+        return fork(self.code, inputs)
+
+    def __repr__(self) -> str:
+        return f"<prim::fork of {self.code!r}>"
+
+
 class Function:
     """A graph as a Python callable: ``Function(graph)(*args)``.
 
     Returns the graph's single output, or a tuple when it has several (none: None).
     ``loop`` picks the run loop (the active backend by default); ``registry`` is
-    where the Code looks its operators up (the default registry unless given).
+    where the Code looks its operators up (the default registry unless given);
+    ``optimize`` is the Code's level (see :class:`~pyjit.code.Code`).
 
     Each call checks its arguments against the graph's input types first (see
     :mod:`pyjit.arguments`): a wrong number of arguments, or a value the type does
@@ -459,9 +507,9 @@ class Function:
                  "_n_outputs")
 
     def __init__(self, graph: Graph, *, loop: Optional[ModuleType] = None,
-                 registry: Optional[Registry] = None,
+                 registry: Optional[Registry] = None, optimize: Optional[bool] = None,
                  signature: Optional[Signature] = None) -> None:
-        self.code = Code(graph, registry=registry)
+        self.code = Code(graph, registry=registry, optimize=optimize)
         if signature is None:
             signature = Signature.of_graph(graph)
         elif list(signature.types) != [v.type for v in graph.inputs]:
@@ -470,7 +518,7 @@ class Function:
         self.signature = signature
         self._check = signature.check
         self._loop = loop or _default_loop
-        self._program = self.code.program(self._loop)
+        self._program = program_of(self.code, self._loop)
         self._n_inputs = self.code.n_inputs
         self._n_outputs = self.code.n_outputs
 

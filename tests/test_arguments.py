@@ -11,10 +11,11 @@ import pytest
 
 import pyjit
 from pyjit import cli
-from pyjit.arguments import Signature, check_argument
+from pyjit.arguments import Signature
 from pyjit.futures import Future
 from pyjit.interpreter import Function
 from pyjit.ir.parser import parse_ir
+from pyjit.ir.type_relation import check_value
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -181,10 +182,13 @@ def test_the_fast_path_is_one_guard_per_checked_parameter(monkeypatch):
     assert calls == [0, 1, 3]
 
 
-def test_check_argument_is_the_frontends_check_too():
-    assert check_argument(np.int64(3), pyjit.ir.types.FLOAT) == 3.0
+def test_check_value_is_the_frontends_check_too():
+    assert check_value(np.int64(3), pyjit.ir.types.FLOAT) == 3.0
     with pytest.raises(TypeError, match=r"^expected int\[\], got list\[str\]$"):
-        check_argument(["a"], pyjit.ir.types.ListType(pyjit.ir.types.INT))
+        check_value(["a"], pyjit.ir.types.ListType(pyjit.ir.types.INT))
+    with pytest.raises(TypeError, match=r"^expected int, got int \(18446744073709551616 is "
+                                        r"outside int64\)$"):
+        check_value(2 ** 64, pyjit.ir.types.INT)
 
 
 # -- pyjit run ------------------------------------------------------------------------

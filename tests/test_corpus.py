@@ -24,7 +24,7 @@ import pytest
 from pyjit.errors import JITException
 from pyjit.interpreter import Function
 from pyjit.ir.parser import parse_ir
-from values import assert_same, decode
+from helpers.values import assert_same, decode
 
 CORPUS = Path(__file__).parent / "fixtures" / "corpus"
 NAMES = sorted(p.stem for p in CORPUS.glob("*.ir"))

@@ -1,6 +1,6 @@
-"""Types in the frontend: annotations to pyjit types, and joining the types of two
-branches.  Checking a Python argument against a parameter's type is
-:mod:`pyjit.arguments`' (the call boundary of every graph, scripted or not).
+"""Types in the frontend: annotations to pyjit types, and the types of constants.
+Which type accepts which (subtyping, joining two branches, checking a Python
+argument) is :mod:`pyjit.ir.type_relation`'s.
 
 The annotations a scripted function may use, and what they become::
 
@@ -22,8 +22,7 @@ import numpy as np
 
 from ..ir import types as T
 
-__all__ = ["type_from_annotation", "unify", "is_subtype", "type_of_constant",
-           "AnnotationError"]
+__all__ = ["type_from_annotation", "type_of_constant", "AnnotationError"]
 
 
 class AnnotationError(Exception):
@@ -77,34 +76,6 @@ def type_from_annotation(ann: Any) -> T.Type:
                               f"e.g. {ann.__name__.capitalize()}[int]")
     name = getattr(ann, "__name__", None) or repr(ann)
     raise AnnotationError(f"unsupported type annotation '{name}'")
-
-
-def is_subtype(sub: T.Type, sup: T.Type) -> bool:
-    """Whether a value of type ``sub`` can be stored where ``sup`` is expected."""
-    return T.is_subtype(sub, sup)
-
-
-def unify(a: T.Type, b: T.Type) -> Optional[T.Type]:
-    """The type of a variable that is ``a`` on one path and ``b`` on another, or
-    None when no type holds both (torch's ``unifyTypes``): equal types, ``None`` and
-    ``T`` (giving ``T?``), ``T`` and ``T?``, and element-wise tuples."""
-    if a == b:
-        return a
-    if isinstance(a, T.TensorType) and isinstance(b, T.TensorType):
-        return T.TENSOR
-    if a == T.NONE:
-        return b if isinstance(b, T.OptionalType) else T.OptionalType(b)
-    if b == T.NONE:
-        return a if isinstance(a, T.OptionalType) else T.OptionalType(a)
-    if isinstance(a, T.OptionalType) and is_subtype(b, a):
-        return a
-    if isinstance(b, T.OptionalType) and is_subtype(a, b):
-        return b
-    if isinstance(a, T.TupleType) and isinstance(b, T.TupleType) and len(a.elems) == len(b.elems):
-        elems = [unify(x, y) for x, y in zip(a.elems, b.elems)]
-        if all(e is not None for e in elems):
-            return T.TupleType(elems)
-    return None
 
 
 def type_of_constant(value: Any) -> Optional[T.Type]:

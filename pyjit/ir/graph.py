@@ -47,6 +47,14 @@ __all__ = ["Graph", "Block", "Node", "Value", "Use", "IRError"]
 class IRError(PyjitError, ValueError):
     """A mutation that would break the IR's invariants, or a failed lint check."""
 
+    @classmethod
+    def at(cls, node: "Node", message: str) -> "IRError":
+        """The error for ``node``, which cannot be compiled: the message, the
+        node's source location, and the node itself (as OperatorNotFoundError)."""
+        from .printer import node_header
+        where = f" at {node.source_location}" if node.source_location is not None else ""
+        return cls(f"{message}{where}\n  in: {node_header(node).strip()}")
+
 
 class Use(NamedTuple):
     """One use of a value: ``user.inputs[offset] is value``."""
@@ -1046,6 +1054,25 @@ class Graph:
         """
         from .lint import lint_graph
         lint_graph(self)
+
+    def to_dot(self, *, name: str = "graph", show_source: bool = True) -> str:
+        """The graph as a picture, in Graphviz's DOT language: nodes, value edges, and
+        nested blocks (If branches, Loop bodies, fork subgraphs) as clusters.  See
+        :func:`pyjit.ir.dot.graph_to_dot`; ``pyjit dot FILE.ir -o out.svg`` renders it."""
+        from .dot import graph_to_dot
+        return graph_to_dot(self, name=name, show_source=show_source)
+
+    def _repr_svg_(self) -> Optional[str]:
+        """The picture, for Jupyter; None (Jupyter then shows the text) when Graphviz's
+        ``dot`` program is not installed."""
+        from ..graphviz import dot_program, render
+        if dot_program() is None:
+            return None
+        return render(self.to_dot(), "svg").decode("utf-8")
+
+    def _repr_pretty_(self, printer: Any, cycle: bool) -> None:
+        # IPython's text form: the graph's text rather than the one-line repr.
+        printer.text(str(self))
 
     def __str__(self) -> str:
         from .printer import print_graph
