@@ -336,6 +336,7 @@ def test_a_list_inside_a_tuple_constant_is_fresh_on_every_run(loop):
     ("%c : Tensor = prim::Constant[value=<Tensor>]()",
      "bad constant: tensor literal '<Tensor>' carries no values"),
     ("%c : int, %d : int = prim::Constant[value=1]()", "prim::Constant has one output, not 2"),
+    (" = prim::Constant[value=1]()", "prim::Constant has one output, not 0"),
     ("%c : Dict(str, int) = prim::DictConstruct(%s)",
      "prim::DictConstruct takes key/value pairs, got 1 inputs"),
     ("%c : bool = prim::isinstance[types=[1]](%s)", "prim::isinstance cannot test for type '1'"),
@@ -344,8 +345,8 @@ def test_a_list_inside_a_tuple_constant_is_fresh_on_every_run(loop):
     ("%c : int, %d : int = aten::wait(%f)",
      "aten::wait takes one future and has one output, not 1 input(s) and 2 output(s)"),
 ])
-def test_a_node_the_table_cannot_hold_is_named_at_build(line, message):
+def test_a_node_the_table_cannot_hold_is_named_at_build(loop, line, message):
     g = parse_ir(f"graph(%s : str, %f : Future[int]):\n  {line} # m.py:4:2\n  return (%s)\n")
     with pytest.raises(IRError) as info:
-        Code(g)
-    assert str(info.value) == f"{message} at m.py:4:2\n  in: {line} # m.py:4:2"
+        Code(g)  # at the loop fixture's optimisation level: both lowerings
+    assert str(info.value) == f"{message} at m.py:4:2\n  in: {line.strip()} # m.py:4:2"

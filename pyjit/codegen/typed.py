@@ -200,6 +200,8 @@ class TypedLowering:
     def emit_node(self, node: Node) -> None:
         kind = node.kind
         t = self.table
+        if kind == prim.Constant and len(node.outputs) != 1:
+            constants.value_of(node)  # raises: a constant is one value
         if node.outputs and is_constant(node.outputs[0]):
             value = self._constant(node.outputs[0])
             if constants.is_mutable(value):

@@ -335,22 +335,30 @@ def _check_number(value: Any, convert: bool) -> Any:
 
 
 def _list_of(elem: T.Type) -> Checker:
-    """A list of ``elem``.  Lists of scalars are checked by C loops (``map``,
-    ``min``/``max``), the rest element by element."""
-    scalar = {T.INT: int, T.FLOAT: float, T.BOOL: bool, T.STR: str}.get(elem)
-    if scalar is not None:
-        only = {scalar}
-
-        def check(value: Any) -> Any:
+    """A list of ``elem``: lists of scalars by an exact class test per element
+    (faster than ``set(map(type, ...))`` on CPython 3.11), the rest by the
+    element's checker."""
+    if elem == T.INT:
+        def check_ints(value: Any) -> Any:
             if not isinstance(value, list):
                 raise ValueMismatch
-            if value and set(map(type, value)) != only:
-                raise ValueMismatch
-            if scalar is int and value and (min(value) < _INT64_MIN or max(value) > _INT64_MAX):
-                raise _out_of_int64(next(v for v in value
-                                         if not _INT64_MIN <= v <= _INT64_MAX))
+            for v in value:
+                if v.__class__ is not int:
+                    raise ValueMismatch
+                if not _INT64_MIN <= v <= _INT64_MAX:
+                    raise _out_of_int64(v)
             return value
-        return check
+        return check_ints
+    exact = {T.FLOAT: float, T.BOOL: bool}.get(elem)
+    if exact is not None:
+        def check_exact(value: Any) -> Any:
+            if not isinstance(value, list):
+                raise ValueMismatch
+            for v in value:
+                if v.__class__ is not exact:
+                    raise ValueMismatch
+            return value
+        return check_exact
     each = _checker(elem, False)
 
     def check_each(value: Any) -> Any:
