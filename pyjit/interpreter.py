@@ -21,6 +21,12 @@ resumes inline instead, in the thread that waits.  ``prim::fork`` starts its
 subgraph with :func:`fork`: a new state on the forking run's executor, with the
 forking run's loop, in a copy of its context.
 
+Stopping: cancelling a run's future (:meth:`~pyjit.Future.cancel`) stops a
+suspended or queued run and frees its frame at once; an executor that cancels a
+queued step (``shutdown(cancel_futures=True)``) fails the run's future instead of
+leaving it pending.  A state is one run at a time, guarded by its own lock: a
+second thread's ``run`` is refused with a message naming the running thread.
+
 Linking: a :class:`~pyjit.code.Code` says what its forks run
 (:class:`~pyjit.code.ForkSite`), the runtime how: :func:`program_of` turns each
 fork site into a :class:`Fork` when it builds the loop's ``Program``.
