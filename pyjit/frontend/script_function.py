@@ -123,15 +123,16 @@ class ScriptFunction:
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         if kwargs or len(args) != len(self.param_names):
-            # Keywords and defaults: Python's own binding, then positional.  The
-            # Function checks the values against the parameter types either way.
+            # Keywords and defaults: Python's own binding, then positional.
             try:
                 bound = self._signature.bind(*args, **kwargs)
             except TypeError as exc:
                 raise TypeError(f"{self.__name__}(): {exc}") from None
             bound.apply_defaults()
             args = tuple(bound.arguments[name] for name in self.param_names)
-        return self._function()(*args)
+        # The Function checks the arguments (pyjit.arguments: one generated guard
+        # per parameter, as cheap as a test of exact classes here would be).
+        return (self._runner or self._function())(*args)
 
     def __repr__(self) -> str:
         return f"<pyjit.ScriptFunction {self.schema}>"
