@@ -38,6 +38,9 @@ def _read_graph(path: str):
             text = f.read()
     except OSError as exc:
         raise CLIError(f"cannot read {path}: {exc.strerror or exc}") from exc
+    except UnicodeDecodeError as exc:
+        raise CLIError(f"cannot read {path}: not UTF-8 text (byte 0x{exc.object[exc.start]:02x} "
+                       f"at offset {exc.start})") from exc
     return parse_ir(text, file=path)
 
 
@@ -80,9 +83,11 @@ def cmd_run(ns: argparse.Namespace) -> int:
     fn = Function(graph, optimize=ns.optimize)
     args = [_parse_arg(a) for a in ns.args]
     if len(args) != fn.code.n_inputs:
-        names = ", ".join(f"%{v.debug_name} : {v.type}" for v in graph.inputs)
-        raise CLIError(f"{ns.file} takes {fn.code.n_inputs} argument(s) ({names}), "
-                       f"got {len(args)}")
+        raise CLIError(f"{ns.file}: {fn.signature.arity_error(len(args))}")
+    try:
+        args = fn.signature.check(*args)
+    except TypeError as exc:  # an argument the graph's input type does not take
+        raise CLIError(f"{ns.file}: {exc}") from None
     result = fn(*args)
     outputs = result if fn.code.n_outputs != 1 else (result,)
     for out in outputs or ():

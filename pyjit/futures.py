@@ -13,6 +13,7 @@ graph waits on it like on a fork's.
 from __future__ import annotations
 
 import threading
+from concurrent.futures import CancelledError
 from types import TracebackType
 from typing import Any, Callable, List, Optional
 
@@ -48,9 +49,15 @@ class Future:
         return self._value is not _PENDING or self._error is not None
 
     def _complete(self, value: Any, error: Optional[BaseException]) -> None:
+        if not self._try_complete(value, error):
+            raise RuntimeError("this future is already completed")
+
+    def _try_complete(self, value: Any, error: Optional[BaseException]) -> bool:
+        """Complete the future unless it is done already; return whether it did.
+        For completers that may race another (a run's end and a cancel)."""
         with self._lock:
             if self.done():
-                raise RuntimeError("this future is already completed")
+                return False
             if error is not None:
                 self._error_tb = error.__traceback__
                 self._error = error
@@ -61,6 +68,7 @@ class Future:
         # Outside the lock: a callback may wait on or complete other futures.
         for cb in callbacks:
             _run_callback(cb, self)
+        return True
 
     def mark_completed(self, value: Any) -> None:
         """Set the value and run the callbacks; completing twice is an error."""
@@ -71,6 +79,22 @@ class Future:
         if not isinstance(error, BaseException):
             raise TypeError(f"set_error takes an exception, not {type(error).__name__}")
         self._complete(None, error)
+
+    def cancel(self) -> bool:
+        """Fail the future with ``concurrent.futures.CancelledError``, unless it is
+        done already; return whether it was cancelled.
+
+        If the future is a run's (``InterpreterState.run_async``, a ``prim::fork``),
+        the run stops: a run suspended on a wait, or queued to resume, releases
+        its values at once; a run executing in another thread stops when it next
+        suspends or ends, and its outputs are dropped.  A blocking
+        ``InterpreterState.run`` is not stopped.  What the run waits on is left
+        alone: other runs may wait on it too."""
+        return self._try_complete(None, CancelledError("the future was cancelled"))
+
+    def cancelled(self) -> bool:
+        """Whether the future failed with ``CancelledError`` (see :meth:`cancel`)."""
+        return isinstance(self._error, CancelledError)
 
     def join(self, timeout: Optional[float] = None) -> bool:
         """Block until done, without raising the error; return whether it is done

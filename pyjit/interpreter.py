@@ -21,6 +21,12 @@ resumes inline instead, in the thread that waits.  ``prim::fork`` starts its
 subgraph with :func:`fork`: a new state on the forking run's executor, with the
 forking run's loop, in a copy of its context.
 
+Stopping: cancelling a run's future (:meth:`~pyjit.Future.cancel`) stops a
+suspended or queued run and frees its frame at once; an executor that cancels a
+queued step (``shutdown(cancel_futures=True)``) fails the run's future instead of
+leaving it pending.  A state is one run at a time, guarded by its own lock: a
+second thread's ``run`` is refused with a message naming the running thread.
+
 Linking: a :class:`~pyjit.code.Code` says what its forks run
 (:class:`~pyjit.code.ForkSite`), the runtime how: :func:`program_of` turns each
 fork site into a :class:`Fork` when it builds the loop's ``Program``.
@@ -29,11 +35,14 @@ fork site into a :class:`Fork` when it builds the loop's ``Program``.
 from __future__ import annotations
 
 import contextvars
+import functools
 import threading
+import weakref
 from types import ModuleType
 from typing import Any, List, NamedTuple, Optional, Sequence
 
 from ._backend import loop as _default_loop
+from .arguments import Signature
 from .code import Code, ForkSite
 from .errors import InterpreterError, JITException
 from .futures import Future
@@ -154,6 +163,38 @@ def drive(code: Code, frame: Any, stack: List[Any], *, loop: Optional[ModuleType
             _current_run.reset(token)
 
 
+# What an InterpreterState is doing; changed under its lock.
+_IDLE = 0        # no run in progress: before one, or after a blocking run
+_RUNNING = 1     # a thread executes its frame (run(), or a step of an async run)
+_SUSPENDED = 2   # an async run waits on a future; a callback there resumes it
+_QUEUED = 3      # its next step (a resume, or a fork's start) is on the executor
+_ENDED = 4       # an async run completed, failed, or was stopped
+
+
+class _Released:
+    """What replaces the frame of a run stopped before its end (its future was
+    cancelled, or its executor dropped its continuation): the frame, and every
+    value in its registers, is freed; the pc is kept for messages."""
+
+    __slots__ = ("pc", "why")
+
+    failed = True
+    finished = False
+
+    def __init__(self, pc: int, why: str) -> None:
+        self.pc = pc
+        self.why = why
+
+
+def _on_own_future_done(ref: "weakref.ref[InterpreterState]", fut: Future) -> None:
+    # Held by the state's future through a weak reference: a future kept by the
+    # caller must not keep a suspended run (and its values) alive.
+    state = ref()
+    if state is not None:
+        state._stop("its future was cancelled" if fut.cancelled() else
+                    "its future was completed by someone else")
+
+
 class InterpreterState:
     """One execution of a Code.
 
@@ -166,9 +207,16 @@ class InterpreterState:
             ``concurrent.futures.Executor``.  By default the executor of the run
             this state is made in (a fork's parent), else the process-wide
             :func:`~pyjit.workqueue.default_queue`.
+
+    A state is one run at a time: running it from two threads at once, or from
+    one of its own operators, is a ``RuntimeError`` saying so (make one state per
+    concurrent run; they may share the Code).  ``run`` takes its inputs as the
+    seed's raw stack and does not check them against the graph's input types
+    (:class:`Function` does; so does :meth:`pyjit.arguments.Signature.check`).
     """
 
-    __slots__ = ("code", "_frame", "_loop", "_executor", "_future", "_async")
+    __slots__ = ("code", "_frame", "_loop", "_executor", "_future", "_lock", "_state",
+                 "_owner", "__weakref__")
 
     def __init__(self, code: Code, *, loop: Optional[ModuleType] = None,
                  executor: Optional[Executor] = None) -> None:
@@ -182,9 +230,9 @@ class InterpreterState:
         self._frame = self._loop.Frame(program_of(code, self._loop))
         self._executor = executor if executor is not None else _inherited_executor()
         self._future: Optional[Future] = None
-        # True from run_async (or a fork's start) until the future completes: the
-        # frame then belongs to whichever thread runs the continuation.
-        self._async = False
+        self._lock = threading.Lock()
+        self._state = _IDLE
+        self._owner: Optional[threading.Thread] = None  # the thread in _RUNNING
 
     def run(self, stack: List[Any]) -> None:
         """Run to completion.  ``stack`` holds the inputs (last input last); after the
@@ -194,24 +242,26 @@ class InterpreterState:
         if self._frame.failed:
             # Said plainly here: through drive() it would read as the node failing again.
             pc = self._frame.pc
+            if isinstance(self._frame, _Released):
+                raise InterpreterError(f"this InterpreterState is unusable: its run was "
+                                       f"stopped at instruction {pc} ({self._frame.why}); "
+                                       "make a new one to run again")
             where = (f" ({node_header(self.code.node_at(pc)).strip()})"
                      if pc < len(self.code) else "")
             raise InterpreterError(
                 f"this InterpreterState is unusable: its run failed at instruction {pc}"
                 f"{where}; make a new one to run again")
-        self._check_not_async()
+        self._claim()
         try:
             drive(self.code, self._frame, stack, loop=self._loop, executor=self._executor)
         except BaseException as exc:
-            with _future_lock:
-                fut = self._future
-            if fut is not None and not fut.done():
-                fut.set_error(exc)
+            fut = self._finish(_IDLE)
+            if fut is not None:
+                fut._try_complete(None, exc)
             raise
-        with _future_lock:
-            fut = self._future
-        if fut is not None and not fut.done():
-            fut.mark_completed(self._outputs(stack))
+        fut = self._finish(_IDLE)
+        if fut is not None:
+            fut._try_complete(self._outputs(stack), None)
 
     def run_async(self, stack: List[Any]) -> Future:
         """Start the run without blocking (the seed's ``runAsync``); return its future.
@@ -222,13 +272,21 @@ class InterpreterState:
         rest runs on the executor once the future is done.  The future's value is
         the graph's output, or the tuple of its outputs when it has several (or
         none).  A failure fails the future with the located
-        :class:`~pyjit.InterpreterError`; nothing is raised here.
+        :class:`~pyjit.InterpreterError`; nothing is raised here.  Cancelling the
+        future (:meth:`pyjit.Future.cancel`) stops the run and releases its
+        values; an executor that drops the run's continuation (shut down with
+        ``cancel_futures=True``) fails it with a ``RuntimeError`` saying so.
         """
-        self._check_not_async()
-        fut = self.get_future()
+        self._claim()
+        try:
+            fut = self.get_future()
+        except BaseException:
+            self._finish(_IDLE)
+            raise
         if fut.done():  # the run ended earlier (run() after get_future())
+            self._finish(_IDLE)
             return fut
-        self._async = True
+        fut.add_callback(functools.partial(_on_own_future_done, weakref.ref(self)))
         self._step(stack)
         return fut
 
@@ -254,12 +312,48 @@ class InterpreterState:
         """The index of the next instruction to run (of the failing one after an error)."""
         return self._frame.pc
 
-    # -- the asynchronous machinery ---------------------------------------------------
-    def _check_not_async(self) -> None:
-        if self._async:
-            raise RuntimeError("this InterpreterState is running asynchronously; wait on "
-                               "get_future() instead")
+    # -- who runs the frame -------------------------------------------------------------
+    def _claim(self) -> None:
+        """Take the state for a run in this thread, or say why it cannot be."""
+        me = threading.current_thread()
+        with self._lock:
+            state = self._state
+            if state == _RUNNING:
+                if self._owner is me:
+                    raise RuntimeError("this InterpreterState is already running: run() was "
+                                       "called from one of its own operators")
+                owner = self._owner.name if self._owner is not None else "?"
+                raise RuntimeError(f"this InterpreterState is already running in another "
+                                   f"thread ({owner}); a state is one run at a time: make "
+                                   "one InterpreterState per concurrent run (they may "
+                                   "share the Code)")
+            if state in (_SUSPENDED, _QUEUED):
+                raise RuntimeError("this InterpreterState is running asynchronously; wait on "
+                                   "get_future() instead")
+            self._state = _RUNNING
+            self._owner = me
 
+    def _finish(self, state: int) -> Optional[Future]:
+        """Leave _RUNNING for ``state``; return the future to complete, if any."""
+        with self._lock:
+            self._state = state
+            self._owner = None
+        with _future_lock:
+            return self._future
+
+    def _stop(self, why: str) -> bool:
+        """Release the frame of a run that is suspended or queued (not executing):
+        it will not go on.  A run executing now notices at its next suspension.
+        Returns whether it stopped the run."""
+        with self._lock:
+            if self._state not in (_SUSPENDED, _QUEUED):
+                return False
+            self._state = _ENDED
+            frame, self._frame = self._frame, _Released(self._frame.pc, why)
+        del frame  # its registers are freed here, outside the lock
+        return True
+
+    # -- the asynchronous machinery ---------------------------------------------------
     def _outputs(self, stack: List[Any]) -> Any:
         n = self.code.n_outputs
         return stack[-1] if n == 1 else tuple(stack[len(stack) - n:])
@@ -267,7 +361,8 @@ class InterpreterState:
     def _step(self, stack: List[Any]) -> None:
         """Run until the end or a suspension (the seed's ``runImpl`` with a future):
         complete the future, fail it, or leave a continuation on the pending one.
-        Never raises: any failure goes to the future, so no waiter hangs."""
+        Called in _RUNNING.  Never raises: any failure goes to the future, so no
+        waiter hangs."""
         frame = self._frame
         token = _enter_run(self._loop, self._executor)
         try:
@@ -276,38 +371,81 @@ class InterpreterState:
             except Exception as exc:
                 raise located_error(self.code, frame.pc, exc) from exc
         except BaseException as exc:
-            self._fail(exc)
+            self._finish(_ENDED)._try_complete(None, exc)  # type: ignore[union-attr]
             return
         finally:
             if token is not None:
                 _current_run.reset(token)
         if pending is None:
-            self._async = False
-            self._future.mark_completed(self._outputs(stack))  # type: ignore[union-attr]
+            # A cancelled future stays cancelled: the outputs are dropped.
+            self._finish(_ENDED)._try_complete(self._outputs(stack), None)  # type: ignore
         else:
-            self._suspend(pending)
+            self._suspend(frame, pending)
 
-    def _suspend(self, pending: Future) -> None:
+    def _resume(self, stack: List[Any]) -> None:
+        """The task on the executor: the next step, unless the run was stopped."""
+        with self._lock:
+            if self._state != _QUEUED:
+                return
+            self._state = _RUNNING
+            self._owner = threading.current_thread()
+        self._step(stack)
+
+    def _suspend(self, frame: Any, pending: Future) -> None:
+        with self._lock:
+            self._owner = None
+            if self._future.done():  # type: ignore[union-attr]  # cancelled meanwhile
+                self._state = _ENDED
+                self._frame = _Released(frame.pc, "its future was cancelled")
+                return  # the frame and its registers go with this call's locals
+            self._state = _SUSPENDED
+        del frame
         # The context as it is now, for the rest of the run (the seed keeps grad mode).
         ctx = contextvars.copy_context()
         executor = self._executor if self._executor is not None else default_queue()
 
         def resume(_: Future) -> None:
             # On whichever thread completed `pending`: hand the frame to the executor.
+            with self._lock:
+                if self._state != _SUSPENDED:
+                    return  # stopped meanwhile
+                self._state = _QUEUED
             try:
-                executor.submit(ctx.run, self._step, [])
+                task = executor.submit(ctx.run, self._resume, [])
             except BaseException as exc:  # refused (shut down): the run cannot go on
-                self._fail(exc)
+                self._abandon(exc)
+            else:
+                self._watch(task)
 
         # The last step: if `pending` is done by now, resume() runs at once, and the
         # frame may already be running elsewhere when add_callback returns.
         pending.add_callback(resume)
 
-    def _fail(self, exc: BaseException) -> None:
-        self._async = False
-        fut = self._future
-        if fut is not None and not fut.done():
-            fut.set_error(exc)
+    def _watch(self, task: Any) -> None:
+        """Fail the run if the executor cancels the task it was given: a
+        ``concurrent.futures`` executor shut down with ``cancel_futures=True``
+        drops queued tasks without running them."""
+        add_done_callback = getattr(task, "add_done_callback", None)
+        if callable(add_done_callback) and callable(getattr(task, "cancelled", None)):
+            add_done_callback(self._task_done)
+
+    def _task_done(self, task: Any) -> None:
+        if task.cancelled():
+            error = RuntimeError("the executor cancelled the run's next step before it ran "
+                                 "(was it shut down with cancel_futures=True?); the run "
+                                 "cannot go on")
+            # Not from here: ThreadPoolExecutor.shutdown cancels under its own lock,
+            # and failing the future runs its waiters' callbacks, which may submit
+            # to that same executor (a forking run resuming) and would deadlock.
+            try:
+                default_queue().submit(self._abandon, error)
+            except RuntimeError:  # pragma: no cover - the default queue is never shut
+                self._abandon(error)
+
+    def _abandon(self, error: BaseException) -> None:
+        """The queued step will never run: release the frame, fail the future."""
+        if self._stop(str(error)):
+            self._future._try_complete(None, error)  # type: ignore[union-attr]
 
 
 def fork(code: Code, args: Sequence[Any]) -> Future:
@@ -317,7 +455,8 @@ def fork(code: Code, args: Sequence[Any]) -> Future:
     The new :class:`InterpreterState` uses the loop and executor of the run that
     forks (the defaults outside a run), and starts on that executor in a copy of
     the current ``contextvars`` context.  The future fails with the run's located
-    :class:`~pyjit.InterpreterError` if it fails.
+    :class:`~pyjit.InterpreterError` if it fails, and with a ``RuntimeError`` if
+    the executor drops the task; cancelling it stops the run.
 
     Raises:
         RuntimeError: the executor refused the task (e.g. it was shut down).
@@ -326,10 +465,12 @@ def fork(code: Code, args: Sequence[Any]) -> Future:
     loop, executor = run if run is not None else (_default_loop, None)
     state = InterpreterState(code, loop=loop, executor=executor)
     fut = state.get_future()
-    state._async = True
+    state._state = _QUEUED
+    fut.add_callback(functools.partial(_on_own_future_done, weakref.ref(state)))
     ctx = contextvars.copy_context()
-    (executor if executor is not None else default_queue()).submit(
-        ctx.run, state._step, list(args))
+    task = (executor if executor is not None else default_queue()).submit(
+        ctx.run, state._resume, list(args))
+    state._watch(task)
     return fut
 
 
@@ -360,13 +501,28 @@ class Function:
     ``loop`` picks the run loop (the active backend by default); ``registry`` is
     where the Code looks its operators up (the default registry unless given);
     ``optimize`` is the Code's level (see :class:`~pyjit.code.Code`).
+
+    Each call checks its arguments against the graph's input types first (see
+    :mod:`pyjit.arguments`): a wrong number of arguments, or a value the type does
+    not accept, is a ``TypeError`` naming the parameter, its type and what was
+    given.  ``signature`` replaces the names those messages use (``@pyjit.script``
+    passes the Python function's); its types must be the graph's.
     """
 
-    __slots__ = ("code", "_program", "_loop", "_n_inputs", "_n_outputs")
+    __slots__ = ("code", "signature", "_check", "_program", "_loop", "_n_inputs",
+                 "_n_outputs")
 
     def __init__(self, graph: Graph, *, loop: Optional[ModuleType] = None,
-                 registry: Optional[Registry] = None, optimize: Optional[bool] = None) -> None:
+                 registry: Optional[Registry] = None, optimize: Optional[bool] = None,
+                 signature: Optional[Signature] = None) -> None:
         self.code = Code(graph, registry=registry, optimize=optimize)
+        if signature is None:
+            signature = Signature.of_graph(graph)
+        elif list(signature.types) != [v.type for v in graph.inputs]:
+            raise ValueError(f"the signature {signature.declaration()} does not match the "
+                             f"graph's input types")
+        self.signature = signature
+        self._check = signature.check
         self._loop = loop or _default_loop
         self._program = program_of(self.code, self._loop)
         self._n_inputs = self.code.n_inputs
@@ -374,9 +530,8 @@ class Function:
 
     def __call__(self, *args: Any) -> Any:
         if len(args) != self._n_inputs:
-            raise TypeError(f"graph takes {self._n_inputs} argument(s) but {len(args)} "
-                            "were given")
-        stack = list(args)
+            raise self.signature.arity_error(len(args))
+        stack = self._check(*args)
         frame = self._loop.Frame(self._program)
         if (_current_run.get() or _OUTSIDE).loop is self._loop:
             # drive()'s common case inlined, since for a small graph the call

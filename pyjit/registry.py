@@ -35,7 +35,8 @@ import re
 import threading
 from typing import Callable, Dict, List, NamedTuple, Optional, Sequence, Tuple, Union
 
-from .errors import OperatorNotFoundError
+from .errors import OperatorNotFoundError, PyjitError
+from .ir import IRError
 from .ir import types as T
 from .ir.type_grammar import parse_type
 from .ir.type_relation import concreteness, matches
@@ -281,7 +282,12 @@ class Registry:
             if resolved is None:
                 resolved = self._plain[op.serial] = Resolved(op.fn, op.stack, op, op.intrinsic)
             return resolved
-        fn = op.factory(node)
+        try:
+            fn = op.factory(node)
+        except PyjitError:
+            raise
+        except Exception as exc:  # the factory refuses the node (an attribute, an arity)
+            raise IRError.at(node, str(exc)) from exc
         intrinsic = None
         if isinstance(fn, Intrinsic):
             _check_intrinsic(op.kind, fn.name, tuple(input_types), False)

@@ -1002,3 +1002,168 @@ def test_torch_fixture_returning_a_future(loop):
 def test_public_names():
     assert pyjit.Future is Future
     assert pyjit.workqueue.WorkQueue is WorkQueue
+
+
+# -- stopping a run: executors that drop it, Future.cancel ---------------------------------
+
+GATED = """\
+graph(%x : Tensor):
+  %f : Future[int] = async_tests::gate()
+  %y : int = aten::wait(%f)
+  return (%x, %y)
+"""
+_gates: dict = {}
+register_operator("async_tests::gate", lambda: _gates["gate"])
+
+
+def _gated_run(loop, executor=None):
+    """A run suspended on a fresh gate, holding a tensor only it references.
+    Returns (state, future, gate, weakref to the tensor)."""
+    gate = _gates["gate"] = Future()
+    x = np.arange(4.0)
+    watched = weakref.ref(x)
+    state = InterpreterState(code_of(GATED), loop=loop, executor=executor)
+    out = state.run_async([x])
+    del x
+    assert not out.done() and watched() is not None
+    return state, out, gate, watched
+
+
+def _blocked_pool():
+    """A one-thread pool whose thread waits for the returned event."""
+    pool = concurrent.futures.ThreadPoolExecutor(1)
+    release = threading.Event()
+    pool.submit(release.wait, TIMEOUT)
+    return pool, release
+
+
+def test_an_executor_that_cancels_the_next_step_fails_the_run(loop):
+    """shutdown(cancel_futures=True) drops the queued continuation: the run's future
+    fails at once, saying so, and the run's values are released."""
+    pool, release = _blocked_pool()
+    state, out, gate, watched = _gated_run(loop, pool)
+    gate.mark_completed(1)          # the continuation queues behind the blocker
+    assert not out.done()
+    pool.shutdown(wait=False, cancel_futures=True)
+    assert out.join(TIMEOUT) and type(out.error()) is RuntimeError
+    assert str(out.error()) == ("the executor cancelled the run's next step before it ran (was "
+                                "it shut down with cancel_futures=True?); the run cannot go on")
+    assert eventually(lambda: watched() is None)
+    release.set()
+    with pytest.raises(InterpreterError, match=r"^this InterpreterState is unusable: its run "
+                                               r"was stopped at instruction 2 \(the executor "):
+        state.run([])
+
+
+def test_an_executor_that_cancels_a_forks_start_fails_the_fork(loop):
+    pool, release = _blocked_pool()
+    try:
+        state = InterpreterState(code_of(FORK), loop=loop, executor=pool)
+        out = state.run_async([2])  # the fork's start queues behind the blocker
+        pool.shutdown(wait=False, cancel_futures=True)
+        # The fork failed; the forking run could not resume on the shut pool.
+        assert out.join(TIMEOUT)
+        assert str(out.error()) == "cannot schedule new futures after shutdown"
+    finally:
+        release.set()
+
+
+def test_cancel_stops_a_suspended_run_and_releases_its_values(loop):
+    state, out, gate, watched = _gated_run(loop)
+    assert out.cancel() is True
+    assert watched() is None                      # released at once, no gc needed
+    assert out.done() and out.cancelled()
+    assert type(out.error()) is concurrent.futures.CancelledError
+    assert out.cancel() is False                  # done already
+    gate.mark_completed(1)                        # nothing resumes
+    assert out.cancelled() and state.pc == 2
+    with pytest.raises(InterpreterError, match=r"stopped at instruction 2 \(its future was "
+                                               r"cancelled\)"):
+        state.run([])
+
+
+def test_cancel_stops_a_run_queued_to_resume(loop):
+    pool, release = _blocked_pool()
+    try:
+        state, out, gate, watched = _gated_run(loop, pool)
+        gate.mark_completed(1)
+        assert out.cancel() and watched() is None
+    finally:
+        release.set()
+    pool.shutdown(wait=True)                      # the queued step ran, and did nothing
+    assert out.cancelled()
+
+
+def test_cancel_during_a_step_drops_its_outputs(loop):
+    box = []
+    register_operator("async_tests::cancel_own", lambda x: box[0].cancel() and x)
+    state = InterpreterState(code_of("""\
+graph(%x : int):
+  %y : int = async_tests::cancel_own(%x)
+  return (%y)
+"""), loop=loop)
+    box.append(state.get_future())
+    out = state.run_async([True])
+    assert out.cancelled()
+
+
+def test_a_cancelled_fork_fails_its_waiter(loop):
+    pool, release = _blocked_pool()
+    try:
+        forked = []
+        register_operator("async_tests::cancel_fut", lambda f: forked.append(f) or f.cancel())
+        code = code_of("""\
+graph(%x : int):
+  %f : Future[int] = prim::fork_0(%x)
+  %c : bool = async_tests::cancel_fut(%f)
+  %y : int = aten::wait(%f) # w.py:3:4
+  return (%y)
+with prim::fork_0 = graph(%a : int):
+  return (%a)
+""")
+        with pytest.raises(InterpreterError) as info:
+            InterpreterState(code, loop=loop, executor=pool).run([1])
+        assert str(info.value).splitlines()[0] == "CancelledError: the future was cancelled"
+    finally:
+        release.set()
+
+
+def test_a_state_run_from_two_threads_says_so(loop):
+    started, release = threading.Event(), threading.Event()
+    register_operator("async_tests::hold", lambda x: (started.set(), release.wait(TIMEOUT))[1] and x)
+    state = InterpreterState(code_of("""\
+graph(%x : int):
+  %y : int = async_tests::hold(%x)
+  return (%y)
+"""), loop=loop)
+    t = threading.Thread(target=state.run, args=([5],), name="first-runner", daemon=True)
+    t.start()
+    try:
+        assert started.wait(TIMEOUT)
+        for start in (state.run, state.run_async):
+            with pytest.raises(RuntimeError) as info:
+                start([6])
+            assert str(info.value) == (
+                "this InterpreterState is already running in another thread (first-runner); "
+                "a state is one run at a time: make one InterpreterState per concurrent run "
+                "(they may share the Code)")
+    finally:
+        release.set()
+        t.join(TIMEOUT)
+    assert not state._frame.failed  # the refused caller did not disturb the run
+
+
+def test_a_state_run_from_its_own_operator_says_so(loop):
+    box = []
+    register_operator("async_tests::rerun", lambda x: box[0].run([x]))
+    state = InterpreterState(code_of("""\
+graph(%x : int):
+  %y : int = async_tests::rerun(%x)
+  return (%y)
+"""), loop=loop)
+    box.append(state)
+    with pytest.raises(InterpreterError) as info:
+        state.run([1])
+    assert str(info.value).splitlines()[0] == (
+        "RuntimeError: this InterpreterState is already running: run() was called from one "
+        "of its own operators")

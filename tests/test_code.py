@@ -24,6 +24,7 @@ import pytest
 from pyjit import opcodes
 from pyjit.code import Code
 from pyjit.interpreter import Function
+from pyjit.ir import IRError
 from pyjit.errors import OperatorNotFoundError
 from pyjit.ir.parser import parse_ir
 
@@ -302,3 +303,51 @@ def test_an_ill_formed_graph_is_refused_before_compiling():
     else_block.return_node.replace_input(0, y)   # the else branch returns then's %y
     with pytest.raises(IRError, match=r"input %y of .* is not defined"):
         Code(g)
+
+
+def test_a_list_inside_a_tuple_constant_is_fresh_on_every_run(loop):
+    """A tuple is immutable, but the list it holds is not: it is copied at any depth,
+    and the flat list and the immutable tuple keep their cheap forms."""
+    g = parse_ir("graph(%x : int):\n"
+                 "  %c : (int, int[]) = prim::Constant[value=(1, [2, 3])]()\n"
+                 "  %a : int, %l : int[] = prim::TupleUnpack(%c)\n"
+                 "  %r : int[] = aten::append(%l, %x)\n"
+                 "  %d : (int, int[])[] = prim::Constant[value=[(1, [2])]]()\n"
+                 "  %z : int = prim::Constant[value=0]()\n"
+                 "  %t : (int, int[]) = aten::__getitem__(%d, %z)\n"
+                 "  %b : int, %m : int[] = prim::TupleUnpack(%t)\n"
+                 "  %s : int[] = aten::append(%m, %x)\n"
+                 "  %o : ((int, int[]), (int, int[])[]) = prim::TupleConstruct(%c, %d)\n"
+                 "  return (%o)\n")
+    f = Function(g, loop=loop)
+    assert f(5) == ((1, [2, 3, 5]), [(1, [2, 5])])
+    assert f(6) == ((1, [2, 3, 6]), [(1, [2, 6])])
+    flat = Function(parse_ir("graph():\n  %l : int[] = prim::Constant[value=[1, 2]]()\n"
+                             "  %t : (int, str) = prim::Constant[value=(1, \"a\")]()\n"
+                             "  %o : (int[], (int, str)) = prim::TupleConstruct(%l, %t)\n"
+                             "  return (%o)\n"), loop=loop)
+    assert type(flat.code.callbacks[0]).__name__ == "builtin_function_or_method"
+    first, second = flat(), flat()
+    assert first[0] is not second[0] and first[1] is second[1]  # the tuple is shared
+
+
+# -- nodes the table cannot hold: an IRError naming the node, at build time -----------
+
+@pytest.mark.parametrize("line, message", [
+    ("%c : Tensor = prim::Constant[value=<Tensor>]()",
+     "bad constant: tensor literal '<Tensor>' carries no values"),
+    ("%c : int, %d : int = prim::Constant[value=1]()", "prim::Constant has one output, not 2"),
+    (" = prim::Constant[value=1]()", "prim::Constant has one output, not 0"),
+    ("%c : Dict(str, int) = prim::DictConstruct(%s)",
+     "prim::DictConstruct takes key/value pairs, got 1 inputs"),
+    ("%c : bool = prim::isinstance[types=[1]](%s)", "prim::isinstance cannot test for type '1'"),
+    ("%c : int = aten::wait(%f, %f)",
+     "aten::wait takes one future and has one output, not 2 input(s) and 1 output(s)"),
+    ("%c : int, %d : int = aten::wait(%f)",
+     "aten::wait takes one future and has one output, not 1 input(s) and 2 output(s)"),
+])
+def test_a_node_the_table_cannot_hold_is_named_at_build(loop, line, message):
+    g = parse_ir(f"graph(%s : str, %f : Future[int]):\n  {line} # m.py:4:2\n  return (%s)\n")
+    with pytest.raises(IRError) as info:
+        Code(g)  # at the loop fixture's optimisation level: both lowerings
+    assert str(info.value) == f"{message} at m.py:4:2\n  in: {line.strip()} # m.py:4:2"

@@ -304,7 +304,9 @@ def _same(a, b):
     ("-5", "int", -5),
     ("9223372036854775807", "int", 9223372036854775807),
     ("-9223372036854775808", "int", -9223372036854775808),
-    ("123456789012345678901234567890", "int", 123456789012345678901234567890),
+    # beyond int64: no int constant holds it (see test_constant_type_mismatch), an
+    # attribute of another type may
+    ("123456789012345678901234567890", "Any", 123456789012345678901234567890),
     ("1", "bool", 1),                       # bools are int attributes
     ("3.", "float", 3.0),
     ("-0.", "float", -0.0),
@@ -714,3 +716,87 @@ def test_parse_type_errors(text, message, col):
     with pytest.raises(ParseError) as info:
         parse_type(text)
     assert (info.value.message, info.value.line, info.value.col) == (message, 1, col)
+
+
+# -- constants against their declared type, and other refusals with a location ----------
+
+def _error(text: str) -> str:
+    with pytest.raises(ParseError) as info:
+        parse_ir(text, file="c.ir")
+    return str(info.value)
+
+
+@pytest.mark.parametrize("type_text, attr_text, why", [
+    ("int", '"abc"', 'a constant of type int cannot hold "abc"'),
+    ("int", "nan", "a constant of type int cannot hold nan"),
+    ("int", "inf", "a constant of type int cannot hold inf"),
+    ("int", "1.5", "a constant of type int cannot hold 1.5"),
+    ("int", "{1.5}", "a constant of type int cannot hold a tensor literal"),
+    ("int", "1180591620717411303424",
+     "a constant of type int cannot hold 1180591620717411303424: it is outside int64"),
+    ("bool", "1e308", "a constant of type bool cannot hold 1e+308"),
+    ("bool", "2", "a constant of type bool cannot hold 2"),
+    ("float", '"x"', 'a constant of type float cannot hold "x"'),
+    ("str", "3", "a constant of type str cannot hold 3"),
+    ("int[]", '[1, "x"]', 'a constant of type int[] cannot hold [1, "x"]'),
+    ("int[]", "0", "a constant of type int[] cannot hold 0"),
+    ("(int, str)", "(1, 2)", "a constant of type (int, str) cannot hold (1, 2)"),
+    ("(int, str)", "(1,)", "a constant of type (int, str) cannot hold (1,)"),
+    ("Dict(str, int)", '{"a": "b"}', 'a constant of type Dict(str, int) cannot hold {"a": "b"}'),
+    ("Tensor", "3", "a constant of type Tensor cannot hold 3"),
+    ("int?", '"x"', 'a constant of type int cannot hold "x"'),
+    ("int", '"' + "x" * 60 + '"', 'a constant of type int cannot hold "' + "x" * 36 + "..."),
+])
+def test_constant_type_mismatch(type_text, attr_text, why):
+    """The parser refuses a constant its type cannot hold, at the value."""
+    text = f"graph():\n  %0 : {type_text} = prim::Constant[value={attr_text}]()\n  return (%0)\n"
+    col = text.splitlines()[1].index("value=") + 6
+    assert _error(text) == (f"c.ir:2:{col}: {why}\n"
+                            f"    {text.splitlines()[1]}\n    {' ' * col}^")
+
+
+def test_constants_that_fit_their_types():
+    for attr_text, type_text in [("1", "bool"), ("0", "bool"), ("2", "float"),
+                                 ("9223372036854775807", "int"), ("[0, 1]", "bool[]"),
+                                 ('(1, "a")', "(int, str)"), ("None", "int?"),
+                                 ("<Tensor>", "Tensor"), ('"cpu"', "Device"),
+                                 ("[<Tensors>]", "Tensor[]"), ("1.+2.j", "complex")]:
+        assert constant(attr_text, type_text)[1], (attr_text, type_text)
+
+
+@pytest.mark.parametrize("suffix", ["[]", "?"])
+def test_postfix_type_nesting_is_a_parse_error(suffix):
+    """400 suffixes nest 400 types: refused past 100 levels, as brackets are, before
+    printing or comparing them could exhaust the recursion limit."""
+    deep = "int" + suffix * 400
+    message = _error(f"graph(%x : {deep}):\n  return (%x)\n")
+    col = len("graph(%x : int") + 100 * len(suffix)
+    assert message.startswith(f"c.ir:1:{col}: type nested too deeply\n")
+    ok = parse_ir(f"graph(%x : int{suffix * 100}):\n  return (%x)\n")
+    assert str(ok).startswith(f"graph(%x : int{suffix * 100}):")
+
+
+def test_a_byte_order_mark_is_skipped():
+    g = parse_ir("\ufeffgraph(%x : int):\n  return (%x)\n")
+    assert str(g) == "graph(%x : int):\n  return (%x)\n"
+    # Columns on the first line count from after the mark.
+    assert _error("\ufeffgraph(%x : ):\n  return (%x)\n").startswith("c.ir:1:11: expected a type")
+
+
+def test_blanks_after_a_source_location_are_ignored():
+    g = parse_ir("graph():\n  %c : int = prim::Constant[value=1]() # f.py:1:2 \t \r\n"
+                 "  return (%c)\n")
+    assert str(g.nodes().front().source_location) == "f.py:1:2"
+
+
+@pytest.mark.parametrize("line", ["%y : int = prim::Load(%x)", " = prim::Store(%x)",
+                                  " = prim::Drop(%x)"])
+def test_code_generator_nodes_cannot_be_written(line):
+    kind = line.split("= ")[1].split("(")[0]
+    text = f"graph(%x : int):\n  {line}\n  return (%x)\n"
+    col = text.splitlines()[1].index("prim::")
+    assert _error(text).splitlines()[0] == (
+        f"c.ir:2:{col}: {kind} cannot be written in a graph: the code generator's passes "
+        f"insert it (see pyjit.passes)")
+    # What the passes made reads back when the text says it is lowered.
+    assert str(parse_ir(text, lowered=True)) == text

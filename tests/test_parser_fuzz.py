@@ -18,6 +18,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 from pyjit.errors import ParseError
 from pyjit.ir import Graph, SourceLocation, types as T
+from pyjit.ir.constant_check import constant_problem
 from pyjit.ir.literals import Literal, TensorLiteral
 from pyjit.ir.parser import parse_ir
 
@@ -147,8 +148,10 @@ class _Builder:
                     n.attrs[key] = self.pick(self.values)
             elif what == "constant":
                 n = g.create("prim::Constant", [], 0)
-                self.name(n.add_output(self.pick(self.types)))
-                n.attrs["value"] = self.pick(self.values)
+                value, t = self.pick(self.values), self.pick(self.types)
+                # The parser refuses a constant its type cannot hold: Any holds all.
+                self.name(n.add_output(t if constant_problem(value, t) is None else T.ANY))
+                n.attrs["value"] = value
             elif what == "raise":
                 n = g.create("prim::RaiseException", self.pick(scope, 2), 0)
             elif what == "fork":

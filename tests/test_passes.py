@@ -34,8 +34,9 @@ def flags_text(graph, flags):
 
 
 def run(graph_text, *passes):
-    """Parse ``graph_text``, run ``passes`` on it (linting after each), return it."""
-    g = parse_ir(graph_text)
+    """Parse ``graph_text``, run ``passes`` on it (linting after each), return it.
+    The text may be a lowered graph already (prim::Load/Store/Drop)."""
+    g = parse_ir(graph_text, lowered=True)
     g.lint()
     for p in passes:
         p(g)

@@ -39,7 +39,7 @@ def test_zero_dim_results_stay_arrays(loop):
 def test_aten_warn_is_a_user_warning(loop):
     """``warnings.warn(...)`` in TorchScript (``torch.nn.functional`` warns about
     deprecated arguments this way) is a Python UserWarning, as in torch."""
-    graph = parse_ir('graph(%x : Tensor):\n'
+    graph = parse_ir('graph(%x : int):\n'
                      '  %m : str = prim::Constant[value="size_average is deprecated"]()\n'
                      '  %s : int = prim::Constant[value=2]()\n'
                      '   = aten::warn(%m, %s)\n'

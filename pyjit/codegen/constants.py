@@ -2,23 +2,24 @@
 
 Immutable values are shared by every run (a tensor as a read-only view, so an
 operator writing into it fails instead of changing what the next run sees); a
-list or dict is copied on every load, since a graph may append to it.  Both
-lowerings ask here.
+list or dict (or a tuple holding one) is copied on every load, since a graph may
+append to it.  Both lowerings ask here, and read the value with :func:`value_of`,
+which names the node when the value cannot be made.
 """
 
 from __future__ import annotations
 
-import copy
 import functools
 from typing import Any, Callable
 
 import numpy as np
 
-from ..ir import Node
+from ..ir import IRError, Node
+from ..ir.constants import constant_value
 from ..ir.printer import format_attr_value
 from ..ir.symbols import prim
 
-__all__ = ["listing_name", "is_mutable", "fresh_copy", "shared"]
+__all__ = ["listing_name", "is_mutable", "fresh_copy", "shared", "value_of", "check_wait"]
 
 
 def listing_name(node: Node) -> str:
@@ -31,17 +32,54 @@ def listing_name(node: Node) -> str:
 
 
 def is_mutable(value: Any) -> bool:
-    """A value a graph may change in place (and so must not share between runs)."""
-    return isinstance(value, (list, dict))
+    """A value a graph may change in place (and so must not share between runs): a
+    list or dict, or a tuple holding one at any depth (``(1, [2, 3])``)."""
+    if isinstance(value, (list, dict)):
+        return True
+    if isinstance(value, tuple):
+        return any(is_mutable(v) for v in value)
+    return False
 
 
 def fresh_copy(value: Any) -> Callable[[], Any]:
-    """A callable returning a new copy of a list or dict constant on each call."""
-    flat = all(isinstance(v, (int, float, str, bool, type(None), tuple))
-               for v in (value.values() if isinstance(value, dict) else value))
-    if flat:
-        return value.copy  # a bound C method: no Python frame per load
-    return functools.partial(copy.deepcopy, value)
+    """A callable returning a new copy of a mutable constant on each call: every
+    list and dict in it new, the immutable leaves (and tensors) shared."""
+    if isinstance(value, (list, dict)):
+        items = value.values() if isinstance(value, dict) else value
+        if not any(is_mutable(v) for v in items):
+            return value.copy  # flat: a bound C method, no Python frame per load
+    return functools.partial(_copy_mutable, value)
+
+
+def _copy_mutable(value: Any) -> Any:
+    # Constants nest at most 100 deep (the parser's limit): the recursion is bounded.
+    if isinstance(value, list):
+        return [_copy_mutable(v) for v in value]
+    if isinstance(value, tuple):
+        return tuple(_copy_mutable(v) for v in value)
+    if isinstance(value, dict):
+        return {k: _copy_mutable(v) for k, v in value.items()}
+    return value
+
+
+def value_of(node: Node) -> Any:
+    """``constant_value(node)``, or an :class:`~pyjit.ir.IRError` naming the node and
+    its location when the table cannot hold it (``<Tensor>``: no values; not
+    exactly one output)."""
+    if len(node.outputs) != 1:
+        raise IRError.at(node, f"prim::Constant has one output, not {len(node.outputs)}")
+    try:
+        return constant_value(node)
+    except (ValueError, TypeError, OverflowError) as exc:
+        raise IRError.at(node, f"bad constant: {exc}") from exc
+
+
+def check_wait(node: Node) -> None:
+    """``aten::wait`` is an instruction of its own: one future in, its value out."""
+    if len(node.inputs) != 1 or len(node.outputs) != 1:
+        raise IRError.at(node, f"aten::wait takes one future and has one output, not "
+                               f"{len(node.inputs)} input(s) and {len(node.outputs)} "
+                               "output(s)")
 
 
 def shared(value: Any) -> Any:

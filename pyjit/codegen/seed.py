@@ -30,7 +30,6 @@ from typing import Callable, Dict, Iterator, List, Sequence, Tuple
 
 from .. import opcodes as op
 from ..ir import Block, Node, Value
-from ..ir.constants import constant_value
 from ..ir.symbols import aten, prim
 from ..registry import Registry
 from . import constants
@@ -125,7 +124,7 @@ class SeedLowering:
         ins, outs, flags = node.inputs, node.outputs, self.move_flags[node]
         t = self.table
         if kind == prim.Constant:
-            value = constant_value(node)
+            value = constants.value_of(node)
             name = constants.listing_name(node)
             if constants.is_mutable(value):
                 self.emit(op.CALL, name, node, ins, flags, outs,
@@ -140,6 +139,7 @@ class SeedLowering:
         elif kind == prim.Drop:
             self.emit(op.DROP, kind, node, ins, flags, outs)
         elif kind == aten.wait:
+            constants.check_wait(node)
             self.emit(op.WAIT, kind, node, ins, flags, outs)
         elif kind == prim.fork:
             site = ForkSite(self.compile_subgraph(fork_subgraph(node)))

@@ -44,7 +44,6 @@ from typing import Callable, Dict, Iterator, List, Optional, Sequence, Tuple
 from .. import opcodes as op
 from ..ir import Block, Graph, Node, Value
 from ..ir import types as T
-from ..ir.constants import constant_value
 from ..ir.symbols import aten, prim
 from ..registry import Registry
 from . import constants
@@ -127,7 +126,7 @@ class TypedLowering:
 
     def _constant(self, v: Value):
         if v.node.kind == prim.Constant:
-            return constant_value(v.node)
+            return constants.value_of(v.node)
         return _ZERO.get(v.type)  # Uninitialized: never read; any value of the type
 
     def r_in(self, node: Node, v: Value, flag: bool) -> Tuple[int, bool]:
@@ -205,6 +204,8 @@ class TypedLowering:
     def emit_node(self, node: Node) -> None:
         kind = node.kind
         t = self.table
+        if kind == prim.Constant and len(node.outputs) != 1:
+            constants.value_of(node)  # raises: a constant is one value
         if node.outputs and is_constant(node.outputs[0]):
             value = self._constant(node.outputs[0])
             if constants.is_mutable(value):
@@ -218,6 +219,7 @@ class TypedLowering:
         elif kind == prim.Drop:
             self.emit_drop(node)
         elif kind == aten.wait:
+            constants.check_wait(node)
             self.emit_generic(op.WAIT, kind, node)
         elif kind == prim.fork:
             site = ForkSite(self.compile_subgraph(fork_subgraph(node)))

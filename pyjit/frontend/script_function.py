@@ -32,13 +32,12 @@ from __future__ import annotations
 
 import functools
 import inspect
-import operator
 import threading
 from typing import Any, NamedTuple, Tuple
 
+from ..arguments import Signature
 from ..ir import Graph
 from ..ir import types as T
-from ..ir.type_relation import check_value, exact_type
 from .source_map import FunctionSource
 
 __all__ = ["ScriptFunction", "CompiledFunction"]
@@ -71,10 +70,6 @@ class ScriptFunction:
         self._runner = None
         self._lock = threading.Lock()
         self._signature = inspect.signature(fn)
-        # The fast path of a call: all arguments given by position, each of exactly
-        # the class its parameter's type passes unchanged (None: there is none).
-        exact = tuple(exact_type(t) for t in compiled.param_types)
-        self._exact = None if None in exact else exact
         functools.update_wrapper(self, fn, updated=())
 
     # -- what was compiled ------------------------------------------------------------------
@@ -115,7 +110,9 @@ class ScriptFunction:
             with self._lock:
                 if self._runner is None:
                     from ..interpreter import Function
-                    self._runner = Function(self.graph)
+                    signature = Signature(self.__name__, self.param_names, self.param_types,
+                                          str(self.return_type))
+                    self._runner = Function(self.graph, signature=signature)
                 runner = self._runner
         return runner
 
@@ -125,23 +122,17 @@ class ScriptFunction:
         return self._function().code
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        exact = self._exact
-        if (not kwargs and exact is not None and len(args) == len(exact)
-                and all(map(operator.is_, map(type, args), exact))):
-            return (self._runner or self._function())(*args)
-        try:
-            bound = self._signature.bind(*args, **kwargs)
-        except TypeError as exc:
-            raise TypeError(f"{self.__name__}(): {exc}") from None
-        bound.apply_defaults()
-        values = []
-        for name, t in zip(self.param_names, self.param_types):
+        if kwargs or len(args) != len(self.param_names):
+            # Keywords and defaults: Python's own binding, then positional.
             try:
-                values.append(check_value(bound.arguments[name], t))
+                bound = self._signature.bind(*args, **kwargs)
             except TypeError as exc:
-                raise TypeError(f"{self.__name__}(): argument '{name}' must be {t}: "
-                                f"{exc}") from None
-        return self._function()(*values)
+                raise TypeError(f"{self.__name__}(): {exc}") from None
+            bound.apply_defaults()
+            args = tuple(bound.arguments[name] for name in self.param_names)
+        # The Function checks the arguments (pyjit.arguments: one generated guard
+        # per parameter, as cheap as a test of exact classes here would be).
+        return (self._runner or self._function())(*args)
 
     def __repr__(self) -> str:
         return f"<pyjit.ScriptFunction {self.schema}>"

@@ -56,6 +56,14 @@ __all__ = ["Graph", "Block", "Node", "Value", "Use", "IRError"]
 class IRError(PyjitError, ValueError):
     """A mutation that would break the IR's invariants, or a failed lint check."""
 
+    @classmethod
+    def at(cls, node: "Node", message: str) -> "IRError":
+        """The error for ``node``, which cannot be compiled: the message, the
+        node's source location, and the node itself (as OperatorNotFoundError)."""
+        from .printer import node_header
+        where = f" at {node.source_location}" if node.source_location is not None else ""
+        return cls(f"{message}{where}\n  in: {node_header(node).strip()}")
+
 
 class Use(NamedTuple):
     """One use of a value: ``user.inputs[offset] is value``."""

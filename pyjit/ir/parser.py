@@ -54,6 +54,7 @@ from typing import Any, Dict, List, NoReturn, Optional, Tuple
 
 from . import types as T
 from .graph import Block, Graph, Node, Value
+from .constant_check import constant_problem
 from .literals import (TENSOR_TRAILER, Literal, TensorLiteral, annotated,
                        is_tensor_print_body)
 from .printer import format_float
@@ -112,12 +113,16 @@ _ESCAPES = {"\\": b"\\", "'": b"'", '"': b'"', "a": b"\a", "b": b"\b", "f": b"\f
 _ESCAPE_DIGITS = frozenset(")*+,-./01234567")
 
 
-def parse_ir(text: str, file: Optional[str] = None) -> Graph:
+def parse_ir(text: str, file: Optional[str] = None, *, lowered: bool = False) -> Graph:
     """Parse the text of a graph as torch (or :func:`~pyjit.ir.print_graph`) prints it.
 
     Args:
         text: the graph text, e.g. ``str(torch.jit.script(f).graph)``.
         file: the name errors report the text as coming from (default ``<string>``).
+        lowered: the text is a graph after the code generator's passes (what
+            ``str(Code(g).graph)`` prints), so ``prim::Load``, ``prim::Store`` and
+            ``prim::Drop`` nodes may appear; anywhere else they are an error, as
+            only those passes may insert them.
 
     Returns:
         the :class:`~pyjit.ir.Graph`; ``str()`` of it gives ``text`` back.
@@ -128,8 +133,12 @@ def parse_ir(text: str, file: Optional[str] = None) -> Graph:
     """
     if not isinstance(text, str):
         raise TypeError(f"parse_ir() needs the graph text as a str, not {type(text).__name__}")
+    if text.startswith("\ufeff"):
+        # A UTF-8 byte order mark, as some editors write: not part of the graph
+        # (columns on the first line count from after it, as an editor shows them).
+        text = text[1:]
     with gcpause.paused():  # a parse makes objects, never garbage: see gcpause
-        return _Parser(text, file).parse()
+        return _Parser(text, file, lowered).parse()
 
 
 class _Frame:
@@ -154,9 +163,10 @@ class _Parser:
     statement must end its line.
     """
 
-    def __init__(self, text: str, file: Optional[str]) -> None:
+    def __init__(self, text: str, file: Optional[str], lowered: bool = False) -> None:
         self.text = text
         self.file = file
+        self.lowered = lowered
         self.pos = 0
         self.n = len(text)
         self._line_starts: Optional[List[int]] = None  # made for the first error
@@ -167,6 +177,7 @@ class _Parser:
         # and the names in scope at this point.
         self.defined: Dict[str, int] = {}
         self.visible: Dict[str, Value] = {}
+        self.value_pos = 0  # where the last ``value=`` attribute's value starts
         self._types_reader = TypeReader(text, self.fail)
         # The text of a simple type (``int``, ``Tensor?``) -> its Type, read once.
         self._simple_types: Dict[str, T.Type] = {}
@@ -436,6 +447,9 @@ class _Parser:
             self._define(name, pos, node, t, frame, False)
         if node.kind == prim.Constant and len(outputs) == 1 and "value" in (node._attrs or ()):
             node.attrs["value"] = _as_type(node.attrs["value"], outputs[0][2])
+            problem = constant_problem(node.attrs["value"], outputs[0][2])
+            if problem is not None:
+                self.fail(problem, self.value_pos)
         self._place(node, frame, kind_pos, outputs)
         if label:
             refs.append((node, label, kind_pos))
@@ -517,6 +531,9 @@ class _Parser:
         if kind in (prim.Param, prim.Return):
             self.fail(f"{kind} cannot be written as a node: it is implied by a block's "
                       f"inputs/outputs", kind_pos)
+        if kind in (prim.Load, prim.Store, prim.Drop) and not self.lowered:
+            self.fail(f"{kind} cannot be written in a graph: the code generator's passes "
+                      f"insert it (see pyjit.passes)", kind_pos)
         # One string per kind, not one per node: a graph repeats a few kinds.
         kind = self._kinds.setdefault(kind, kind)
         return Node._trusted(graph, kind)  # _KIND matched: a qualified kind
@@ -548,7 +565,7 @@ class _Parser:
             self.pos += 1
             if self._at(" "):
                 self.pos += 1
-            text = self.text[self.pos:line_end].rstrip("\r")
+            text = self.text[self.pos:line_end].rstrip(" \t\r")
             m = _LOCATION.match(text)
             if not m or len(m.group(2)) > _MAX_DIGITS or len(m.group(3)) > _MAX_DIGITS:
                 self.fail("expected a source location 'file:line:col' after '#'", start)
@@ -686,6 +703,8 @@ class _Parser:
                 self.fail("a Subgraph attribute is written as a with section: kind_N(...) "
                           "and 'with kind_N = graph(...)' after the graph", pos)
             self._expect("=", f" after attribute '{name}'")
+            if name == "value":  # for the constant's type check
+                self.value_pos = _WS.match(self.text, self.pos).end()
             node.attrs[name] = self._value(0, True)
             self._ws()
             if self._eat("]"):

@@ -28,8 +28,8 @@ from ..errors import ParseError
 
 __all__ = ["TypeReader", "parse_type", "balanced", "describe_token"]
 
-#: How deeply types may nest inside one another (tuples, Dict, Union...); the
-#: postfix forms ``[]`` and ``?`` are read by a loop and do not count.
+#: How deeply types may nest inside one another (tuples, Dict, Union..., and
+#: each postfix ``[]`` or ``?``).
 MAX_DEPTH = 100
 
 _WS = re.compile(r"[ \t\r\n]*")
@@ -139,13 +139,18 @@ class TypeReader:
                 t = T.TENSOR if name == "Tensor" else T.NamedType(name)
         while True:
             if self._at("[]"):
-                self.pos += 2
                 t = T.ListType(t)
             elif self._at("?"):
-                self.pos += 1
                 t = T.OptionalType(t)
             else:
                 return t
+            # Each suffix nests one level deeper, like a bracket: printing and
+            # comparing types recurse through them (int + 400 "[]" would exhaust
+            # the recursion limit there).
+            depth += 1
+            if depth > MAX_DEPTH:
+                self.fail("type nested too deeply", self.pos)
+            self.pos += 2 if self._at("[]") else 1
 
     def _call_type(self, name: str, pos: int, depth: int) -> T.Type:
         """``Name(...)``: ``Dict(K, V)``, ``Union(...)``, ``Future(T)``,

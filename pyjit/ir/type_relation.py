@@ -15,6 +15,7 @@ it differs:
                              registry): type variables, ``Any``
 :func:`check_value`          a Python value against a type, at the boundary
                              where callers hand values to a graph
+                             (:func:`value_checker`: the same, made once)
 ===========================  =================================================
 
 ``Scalar`` (torch's ``NumberType``) is ``int``, ``float`` or ``complex``, never
@@ -24,14 +25,15 @@ it differs:
 
 from __future__ import annotations
 
-from typing import Any, Optional
+import functools
+from typing import Any, Callable, Optional, Sequence
 
 import numpy as np
 
 from . import types as T
 
 __all__ = ["is_subtype", "unify", "fits", "matches", "is_type_var", "concreteness",
-           "check_value", "exact_type", "describe_value"]
+           "check_value", "value_checker", "ValueMismatch", "describe_value"]
 
 # Generic types whose parameter is covariant (torch: Future[int] is a
 # Future[Scalar]; an RRef[int] is no RRef[Scalar]).
@@ -183,37 +185,16 @@ def matches(actual: T.Type, pattern: T.Type) -> bool:
 
 # -- Python values --------------------------------------------------------------------
 
-class _Mismatch(Exception):
-    pass
+_INT64_MIN = -2 ** 63
+_INT64_MAX = 2 ** 63 - 1
 
 
-def check_value(value: Any, t: T.Type) -> Any:
-    """``value`` checked against ``t``, converted where a graph needs it: a top-level
-    int (or numpy scalar) passed for a ``float`` becomes a float, a numpy integer for
-    an ``int`` an int.  Elements of lists and dicts are checked but never converted,
-    so the graph gets the caller's own container (and may mutate it, as the
-    Python function would).
+class ValueMismatch(Exception):
+    """``value`` does not fit; ``reason`` says more than its type when it can."""
 
-    Raises:
-        TypeError: ``expected <t>, got <what>`` (the caller names the parameter).
-    """
-    try:
-        return _check(value, t, True)
-    except _Mismatch:
-        raise TypeError(f"expected {t}, got {describe_value(value)}") from None
-
-
-def exact_type(t: T.Type) -> Optional[type]:
-    """The Python class whose exact instances :func:`check_value` passes unchanged
-    for ``t`` (``int`` for ``int``, ``numpy.ndarray`` for a tensor), or None where
-    there is none to test by identity: callers check ``type(v) is exact_type(t)``
-    first, and call :func:`check_value` only when that fails."""
-    if isinstance(t, T.TensorType):
-        return np.ndarray
-    return _EXACT.get(t)
-
-
-_EXACT = {T.INT: int, T.FLOAT: float, T.BOOL: bool, T.STR: str, T.NONE: type(None)}
+    def __init__(self, reason: str = "") -> None:
+        super().__init__(reason)
+        self.reason = reason
 
 
 def describe_value(value: Any) -> str:
@@ -229,60 +210,251 @@ def describe_value(value: Any) -> str:
     return type(value).__name__
 
 
+def check_value(value: Any, t: T.Type) -> Any:
+    """``value`` checked against ``t``, converted where a graph needs it: a top-level
+    int (or numpy scalar) passed for a ``float`` becomes a float, a numpy integer for
+    an ``int`` an int.  Elements of lists and dicts are checked but never converted,
+    so the graph gets the caller's own container (and may mutate it, as the
+    Python function would).  What each type takes is :func:`value_checker`'s.
+
+    Raises:
+        TypeError: ``expected <t>, got <what>`` (the caller names the parameter).
+    """
+    try:
+        return value_checker(t)(value)
+    except ValueMismatch as m:
+        detail = f" ({m.reason})" if m.reason else ""
+        raise TypeError(f"expected {t}, got {describe_value(value)}{detail}") from None
+
+
+Checker = Callable[[Any], Any]
+
+
+def value_checker(t: T.Type) -> Checker:
+    """A function that returns a value as a graph with an input of type ``t`` gets it
+    (converted at the top level only), or raises :class:`ValueMismatch`.  What each
+    type takes (torch's conversions from Python):
+
+    * ``int``: a Python int within int64 (not a bool; numpy integers are
+      converted); ``float``: a float, or an int or numpy number (converted);
+      ``bool``: a bool or ``numpy.bool_``; ``str``; ``NoneType``: None;
+      ``Scalar``: an int or a float; ``complex``; a tensor type: a
+      ``numpy.ndarray`` (dtype and shape are not checked: pyjit keeps no shapes);
+    * ``T[]``: a list of ``T``; ``(A, B)``: a tuple of that length; ``Dict(K, V)``:
+      a dict; ``T?``: None or ``T``; ``Union(...)``: any member; ``Future[T]``:
+      a future (``done()`` and ``value()``, as ``pyjit.Future``).  Elements are checked, never converted;
+    * anything else (``Any``, ``Device``, classes such as ``__torch__.M``...)
+      passes as it is: pyjit has no Python counterpart to check it against.
+
+    Comparing types is slow (they compare structurally), so it happens here, once,
+    and not once per element of every argument: keep the checker.
+    """
+    return _checker(t, True)
+
+
+# A checker returns the value as the run gets it, or raises ValueMismatch.  ``convert``
+# is False inside containers, whose elements are never replaced.
+
+
+def _accept(value: Any) -> Any:
+    return value
+
+
+def _mismatch(value: Any) -> Any:
+    raise ValueMismatch
+
+
+def _out_of_int64(value: int) -> ValueMismatch:
+    return ValueMismatch(f"{value} is outside int64")
+
+
 def _is_int(value: Any) -> bool:
     return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
 
 
-def _check(value: Any, t: T.Type, convert: bool) -> Any:
-    if t == T.INT:
-        if type(value) is int:
+def _check_int(value: Any) -> int:
+    if value.__class__ is int:
+        if _INT64_MIN <= value <= _INT64_MAX:
             return value
-        if convert and _is_int(value):
-            return int(value)
-        raise _Mismatch
-    if t == T.FLOAT:
-        if type(value) is float:
+        raise _out_of_int64(value)
+    raise ValueMismatch
+
+
+def _convert_int(value: Any) -> int:
+    if value.__class__ is not int and _is_int(value):
+        value = int(value)
+    return _check_int(value)
+
+
+def _convert_float(value: Any) -> float:
+    if value.__class__ is float:
+        return value
+    if _is_int(value) or isinstance(value, np.floating):
+        return float(value)
+    raise ValueMismatch
+
+
+def _convert_bool(value: Any) -> bool:
+    if value.__class__ is bool:
+        return value
+    if isinstance(value, np.bool_):
+        return bool(value)
+    raise ValueMismatch
+
+
+def _exact(cls: type) -> Checker:
+    def check(value: Any) -> Any:
+        if value.__class__ is cls:
             return value
-        if convert and (_is_int(value) or isinstance(value, np.floating)):
-            return float(value)
-        raise _Mismatch
-    if t == T.BOOL:
-        if type(value) is bool:
+        raise ValueMismatch
+    return check
+
+
+def _instance(cls: type) -> Checker:
+    def check(value: Any) -> Any:
+        if isinstance(value, cls):
             return value
-        if convert and isinstance(value, np.bool_):
-            return bool(value)
-        raise _Mismatch
-    if t == T.STR:
-        if isinstance(value, str):
+        raise ValueMismatch
+    return check
+
+
+def _check_none(value: Any) -> None:
+    if value is None:
+        return None
+    raise ValueMismatch
+
+
+def _check_number(value: Any, convert: bool) -> Any:
+    if value.__class__ is float:
+        return value
+    if value.__class__ is int or (convert and _is_int(value)):
+        return _check_int(int(value))
+    if convert and isinstance(value, np.floating):
+        return float(value)
+    raise ValueMismatch
+
+
+def _list_of(elem: T.Type) -> Checker:
+    """A list of ``elem``: lists of scalars by an exact class test per element
+    (faster than ``set(map(type, ...))`` on CPython 3.11), the rest by the
+    element's checker."""
+    if elem == T.INT:
+        def check_ints(value: Any) -> Any:
+            if not isinstance(value, list):
+                raise ValueMismatch
+            for v in value:
+                if v.__class__ is not int:
+                    raise ValueMismatch
+                if not _INT64_MIN <= v <= _INT64_MAX:
+                    raise _out_of_int64(v)
             return value
-        raise _Mismatch
-    if t == T.NONE:
-        if value is None:
-            return None
-        raise _Mismatch
-    if isinstance(t, T.TensorType):
-        if isinstance(value, np.ndarray):
+        return check_ints
+    exact = {T.FLOAT: float, T.BOOL: bool}.get(elem)
+    if exact is not None:
+        def check_exact(value: Any) -> Any:
+            if not isinstance(value, list):
+                raise ValueMismatch
+            for v in value:
+                if v.__class__ is not exact:
+                    raise ValueMismatch
             return value
-        raise _Mismatch
-    if isinstance(t, T.OptionalType):
-        return None if value is None else _check(value, t.elem, convert)
-    if isinstance(t, T.ListType):
+        return check_exact
+    each = _checker(elem, False)
+
+    def check_each(value: Any) -> Any:
         if not isinstance(value, list):
-            raise _Mismatch
-        for v in value:
-            _check(v, t.elem, False)
+            raise ValueMismatch
+        if each is not _accept:
+            for v in value:
+                each(v)
         return value
-    if isinstance(t, T.TupleType):
-        if not isinstance(value, tuple) or len(value) != len(t.elems):
-            raise _Mismatch
-        return tuple(_check(v, e, convert) for v, e in zip(value, t.elems))
-    if isinstance(t, T.DictType):
+    return check_each
+
+
+def _tuple_of(elems: Sequence[T.Type], convert: bool) -> Checker:
+    each = [_checker(e, convert) for e in elems]
+    n = len(each)
+
+    def check(value: Any) -> Any:
+        if not isinstance(value, tuple) or len(value) != n:
+            raise ValueMismatch
+        return tuple(c(v) for c, v in zip(each, value))
+    return check
+
+
+def _dict_of(key: T.Type, val: T.Type) -> Checker:
+    check_key, check_value = _checker(key, False), _checker(val, False)
+
+    def check(value: Any) -> Any:
         if not isinstance(value, dict):
-            raise _Mismatch
+            raise ValueMismatch
         for k, v in value.items():
-            _check(k, t.key, False)
-            _check(v, t.value, False)
+            check_key(k)
+            check_value(v)
         return value
-    if t == T.ANY:
+    return check
+
+
+def _union_of(members: Sequence[T.Type], convert: bool) -> Checker:
+    """The first member that takes the value as it is, else the first that takes
+    it converted (an int for ``Union(str, float)`` becomes a float)."""
+    passes = [[_checker(m, False) for m in members]]
+    if convert:
+        passes.append([_checker(m, True) for m in members])
+
+    def check(value: Any) -> Any:
+        reason = ""
+        for checkers in passes:
+            for c in checkers:
+                try:
+                    return c(value)
+                except ValueMismatch as m:
+                    reason = reason or m.reason
+        raise ValueMismatch(reason)
+    return check
+
+
+def _future_like(value: Any) -> Any:
+    if callable(getattr(value, "done", None)) and callable(getattr(value, "value", None)):
         return value
-    raise _Mismatch
+    raise ValueMismatch
+
+
+def _optional(inner: Checker) -> Checker:
+    def check(value: Any) -> Any:
+        return None if value is None else inner(value)
+    return check
+
+
+def _checker(t: T.Type, convert: bool) -> Checker:
+    """The checker of type ``t`` (see the module docstring for what each takes)."""
+    if t == T.INT:
+        return _convert_int if convert else _check_int
+    if t == T.FLOAT:
+        return _convert_float if convert else _exact(float)
+    if t == T.BOOL:
+        return _convert_bool if convert else _exact(bool)
+    if t == T.STR:
+        return _instance(str)
+    if t == T.NONE:
+        return _check_none
+    if isinstance(t, T.TensorType):
+        return _instance(np.ndarray)
+    if isinstance(t, T.OptionalType):
+        inner = _checker(t.elem, convert)
+        return _accept if inner is _accept else _optional(inner)
+    if isinstance(t, T.ListType):
+        return _list_of(t.elem)
+    if isinstance(t, T.TupleType):
+        return _tuple_of(t.elems, convert)
+    if isinstance(t, T.DictType):
+        return _dict_of(t.key, t.value)
+    if isinstance(t, T.UnionType):
+        return _union_of(t.elems, convert)
+    if t == T.NUMBER:
+        return functools.partial(_check_number, convert=convert)
+    if t == T.COMPLEX:
+        return _instance(complex)
+    if isinstance(t, T.GenericType) and t.name == "Future":
+        return _future_like  # the IR knows no runtime class: what aten::wait calls
+    return _accept  # Any, and types pyjit cannot check (Device, classes...)

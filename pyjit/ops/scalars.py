@@ -19,7 +19,9 @@ it with no Python frame.  Wrappers exist only where TorchScript differs from Pyt
 ``min``/``max`` (floats)        ``a if a < b else b``: with a NaN the result depends on
                                 the order, as in torch
 ``int(x)`` of nan/inf/huge      INT64_MIN, what the C++ cast gives
-``math.floor/ceil`` of nan/inf  "Cannot convert float nan to integer"
+``math.floor/ceil`` of nan/inf  "Cannot convert float nan to integer" (beyond int64
+                                too); ``abs``, ``math.gcd``, ``math.factorial`` of
+                                ints wrap to int64
 ``math.*`` domain errors        IEEE values (``sqrt(-1)`` is nan, ``log(0)`` is -inf,
                                 ``exp(1000)`` is inf) where Python raises
 ``round``                       a float, ties to even (``round(2.5) == 2.0``)
@@ -55,6 +57,7 @@ _INT64_MIN = -2 ** 63
 _INT64_MAX = 2 ** 63 - 1
 _NAN = float("nan")
 _INF = float("inf")
+_TWO_63 = 2.0 ** 63
 
 _INT_FLOAT_PAIRS = [("int", "int"), ("float", "float"), ("int", "float"), ("float", "int")]
 _MIXED = [("int", "float"), ("float", "int"), ("float", "float")]
@@ -232,13 +235,37 @@ def str_to_float(s: str) -> float:
 
 def _to_integral(fn):
     def op(x):
-        try:
-            return fn(x)
-        except (ValueError, OverflowError):
-            raise ValueError(f"Cannot convert float {x!r} to integer") from None
+        # torch's checkDoubleInRange: nan, inf and values beyond int64 are refused
+        # (2.0 ** 63 itself passes, and C++'s cast of it wraps to INT64_MIN).
+        if x != x or not -_TWO_63 <= x <= _TWO_63:
+            raise ValueError(f"Cannot convert float {_c_float_text(x)} to integer")
+        r = fn(x)
+        return r if r <= _INT64_MAX else wrap_int64(r)
     op.__name__ = fn.__name__
-    op.__doc__ = f"``math.{fn.__name__}``, failing with torch's message on nan/inf."
+    op.__doc__ = (f"``math.{fn.__name__}`` of a float into int64, failing with torch's "
+                  "message on nan, inf and values beyond int64.")
     return op
+
+
+def _c_float_text(x: float) -> str:
+    """``x`` as C++'s ``std::to_string(double)`` writes it (``printf("%f")``):
+    ``1000000000000000019884624838656.000000``, ``inf``, ``-nan``."""
+    if x != x:
+        return "-nan" if math.copysign(1.0, x) < 0 else "nan"
+    return f"{x:f}"
+
+
+def int_gcd(a: int, b: int) -> int:
+    """``math.gcd`` in int64: ``gcd(-2**63, 0)`` is ``-2**63``, as torch's."""
+    return wrap_int64(math.gcd(a, b))
+
+
+def int_factorial(n: int) -> int:
+    """``math.factorial`` as torch's int64 loop computes it: wrapped, and 0 from 66
+    on (66! is the first with 64 factors of two), so a large ``n`` is instant."""
+    if n < 0:
+        raise ValueError("factorial() not defined for negative values")
+    return 0 if n >= 66 else wrap_int64(math.factorial(n))
 
 
 def round_half_even(x) -> float:
@@ -521,5 +548,5 @@ for _a, _b in _INT_FLOAT_PAIRS + [("Scalar", "Scalar")]:
     R.register("aten::copysign", math.copysign, types=[_a, _b])
     R.register("aten::fmod", fmod, types=[_a, _b])
     R.register("aten::mathremainder", mathremainder, types=[_a, _b])
-R.register("aten::gcd", math.gcd, types=["int", "int"])
-R.register("aten::factorial", math.factorial, types=["int"])
+R.register("aten::gcd", int_gcd, types=["int", "int"])
+R.register("aten::factorial", int_factorial, types=["int"])
