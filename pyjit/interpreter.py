@@ -38,7 +38,7 @@ from .ir.printer import node_header
 from .registry import Registry
 from .workqueue import Executor, default_queue
 
-__all__ = ["InterpreterState", "Function", "located_error", "drive", "fork"]
+__all__ = ["InterpreterState", "Function", "located_error", "drive", "fork", "run_inline"]
 
 
 class _RunSettings(NamedTuple):
@@ -87,7 +87,8 @@ def located_error(code: Code, pc: int, exc: BaseException) -> InterpreterError:
     loc = node.source_location
     where = f"\n  at {loc.highlight()}" if loc is not None else ""
     if isinstance(exc, JITException) and exc.node is None:
-        cls = exc.python_class or "Exception"
+        # torch names no class for `assert` and a bare `raise E`: it says RuntimeError.
+        cls = exc.python_class or "RuntimeError"
         text = f"{cls}: {exc.msg}{where}\n  raised by: {header}"
         return JITException(text, msg=exc.msg, python_class=exc.python_class,
                             node=header, location=loc)
@@ -304,6 +305,18 @@ def fork(code: Code, args: Sequence[Any]) -> Future:
     (executor if executor is not None else default_queue()).submit(
         ctx.run, state._step, list(args))
     return fut
+
+
+def run_inline(code: Code, args: Sequence[Any]) -> Any:
+    """Run ``code`` on ``args`` to completion in this thread, with the loop of the
+    run that calls it (the default loop outside a run), and return its output (a
+    tuple for several).  ``prim::awaitable_wait`` runs an awaitable's subgraph so;
+    a failure is the located :class:`~pyjit.InterpreterError` of the subgraph."""
+    run = _current_run.get()
+    state = InterpreterState(code, loop=run.loop if run is not None else None)
+    stack = list(args)
+    state.run(stack)
+    return state._outputs(stack)
 
 
 class Function:

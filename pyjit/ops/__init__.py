@@ -10,13 +10,16 @@ TorchScript's semantics (checked against torch 2.13), one module per kind of val
 ``scalars``           int/float/bool arithmetic, comparisons, casts, ``math``
 ``lists``             list construction, indexing and methods
 ``dicts``             dict construction, indexing and methods
-``strings``           ``str``/``format`` (TorchScript's text of values), str methods
+``strings``           ``str`` operators on TorchScript's byte model of text
+``formatting``        TorchScript's text of values: ``str``, ``format``, ``%``
 ``dtypes``            torch ScalarType codes and type promotion on numpy
 ``tensors``           tensor arithmetic, reductions, matrix products
 ``tensor_shapes``     sizes, views, ``cat``/``stack``
 ``tensor_factories``  ``zeros ones full arange tensor``
 ``tensor_format``     ATen's text form of a tensor
 ``fork``              ``prim::fork``: start a subgraph's run, return its Future
+``awaitables``        ``prim::awaitable``: a subgraph's run, when first waited for
+``implicit``          a 0-dim tensor passed as a number (``IntImplicit``...)
 ====================  ==========================================================
 
 Overloads are chosen by input types when a Code is built (see
@@ -24,10 +27,10 @@ Overloads are chosen by input types when a Code is built (see
 ``list.insert``...) are registered wherever their semantics are torch's.
 """
 
-from . import constants, dicts, lists, prim, scalars, strings  # noqa: F401
+from . import constants, dicts, formatting, implicit, lists, prim, scalars, strings  # noqa: F401
 from . import tensor_factories, tensor_shapes, tensors  # noqa: F401
-from . import fork  # noqa: F401
+from . import awaitables, fork  # noqa: F401
 from .constants import constant_value
-from .strings import torch_str
+from .formatting import torch_str
 
 __all__ = ["constant_value", "torch_str"]

@@ -22,7 +22,7 @@ from typing import Any, Dict
 
 import numpy as np
 
-__all__ = ["SCALAR_TYPES", "DEFAULT_FLOAT", "to_dtype", "promote_types", "result_type",
+__all__ = ["SCALAR_TYPES", "TYPE_NAMES", "DEFAULT_FLOAT", "to_dtype", "promote_types", "result_type",
            "category", "is_floating", "INT64", "BOOL"]
 
 DEFAULT_FLOAT = np.dtype(np.float32)
@@ -42,6 +42,15 @@ SCALAR_TYPES: Dict[int, np.dtype] = {
     9: np.dtype(np.complex64),
     10: np.dtype(np.complex128),
     11: BOOL,
+}
+
+#: torch's name of each dtype (``ScalarType``'s), as its messages print it.
+TYPE_NAMES: Dict[np.dtype, str] = {
+    np.dtype(np.float32): "Float", np.dtype(np.float64): "Double",
+    np.dtype(np.float16): "Half", INT64: "Long", np.dtype(np.int32): "Int",
+    np.dtype(np.int16): "Short", np.dtype(np.int8): "Char", np.dtype(np.uint8): "Byte",
+    BOOL: "Bool", np.dtype(np.complex64): "ComplexFloat",
+    np.dtype(np.complex128): "ComplexDouble",
 }
 
 # bool < integer < floating < complex: torch's categories (numpy's dtype.kind).

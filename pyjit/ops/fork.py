@@ -31,7 +31,7 @@ from ..interpreter import fork
 from ..ir import Graph
 from ..registry import Registry, default_registry
 
-__all__ = ["Fork", "register_fork"]
+__all__ = ["Fork", "register_fork", "subgraph_code"]
 
 
 class Fork:
@@ -53,20 +53,22 @@ class Fork:
         return f"<prim::fork of {self.code!r}>"
 
 
+def subgraph_code(node, registry: Registry) -> Code:
+    """The Code of the subgraph a ``prim::fork``/``prim::awaitable`` node runs,
+    compiled against ``registry``."""
+    sub = node.attrs.get("Subgraph") if node.attrs else None
+    if not isinstance(sub, Graph):
+        raise ValueError(f"{node.kind} needs its subgraph as a Subgraph attribute "
+                         f"(the `with {node.kind}_N = graph(...)` section torch prints)")
+    if len(sub.inputs) != len(node.inputs):
+        raise ValueError(f"{node.kind} passes {len(node.inputs)} inputs to a subgraph "
+                         f"that takes {len(sub.inputs)}")
+    return Code(sub, registry=registry)
+
+
 def register_fork(registry: Registry) -> None:
     """Register ``prim::fork`` in ``registry``, compiling subgraphs against it."""
-
-    def factory(node) -> Fork:
-        sub = node.attrs.get("Subgraph") if node.attrs else None
-        if not isinstance(sub, Graph):
-            raise ValueError("prim::fork needs its subgraph as a Subgraph attribute "
-                             "(the `with prim::fork_N = graph(...)` section torch prints)")
-        if len(sub.inputs) != len(node.inputs):
-            raise ValueError(f"prim::fork passes {len(node.inputs)} inputs to a subgraph "
-                             f"that takes {len(sub.inputs)}")
-        return Fork(Code(sub, registry=registry))
-
-    registry.register("prim::fork", factory=factory)
+    registry.register("prim::fork", factory=lambda node: Fork(subgraph_code(node, registry)))
 
 
 register_fork(default_registry)
