@@ -131,3 +131,15 @@ graph(%a : str, %b : int):
   return (%r)
 """), loop=loop)
     assert f("x", 7) == "x=7"
+
+
+def test_print_writes_the_bytes_of_a_cut_character(loop, capsysbinary):
+    f = Function(parse_ir("""\
+graph(%s : str):
+  %i : int = prim::Constant[value=0]()
+  %c : str = aten::__getitem__(%s, %i)
+   = prim::Print(%c, %s)
+  return (%c)
+"""), loop=loop)
+    assert f("é") == "\udcc3"
+    assert capsysbinary.readouterr().out == b"\xc3 \xc3\xa9\n"

@@ -25,7 +25,7 @@ from typing import Any, Optional, Sequence
 from ..code import Code
 from ..interpreter import run_inline
 from ..registry import Registry, default_registry
-from .fork import subgraph_code
+from .fork import SubgraphOperator, subgraph_code
 
 __all__ = ["Await", "Awaitable", "register_awaitables"]
 
@@ -71,24 +71,15 @@ class Await:
         return f"<pyjit Await {state}>"
 
 
-class Awaitable:
+class Awaitable(SubgraphOperator):
     """The operator of one ``prim::awaitable`` node: ``Awaitable(code)(*inputs)``
-    is a pending :class:`Await` of the subgraph on those inputs.
+    is a pending :class:`Await` of the subgraph on those inputs."""
 
-    Attributes:
-        code: the subgraph's Code, compiled once and shared by every run.
-    """
-
-    __slots__ = ("code",)
-
-    def __init__(self, code: Code) -> None:
-        self.code = code
+    __slots__ = ()
+    kind = "prim::awaitable"
 
     def __call__(self, *inputs: Any) -> Await:
         return Await(self.code, inputs)
-
-    def __repr__(self) -> str:
-        return f"<prim::awaitable of {self.code!r}>"
 
 
 def awaitable_nowait(value: Any) -> Await:

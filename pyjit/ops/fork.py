@@ -31,26 +31,36 @@ from ..interpreter import fork
 from ..ir import Graph
 from ..registry import Registry, default_registry
 
-__all__ = ["Fork", "register_fork", "subgraph_code"]
+__all__ = ["SubgraphOperator", "Fork", "register_fork", "subgraph_code"]
 
 
-class Fork:
-    """The operator of one ``prim::fork`` node: ``Fork(code)(*inputs) -> Future``.
+class SubgraphOperator:
+    """The operator of a node that runs a subgraph (``prim::fork``,
+    ``prim::awaitable``): a callable holding the subgraph's Code.
 
     Attributes:
-        code: the subgraph's Code, compiled once and shared by every run.
+        code: the subgraph's Code, compiled once and shared by every run (and
+            listed by the holding Code's :meth:`~pyjit.code.Code.subcodes`).
     """
 
     __slots__ = ("code",)
+    kind = "prim::subgraph"
 
     def __init__(self, code: Code) -> None:
         self.code = code
 
+    def __repr__(self) -> str:
+        return f"<{self.kind} of {self.code!r}>"
+
+
+class Fork(SubgraphOperator):
+    """The operator of one ``prim::fork`` node: ``Fork(code)(*inputs) -> Future``."""
+
+    __slots__ = ()
+    kind = "prim::fork"
+
     def __call__(self, *inputs: Any) -> Future:
         return fork(self.code, inputs)
-
-    def __repr__(self) -> str:
-        return f"<prim::fork of {self.code!r}>"
 
 
 def subgraph_code(node, registry: Registry) -> Code:

@@ -84,26 +84,17 @@ def torch_format(fmt: str, *args: Any) -> str:
 
 # -- % formatting ---------------------------------------------------------------------
 
+# IValue's tags for the kinds of values pyjit has, bool before int.
+_TAG_KINDS = ((type(None), "None"), (bool, "Bool"), (int, "Int"), (float, "Double"),
+              (str, "String"), ((np.ndarray, np.generic), "Tensor"), (tuple, "Tuple"),
+              (list, "GenericList"), (dict, "GenericDict"))
+
+
 def tag_kind(v: Any) -> str:
     """The kind of IValue torch names in its messages (``IValue::tagKind``)."""
-    if v is None:
-        return "None"
-    if isinstance(v, bool):
-        return "Bool"
-    if isinstance(v, int):
-        return "Int"
-    if isinstance(v, float):
-        return "Double"
-    if isinstance(v, str):
-        return "String"
-    if isinstance(v, (np.ndarray, np.generic)):
-        return "Tensor"
-    if isinstance(v, tuple):
-        return "Tuple"
-    if isinstance(v, list):
-        return "GenericList"
-    if isinstance(v, dict):
-        return "GenericDict"
+    for cls, kind in _TAG_KINDS:
+        if isinstance(v, cls):
+            return kind
     return type(v).__name__
 
 

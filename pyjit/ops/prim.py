@@ -82,9 +82,23 @@ def raise_exception(msg: str, python_class: Optional[str] = None) -> None:
 
 
 def print_values(*values: Any) -> None:
-    """``prim::Print``: TorchScript's text of each input, separated by spaces."""
+    """``prim::Print``: TorchScript's text of each input, separated by spaces.
+    torch writes a string's bytes, whole characters or not: so does pyjit where
+    the stream has bytes (a text-only stream gets U+FFFD for a cut character)."""
     from .formatting import torch_str
-    sys.stdout.write(" ".join(map(torch_str, values)) + "\n")
+    text = " ".join(map(torch_str, values)) + "\n"
+    try:
+        sys.stdout.write(text)
+    except UnicodeEncodeError:  # bytes of a cut character, kept as surrogate escapes
+        from .strings import to_bytes
+        data = to_bytes(text)
+        buffer = getattr(sys.stdout, "buffer", None)
+        if buffer is None:
+            sys.stdout.write(data.decode("utf-8", "replace"))
+        else:
+            sys.stdout.flush()
+            buffer.write(data)
+            buffer.flush()
 
 
 # -- isinstance -------------------------------------------------------------------

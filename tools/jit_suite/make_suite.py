@@ -33,7 +33,6 @@ import argparse
 import contextlib
 import copy
 import enum
-import filecmp
 import importlib
 import inspect
 import json
@@ -77,62 +76,32 @@ def relative_paths(text):
     return text
 
 
-def subgraphs(graph):
-    """Every graph nested in ``graph`` as a node's ``Subgraph`` (forks, awaitables)."""
-    out = []
-
-    def walk(block):
-        for node in block.nodes():
+def nodes_in(graph):
+    """Every node of ``graph``, in nested blocks and in fork/awaitable subgraphs too."""
+    pending = [graph.block()]
+    while pending:
+        for node in pending.pop(0).nodes():
+            yield node
             if node.hasAttribute("Subgraph"):
-                sub = node.g("Subgraph")
-                out.append(sub)
-                walk(sub.block())
-            for b in node.blocks():
-                walk(b)
-    walk(graph.block())
-    return out
+                pending.append(node.g("Subgraph").block())
+            pending.extend(node.blocks())
 
 
 def called_names(graph):
     """The names of the functions ``graph`` calls (``prim::Constant[name=...]`` of
     type Function), in its subgraphs too, in order of appearance."""
-    names = []
-
-    def walk(block):
-        for node in block.nodes():
-            if node.kind() == "prim::Constant" and node.hasAttribute("name") \
-                    and node.output().type().kind() == "FunctionType":
-                names.append(node.s("name"))
-            if node.hasAttribute("Subgraph"):
-                walk(node.g("Subgraph").block())
-            for b in node.blocks():
-                walk(b)
-    walk(graph.block())
-    return list(dict.fromkeys(names))
+    return list(dict.fromkeys(
+        node.s("name") for node in nodes_in(graph)
+        if node.kind() == "prim::Constant" and node.hasAttribute("name")
+        and node.output().type().kind() == "FunctionType"))
 
 
 def class_names(graph):
     """The qualified names of the TorchScript classes whose objects ``graph`` (or a
-    subgraph of it) handles, in order of appearance."""
-    names = []
-
-    def visit(value):
-        t = value.type()
-        if t.kind() == "ClassType":
-            names.append(t.qualified_name())
-
-    def walk(block):
-        for v in block.inputs():
-            visit(v)
-        for node in block.nodes():
-            for v in node.outputs():
-                visit(v)
-            if node.hasAttribute("Subgraph"):
-                walk(node.g("Subgraph").block())
-            for b in node.blocks():
-                walk(b)
-    walk(graph.block())
-    return list(dict.fromkeys(names))
+    subgraph of it) makes or takes, in order of appearance."""
+    values = list(graph.inputs()) + [v for node in nodes_in(graph) for v in node.outputs()]
+    return list(dict.fromkeys(v.type().qualified_name() for v in values
+                              if v.type().kind() == "ClassType"))
 
 
 def class_method_files(name, graphs):
@@ -453,27 +422,9 @@ def main():
         print("wrote %d programs: %s" % (sum(counts.values()), counts))
         return 0
     with tempfile.TemporaryDirectory() as tmp:
-        generate(tmp)
-        ours, fresh = os.path.join(REPO, OUT), os.path.join(tmp, OUT)
-        diffs = []
-        if not filecmp.cmp(os.path.join(ours, "README.md"), os.path.join(fresh, "README.md"),
-                           shallow=False):
-            diffs.append("README.md")
-        for group in sorted(d for d in set(os.listdir(ours)) | set(os.listdir(fresh))
-                            if d != "README.md"):
-            a, b = os.path.join(ours, group), os.path.join(fresh, group)
-            if not (os.path.isdir(a) and os.path.isdir(b)):
-                diffs.append(group + "/")
-                continue
-            for f in sorted(set(os.listdir(a)) | set(os.listdir(b))):
-                pa, pb = os.path.join(a, f), os.path.join(b, f)
-                if not (os.path.exists(pa) and os.path.exists(pb)
-                        and filecmp.cmp(pa, pb, shallow=False)):
-                    diffs.append(os.path.join(group, f))
-        for d in diffs:
-            print("differs:", d)
-        print("fixtures up to date" if not diffs else "%d files differ" % len(diffs))
-        return 1 if diffs else 0
+        groups = list(generate(tmp))
+        return make_fixtures.report_differences(os.path.join(REPO, OUT), os.path.join(tmp, OUT),
+                                                [""] + groups)
 
 
 if __name__ == "__main__":
