@@ -16,22 +16,24 @@ Cython loop, or by its pure-Python twin where no compiler was available
 """
 
 from . import ir
+from . import ops  # the one import that fills the default registry with the library
 from ._backend import HAS_CEXT
 from .code import Code
 from .errors import (CompileError, InterpreterError, JITException, OperatorNotFoundError,
-                     ParseError, PyjitError)
+                     ParseError, PyjitError, TorchConversionError)
 from .frontend import ScriptFunction, script
 from .futures import Future
 from .interpreter import Function, InterpreterState
 from .ir import Graph
 from .ir.parser import parse_ir
 from .registry import register_operator
+from .torch_bridge import TorchFunction, from_torch  # imports no torch
 
 __version__ = "0.1.0"
 
 __all__ = [
     "script", "ScriptFunction", "parse_ir", "Graph", "Code", "InterpreterState", "Function", "Future",
-    "register_operator", "HAS_CEXT", "ir",
+    "register_operator", "HAS_CEXT", "ir", "from_torch", "TorchFunction",
     "PyjitError", "ParseError", "CompileError", "OperatorNotFoundError",
-    "InterpreterError", "JITException", "__version__",
+    "InterpreterError", "JITException", "TorchConversionError", "__version__",
 ]

@@ -6,37 +6,58 @@ here is only how it is made fast:
 
 * the table is read through raw C pointers into private read-only arrays, which
   ``pyjit.validate`` proved well-formed once, so the loop does no bounds checks;
-* registers and the value stack are C arrays of ``PyObject*`` with manual
-  reference counting; a NULL register is empty;
+* object registers and the value stack are C arrays of ``PyObject*`` with manual
+  reference counting (a NULL register is empty); scalar registers are a C array
+  of 64-bit slots, each an ``int64_t`` or a ``double`` (a bool is 0 or 1), which
+  the typed tier reads and writes with no Python object at all;
 * the columns are packed, once per Program, into one 32-byte record per
   instruction (opcode, operand, counts, a pointer to its operands and, for a
   CALL, one to how its operator is called), with each input's register and move
   flag folded into one word; the loop walks a pointer to the current record, so
   the C compiler can keep its few live values in machine registers;
+* dispatch is one C ``switch`` on the opcode, whose numbers are the enum that
+  setup.py generates from ``pyjit.opcodes`` (checked against it at import);
 * CALL passes its inputs straight from the registers to the operator's C entry
   point (no tuple, no extra reference for a copied input: the register keeps it
   alive), and the entry point is chosen once per callback when the Program is
   built, as CPython's specialising interpreter does for ``CALL``: a builtin with
   ``METH_FASTCALL`` (``operator.add``) is called through its C function, anything
-  else through its own vectorcall slot, so no call goes through the generic
-  ``PyObject_Vectorcall`` and its result checks;
-* the common shapes have fast paths ahead of the generic one: CALL with one or
-  two inputs and one output, CONST, and a Loop's ASSIGN, which runs the
-  conditional jump that follows it (the validator guarantees it is there)
-  without a second dispatch;
+  else through its own vectorcall slot;
+* the common shapes have fast paths: CALL with one or two inputs and one output,
+  and a Loop's ASSIGN, which runs the conditional jump that follows it (the
+  validator guarantees it is there) without a second dispatch;
+* an intrinsic computes in C exactly what its library operator computes, and
+  calls the operator itself only off its common case (a division by zero, a
+  float power that overflows), so errors are the operator's own;
+* at backward jumps, every ``TICK`` of them, the loop checks signals and gives
+  up the GIL: the instructions that touch no Python object (the typed tier's
+  scalar work) then run without it, in parallel with other threads, until an
+  instruction needs Python again and takes it back.  A loop of scalar work thus
+  never starves other threads, and one that calls Python operators lets them run
+  at least every ``TICK`` iterations, as CPython's own loop does;
+* a run counts as a level of Python recursion (``Py_EnterRecursiveCall``), so an
+  operator that runs its own graph again ends in RecursionError, not a crash;
 * the file runs from cold to hot (Lua's ``lvm.c`` habit): the out-of-line helpers
-  that can raise or call back into Python come first, the dispatch loop, which
-  holds only the fast paths, last.  An exception from anywhere inside the loop
-  lands in its one ``except`` clause, which releases the frame's values.
+  that can raise or call back into Python come first, the dispatch loop last.
+  An exception from anywhere inside the loop lands in its one ``except`` clause,
+  which releases the frame's values.  The rare paths' checks and messages are
+  ``pyjit._slowpath``'s, shared with the pure loop.
 """
 
 cimport cython
-from libc.stdint cimport int32_t, uint8_t, uint16_t, uint32_t
+from libc.stdint cimport int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t
+from libc.string cimport memcpy
+from libc.math cimport floor, fmod, copysign, pow, fabs, isfinite
 
+from pyjit import _slowpath as _slow
 from pyjit import opcodes as _op
 from pyjit.validate import validate_table
 
-from operator import index as _index
+include "_opcodes.pxi"
+
+if _GENERATED_FROM != {d.name: d.code for d in _op.OPCODES}:
+    raise ImportError("pyjit._core was built from another pyjit/opcodes.py: rebuild it "
+                      "(python setup.py build_ext --inplace, or reinstall pyjit)")
 
 cdef extern from *:
     # Defined by setup.py: the Cython that generated this module.
@@ -47,6 +68,7 @@ CYTHON_VERSION = PYJIT_CYTHON_VERSION.decode("ascii")
 
 cdef extern from "Python.h":
     ctypedef struct PyObject
+    ctypedef struct PyThreadState
     PyObject* Py_True_ "Py_True"
     PyObject* Py_False_ "Py_False"
     void Py_INCREF(PyObject*)
@@ -65,6 +87,16 @@ cdef extern from "Python.h":
     size_t PY_VECTORCALL_ARGUMENTS_OFFSET
     int PyObject_IsTrue(PyObject*) except -1
     int PyErr_CheckSignals() except -1
+    int Py_EnterRecursiveCall(const char*) except -1
+    void Py_LeaveRecursiveCall()
+    PyThreadState* PyEval_SaveThread()
+    void PyEval_RestoreThread(PyThreadState*)
+    bint PyLong_CheckExact(PyObject*)
+    bint PyFloat_CheckExact(PyObject*)
+    double PyFloat_AS_DOUBLE(PyObject*)
+    long long PyLong_AsLongLongAndOverflow(PyObject*, int*)
+    PyObject* PyLong_FromLongLong(long long) except NULL
+    PyObject* PyFloat_FromDouble(double) except NULL
     ctypedef int (*visitproc)(PyObject*, void*)
     ctypedef int (*traverseproc)(PyObject*, visitproc, void*)
     ctypedef int (*inquiry)(PyObject*)
@@ -77,10 +109,27 @@ cdef extern from *:
     #ifndef PYJIT_DEBUG
     #define PYJIT_DEBUG 0
     #endif
+    #include <time.h>
+    /* Milliseconds on a clock that is cheap to read (the coarse monotonic clock
+       where there is one): the loop reads it once every TICK backward jumps. */
+    static long long pyjit_now_ms(void) {
+    #ifdef CLOCK_MONOTONIC_COARSE
+        struct timespec t;
+        clock_gettime(CLOCK_MONOTONIC_COARSE, &t);
+        return (long long)t.tv_sec * 1000 + t.tv_nsec / 1000000;
+    #elif defined(CLOCK_MONOTONIC)
+        struct timespec t;
+        clock_gettime(CLOCK_MONOTONIC, &t);
+        return (long long)t.tv_sec * 1000 + t.tv_nsec / 1000000;
+    #else
+        return (long long)clock() * 1000 / CLOCKS_PER_SEC;
+    #endif
+    }
     """
     # Build with CFLAGS=-DPYJIT_DEBUG=1 to check the loop's stack invariants;
     # in the release build the checks are constant-folded away.
     bint PYJIT_DEBUG
+    long long pyjit_now_ms() nogil
 
 cdef extern from *:
     """
@@ -139,25 +188,21 @@ cdef extern from *:
 
     PyObject* PyErr_Occurred()
 
-# The opcodes, bound once at import into C globals: the dispatch compares ints,
-# never looks anything up.
-cdef int OP_CALL = _op.CALL
-cdef int OP_STACKCALL = _op.STACKCALL
-cdef int OP_CONST = _op.CONST
-cdef int OP_LOAD = _op.LOAD
-cdef int OP_STORE = _op.STORE
-cdef int OP_DROP = _op.DROP
-cdef int OP_ASSIGN = _op.ASSIGN
-cdef int OP_JUMP = _op.JUMP
-cdef int OP_JUMPZ = _op.JUMPZ
-cdef int OP_JUMPNZ = _op.JUMPNZ
-cdef int OP_WAIT = _op.WAIT
 # CALL specialised by shape when a Program is built (CPython's habit: a cheap
 # guard, here none at all, plus an action; the generic CALL stays as it is).
 # They live only in Program._code, never in a table: negative, so they cannot
 # clash with an opcode.
-cdef int OP_CALL1 = -1      # one input, one output:   neg, not, len, ufuncs...
-cdef int OP_CALL2 = -2      # two inputs, one output:  add, lt, getitem...
+cdef enum:
+    OP_CALL1 = -1      # one input, one output:   neg, not, len, ufuncs...
+    OP_CALL2 = -2      # two inputs, one output:  add, lt, getitem...
+
+# Backward jumps between two looks at signals and at the GIL.  A scalar loop
+# iteration takes a few nanoseconds, so this is tens of microseconds of it; a loop
+# that calls Python takes longer per iteration, and CPython's own eval loop looks
+# at every call it makes anyway.
+cdef enum:
+    TICK = 4096
+    SIGNAL_MS = 5      # while running without the GIL: how often signals are seen
 
 
 cdef const int32_t* _ints(const int32_t[::1] a):
@@ -169,9 +214,20 @@ cdef const uint8_t* _bytes(const uint8_t[::1] a):
     return &a[0] if a.shape[0] else NULL
 
 
+cdef const int64_t* _int64s(const int64_t[::1] a):
+    return &a[0] if a.shape[0] else NULL
+
+
 # An operand as the loop reads it: an input is (register << 1) | move, an output
-# its register.  Registers are int32, so both fit.
+# its register.  Registers are int32, so both fit.  A scalar input's move bit is
+# always 0 (the validator saw to it).
 ctypedef uint32_t Word
+
+# A scalar register: an int64 (an int, or a bool as 0/1) or a double, as the
+# instruction reading it says.
+ctypedef union Scalar:
+    int64_t i
+    double f
 
 # The count that does not fit in an Instr's 16 bits: read the table's column.
 cdef enum:
@@ -189,6 +245,13 @@ cdef struct Instr:
     const pyjit_callee* callee   # CALL: how to call F[arg]
     uint16_t n_in                # BIG: see the in_size column
     uint16_t n_out               # BIG: see the out_size column
+
+
+# Which opcodes run without the GIL (pyjit.opcodes' needs_python, read at import).
+cdef bint _GIL_FREE[256]
+for _d in _op.OPCODES:
+    _GIL_FREE[_d.code] = not _d.needs_python
+del _d
 
 
 # no_gc_clear: the raw pointers below point into the tuples and arrays this
@@ -209,18 +272,25 @@ cdef class Program:
         outputs  int_data [out_start[i]  : out_start[i]  + out_size[i]]  registers
 
     A set flag marks the input's last use: the value is moved out of its register
-    instead of copied, so it is freed as early as possible.
+    instead of copied, so it is freed as early as possible.  Which register file an
+    operand's number refers to (objects or scalars) is its opcode's to say.
 
     Args:
         op, in_start, in_size, flag_start, out_start, out_size, arg: 1-D numpy
             int32 arrays of length n, the instruction columns.
         int_data: 1-D numpy int32 array, the register-number arena.
         bool_data: 1-D numpy uint8 array, the free-flag arena (0 or 1).
-        callbacks: tuple of callables ``F``, for CALL and STACKCALL.
+        callbacks: tuple of callables ``F``, for CALL, STACKCALL and intrinsics.
         constants: tuple ``K``, for CONST.
-        register_size: number of registers a Frame allocates.
+        register_size: number of object registers a Frame allocates.
         future_type: the class of futures WAIT accepts; it must have ``done()``
             and ``value()`` (which returns the result or raises the stored error).
+        scalar_kinds: one letter per scalar register a Frame allocates, what it
+            holds: ``I`` an int64, ``F`` a double, ``B`` a bool.
+        scalar_init: 1-D numpy int64 array, the scalar registers' values when a run
+            starts (a double's bits for a float register); zeros by default.
+        preload: ``(register, value)`` pairs: object registers that hold ``value``
+            when a run starts (the constants of an optimised Code).
 
     The arrays are copied (so later changes by the caller have no effect) and the
     whole table is validated once, by ``pyjit.validate.validate_table``.
@@ -232,19 +302,18 @@ cdef class Program:
     cdef object _table        # the validated copies: keeps the arrays below alive
     cdef tuple _callbacks     # owns what F borrows
     cdef tuple _constants     # owns what K borrows
+    cdef tuple _preload_values  # owns what _preload_objs borrows
     cdef object _future_type
-    cdef Py_ssize_t _n, _register_size, _max_stack
+    cdef Py_ssize_t _n, _register_size, _max_stack, _scalar_size, _n_preload
     cdef const int32_t* _op
-    cdef const int32_t* _in_start
     cdef const int32_t* _in_size
-    cdef const int32_t* _flag_start
-    cdef const int32_t* _out_start
     cdef const int32_t* _out_size
     cdef const int32_t* _arg
-    cdef const int32_t* _ints
-    cdef const uint8_t* _flags
+    cdef const int64_t* _scalar_init
     cdef PyObject** _F
     cdef PyObject** _K
+    cdef int32_t* _preload_regs
+    cdef PyObject** _preload_objs
     cdef Instr* _code           # n records, built from the columns above
     cdef Word* _operands        # the operands of all instructions, in order
     cdef pyjit_callee* _callees # one per distinct callable of CALL instructions
@@ -252,10 +321,11 @@ cdef class Program:
     # __cinit__, not __init__: it runs exactly once, so a Program cannot be
     # re-initialised under a Frame that holds its pointers.
     def __cinit__(self, op, in_start, in_size, flag_start, out_start, out_size, arg,
-                  int_data, bool_data, callbacks, constants, register_size, future_type):
+                  int_data, bool_data, callbacks, constants, register_size, future_type,
+                  scalar_kinds="", scalar_init=None, preload=()):
         t = validate_table(op, in_start, in_size, flag_start, out_start, out_size, arg,
                            int_data, bool_data, callbacks, constants, register_size,
-                           future_type)
+                           future_type, scalar_kinds, scalar_init, preload)
         self._table = t
         self._callbacks = t.callbacks
         self._constants = t.constants
@@ -263,30 +333,36 @@ cdef class Program:
         self._n = len(t.op)
         self._register_size = t.register_size
         self._max_stack = t.max_stack
+        self._scalar_size = len(t.scalar_kinds)
+        self._scalar_init = _int64s(t.scalar_init)
         self._op = _ints(t.op)
-        self._in_start = _ints(t.in_start)
         self._in_size = _ints(t.in_size)
-        self._flag_start = _ints(t.flag_start)
-        self._out_start = _ints(t.out_start)
         self._out_size = _ints(t.out_size)
         self._arg = _ints(t.arg)
-        self._ints = _ints(t.int_data)
-        self._flags = _bytes(t.bool_data)
         self._F = PySequence_Fast_ITEMS(self._callbacks)
         self._K = PySequence_Fast_ITEMS(self._constants)
-        self._pack()
+        self._preload_values = tuple(value for _, value in t.preload)
+        self._n_preload = len(t.preload)
+        self._preload_objs = PySequence_Fast_ITEMS(self._preload_values)
+        self._pack(t)
 
     def __dealloc__(self):
         PyMem_Free(self._code)
         PyMem_Free(self._operands)
         PyMem_Free(self._callees)
+        PyMem_Free(self._preload_regs)
 
-    cdef int _pack(self) except -1:
+    cdef int _pack(self, t) except -1:
         """Build the per-instruction records and resolve how to call each operator.
 
         Callables are resolved once each, however many instructions call them
         (the code generator gives every node its own callback slot).
         """
+        cdef const int32_t* in_start = _ints(t.in_start)
+        cdef const int32_t* flag_start = _ints(t.flag_start)
+        cdef const int32_t* out_start = _ints(t.out_start)
+        cdef const int32_t* ints = _ints(t.int_data)
+        cdef const uint8_t* flags = _bytes(t.bool_data)
         cdef Py_ssize_t i, j, total = 0, pos = 0
         cdef dict seen = {}
         for i in range(self._n):
@@ -296,8 +372,12 @@ cdef class Program:
         self._operands = <Word*>PyMem_Calloc(total + 1, sizeof(Word))
         self._callees = <pyjit_callee*>PyMem_Calloc(len(self._callbacks) + 1,
                                                     sizeof(pyjit_callee))
-        if self._code == NULL or self._operands == NULL or self._callees == NULL:
+        self._preload_regs = <int32_t*>PyMem_Calloc(self._n_preload + 1, sizeof(int32_t))
+        if (self._code == NULL or self._operands == NULL or self._callees == NULL
+                or self._preload_regs == NULL):
             raise MemoryError()
+        for j, (reg, _) in enumerate(t.preload):
+            self._preload_regs[j] = reg
         for i in range(self._n):
             self._code[i].op = self._op[i]
             self._code[i].arg = self._arg[i]
@@ -305,11 +385,11 @@ cdef class Program:
             self._code[i].n_in = <uint16_t>min(self._in_size[i], BIG)
             self._code[i].n_out = <uint16_t>min(self._out_size[i], BIG)
             for j in range(self._in_size[i]):
-                self._operands[pos] = ((<Word>self._ints[self._in_start[i] + j]) << 1) | \
-                    self._flags[self._flag_start[i] + j]
+                self._operands[pos] = ((<Word>ints[in_start[i] + j]) << 1) | \
+                    flags[flag_start[i] + j]
                 pos += 1
             for j in range(self._out_size[i]):
-                self._operands[pos] = <Word>self._ints[self._out_start[i] + j]
+                self._operands[pos] = <Word>ints[out_start[i] + j]
                 pos += 1
             if self._op[i] == OP_CALL:
                 key = id(<object>self._F[self._arg[i]])
@@ -331,8 +411,13 @@ cdef class Program:
 
     @property
     def register_size(self):
-        """Number of registers in each Frame's register file."""
+        """Number of object registers in each Frame's register file."""
         return self._register_size
+
+    @property
+    def scalar_size(self):
+        """Number of scalar registers in each Frame."""
+        return self._scalar_size
 
     @property
     def max_stack(self):
@@ -341,9 +426,9 @@ cdef class Program:
 
     def __repr__(self):
         return (f"<Program n_instructions={self._n} register_size={self._register_size} "
-                f"max_stack={self._max_stack}>")
+                f"scalar_size={self._scalar_size} max_stack={self._max_stack}>")
 
-    cdef bint _takes_condition(self, Py_ssize_t i) noexcept:
+    def _takes_condition_at(self, Py_ssize_t i):
         # A JUMPZ/JUMPNZ without inputs pops the condition its ASSIGN left.
         return (self._op[i] == OP_JUMPZ or self._op[i] == OP_JUMPNZ) and self._in_size[i] == 0
 
@@ -351,7 +436,7 @@ cdef class Program:
 # ---- Out-of-line helpers: everything that can raise or call back into Python ----
 
 cdef int _raise_empty(Py_ssize_t reg, Py_ssize_t pc) except -1:
-    raise RuntimeError(f"register {reg} read at pc {pc} is empty")
+    raise _slow.empty_register(reg, pc)
 
 
 cdef int _call_input_empty(PyObject** vs, const Word* words, Py_ssize_t j,
@@ -372,8 +457,7 @@ cdef int _call_input_empty(PyObject** vs, const Word* words, Py_ssize_t j,
 cdef int _call_failed(Program prog, Py_ssize_t pc) except -1:
     """CALL's operator returned NULL: raise its exception (set already, normally)."""
     if PyErr_Occurred() == NULL:
-        raise SystemError(f"{<object>prog._F[prog._arg[pc]]!r} returned NULL without "
-                          f"setting an exception")
+        raise _slow.call_returned_null(<object>prog._F[prog._arg[pc]])
     return -1
 
 
@@ -387,15 +471,7 @@ cdef Py_ssize_t _unpack(PyObject* result, PyObject** dst, Py_ssize_t nout,
     Py_DECREF(result)           # `res` holds it now, and drops it on any exit
     cdef Py_ssize_t j
     cdef PyObject** items
-    if not isinstance(res, (tuple, list)):
-        raise TypeError(f"operator F[{arg}] returned {type(res).__name__}, "
-                        f"expected a tuple or list of {nout} values")
-    if type(res) is not tuple and type(res) is not list:
-        # A subclass's __len__ may not count what it holds: read it once, as a
-        # tuple, so the items copied below are exactly len(res).
-        res = tuple(res)
-    if len(res) != nout:
-        raise TypeError(f"operator F[{arg}] returned {len(res)} values, expected {nout}")
+    res = _slow.unpack(res, nout, arg)
     items = PySequence_Fast_ITEMS(res)
     for j in range(nout):
         Py_INCREF(items[j])
@@ -416,21 +492,8 @@ cdef Py_ssize_t _stackcall(Program prog, Py_ssize_t pc, PyObject** vs, Py_ssize_
     for j in range(k):
         Py_DECREF(vs[j])
         vs[j] = NULL
-    try:
-        off = (<object>prog._F[arg])(lst)
-        # A Python int until range-checked: any offset is a RuntimeError, not an
-        # OverflowError, as in the pure twin.
-        target = pc + 1 + (0 if off is None else _index(off))
-        if not 0 <= target <= prog._n:
-            raise RuntimeError(f"STACKCALL F[{arg}] jumped to {target}, outside [0, {prog._n}]")
-        if target < prog._n and prog._takes_condition(target):
-            raise RuntimeError(f"STACKCALL F[{arg}] jumped to {target}, a conditional jump "
-                               f"that expects a condition on the stack")
-        if len(lst) != nout:
-            raise TypeError(f"STACKCALL F[{arg}] left {len(lst)} values, expected {nout}")
-    except BaseException:
-        lst.clear()  # the callback may keep the list: its values are ours to free
-        raise
+    target = _slow.stackcall(<object>prog._F[arg], arg, lst, pc, prog._n,
+                             prog._takes_condition_at, nout)
     for j in range(nout):
         vs[j] = PyList_GET_ITEM(lst, j)
         Py_INCREF(vs[j])
@@ -441,8 +504,7 @@ cdef int _wait(Program prog, PyObject** slot) except -1:
     """WAIT on the future in ``*slot``: 1 and its value in ``*slot`` if done, else 0."""
     cdef object fut = <object>slot[0]
     if not isinstance(fut, prog._future_type):
-        raise TypeError(f"WAIT expects a {prog._future_type.__name__}, "
-                        f"got {type(fut).__name__}")
+        raise _slow.not_a_future(prog._future_type, fut)
     if not fut.done():
         return 0
     cdef object value = fut.value()
@@ -480,6 +542,63 @@ cdef int _store(list caller, PyObject** vs, Py_ssize_t k) except -1:
     return 0
 
 
+cdef int _unbox(int opc, PyObject* v, Scalar* out) except -1:
+    """UNBOX's slow path: anything but an exact int, float or bool."""
+    cdef object x
+    if opc == OP_UNBOX_I:
+        out.i = <int64_t>_slow.unbox_int(<object>v)
+    elif opc == OP_UNBOX_F:
+        out.f = <double>_slow.unbox_float(<object>v)
+    else:
+        x = _slow.unbox_bool(<object>v)
+        out.i = 1 if x else 0
+    return 0
+
+
+cdef int _intrinsic_slow(Program prog, const Instr* ins, Scalar* S, int kinds) except -1:
+    """An intrinsic off its common case: call its library operator on the boxed
+    inputs, which raises its own error or returns the result (a float, ``kinds``
+    1, or an int).  ``kinds`` 1 reads the inputs as doubles, 0 as int64."""
+    cdef const Word* w = ins.words
+    fn = <object>prog._F[ins.arg]
+    if kinds == 1:
+        args = [S[w[j] >> 1].f for j in range(ins.n_in)]
+        S[w[ins.n_in]].f = fn(*args)
+    else:
+        args = [S[w[j] >> 1].i for j in range(ins.n_in)]
+        S[w[ins.n_in]].i = fn(*args)
+    return 0
+
+
+cdef inline void _hold_gil(PyThreadState** released) noexcept:
+    if released[0] != NULL:
+        PyEval_RestoreThread(released[0])
+        released[0] = NULL
+
+
+cdef int _tick(PyThreadState** released, long long* last_signals) except -1:
+    """Every TICK backward jumps: see signals, then let other threads run.
+
+    Holding the GIL: check signals, then give the GIL up; the next instruction
+    that needs Python takes it back (so other threads get it between two such
+    instructions, as CPython's eval loop gives it up between bytecodes).  Running
+    without it: look at signals again every SIGNAL_MS milliseconds.
+    """
+    cdef long long now
+    if released[0] == NULL:
+        PyErr_CheckSignals()
+        released[0] = PyEval_SaveThread()
+        return 0
+    now = pyjit_now_ms()
+    if now - last_signals[0] >= SIGNAL_MS:
+        last_signals[0] = now
+        PyEval_RestoreThread(released[0])
+        released[0] = NULL
+        PyErr_CheckSignals()
+        released[0] = PyEval_SaveThread()
+    return 0
+
+
 @cython.final
 cdef class Frame:
     """The register file and value stack of one run of a Program.
@@ -496,8 +615,9 @@ cdef class Frame:
     cdef Program _program
     cdef Py_ssize_t _nregs      # a copy: __dealloc__ and the GC need no Program
     cdef PyObject** _regs       # _nregs slots, NULL = empty
-    cdef PyObject** _stack_mem  # 1 + max_stack + nregs slots: the block below
+    cdef PyObject** _stack_mem  # 1 + max_stack + nregs slots, then the scalars
     cdef PyObject** _stack      # _stack_mem + 1 (see _execute's CALL)
+    cdef Scalar* _scalars       # the scalar registers, after the object ones
     cdef Py_ssize_t _pc
     cdef bint _failed
     cdef bint _running
@@ -506,15 +626,26 @@ cdef class Frame:
         if not isinstance(program, Program):
             raise TypeError(f"Frame() expects a Program, got {type(program).__name__}")
         self._program = <Program>program
-        self._nregs = self._program._register_size
-        # One block: the value stack (with its spare slot in front), then the
-        # registers.  Never empty, so calloc cannot return NULL for size 0.
+        cdef Program p = self._program
+        cdef Py_ssize_t j
+        cdef PyObject* v
+        self._nregs = p._register_size
+        # One block: the value stack (with its spare slot in front), the object
+        # registers, the scalar registers (8 bytes each too).  Never empty, so
+        # calloc cannot return NULL for size 0.
         self._stack_mem = <PyObject**>PyMem_Calloc(
-            self._program._max_stack + 1 + self._nregs, sizeof(PyObject*))
+            p._max_stack + 1 + self._nregs + p._scalar_size, sizeof(PyObject*))
         if self._stack_mem == NULL:
             raise MemoryError()
         self._stack = self._stack_mem + 1
-        self._regs = self._stack + self._program._max_stack
+        self._regs = self._stack + p._max_stack
+        self._scalars = <Scalar*>(self._regs + self._nregs)
+        if p._scalar_size:
+            memcpy(self._scalars, p._scalar_init, p._scalar_size * sizeof(Scalar))
+        for j in range(p._n_preload):
+            v = p._preload_objs[j]
+            Py_INCREF(v)
+            self._regs[p._preload_regs[j]] = v
 
     def __dealloc__(self):
         if self._stack_mem != NULL:
@@ -542,10 +673,20 @@ cdef class Frame:
         return self._program
 
     def registers(self):
-        """A copy of the register file, None for an empty register (for debugging)."""
+        """A copy of the object register file, None for an empty register (for
+        debugging)."""
         cdef Py_ssize_t i
         return [None if self._regs[i] == NULL else <object>self._regs[i]
                 for i in range(self._nregs)]
+
+    def scalars(self):
+        """A copy of the scalar register file, each as its kind reads it (for
+        debugging)."""
+        kinds = self._program._table.scalar_kinds
+        cdef Py_ssize_t i
+        return [self._scalars[i].f if kinds[i] == "F" else
+                (self._scalars[i].i != 0 if kinds[i] == "B" else self._scalars[i].i)
+                for i in range(self._program._scalar_size)]
 
     def run(self, stack):
         """Run from ``self.pc`` until the end or until a WAIT meets a pending future.
@@ -570,17 +711,15 @@ cdef class Frame:
                 callback called ``run`` on its own frame).
             TypeError: ``stack`` is not a list.
         """
-        if type(stack) is not list:
-            raise TypeError(f"run() expects a list, got {type(stack).__name__}")
-        if self._failed:
-            raise RuntimeError(f"frame is unusable after an error (it failed at pc {self._pc})")
-        if self._running:
-            raise RuntimeError("frame is already running (run() called from one of its callbacks)")
+        if type(stack) is not list or self._failed or self._running:
+            _slow.refuse_run(stack, self._failed, self._running, self._pc)
+        Py_EnterRecursiveCall(" while running a pyjit graph")
         self._running = True
         try:
             return self._execute(<list>stack)
         finally:
             self._running = False
+            Py_LeaveRecursiveCall()
 
     cdef void _release(self, Py_ssize_t sp) noexcept:
         """Release the value stack below ``sp`` (top first), then every register.
@@ -610,7 +749,7 @@ cdef class Frame:
                 regs[i] = NULL
                 Py_DECREF(v)
 
-    # ---- The dispatch loop: fast paths only, ordered by how often they run ----
+    # ---- The dispatch loop: one switch, the typed tier first ----
 
     @cython.boundscheck(False)
     @cython.wraparound(False)
@@ -625,27 +764,292 @@ cdef class Frame:
         cdef const Instr* target
         cdef PyObject** K = prog._K
         cdef PyObject** regs = self._regs
+        cdef Scalar* S = self._scalars
         # vs[-1] is a spare slot of our own: that is what lets CALL pass
         # PY_VECTORCALL_ARGUMENTS_OFFSET, so a bound-method callee can prepend
-        # `self` in place instead of copying the arguments.
+        # `self` in place instead of copying the arguments.  Between
+        # instructions the stack is empty, so MOVE borrows it as scratch space.
         cdef PyObject** vs = self._stack
+        cdef Scalar* scratch = <Scalar*>vs
         cdef Py_ssize_t sp = 0, k, j, nin
         cdef Word w
         cdef const Word* words
-        cdef int opc, truth
+        cdef int opc, truth, overflow
         cdef PyObject* v
         cdef PyObject* old
+        cdef int64_t a, b, q
+        cdef double x, y
+        cdef Scalar t0, t1
+        # Not NULL while the loop runs without the GIL (see _tick).
+        cdef PyThreadState* released = NULL
+        cdef int ticks = TICK
+        cdef long long last_signals = 0
         try:
             while ins < end:
                 opc = ins.op
                 words = ins.words
+                if released != NULL and (opc < 0 or not _GIL_FREE[opc]):
+                    _hold_gil(&released)
 
+                # ---- the typed tier: scalar registers, no stack, no objects ----
+                if opc == OP_ADD_I:
+                    S[words[2]].i = <int64_t>(<uint64_t>S[words[0] >> 1].i +
+                                              <uint64_t>S[words[1] >> 1].i)
+                elif opc == OP_SUB_I:
+                    S[words[2]].i = <int64_t>(<uint64_t>S[words[0] >> 1].i -
+                                              <uint64_t>S[words[1] >> 1].i)
+                elif opc == OP_MUL_I:
+                    S[words[2]].i = <int64_t>(<uint64_t>S[words[0] >> 1].i *
+                                              <uint64_t>S[words[1] >> 1].i)
+                elif opc == OP_FLOORDIV_I:
+                    a = S[words[0] >> 1].i
+                    b = S[words[1] >> 1].i
+                    if b == 0:
+                        _hold_gil(&released)
+                        _intrinsic_slow(prog, ins, S, 0)
+                    elif b == -1:
+                        S[words[2]].i = <int64_t>(0 - <uint64_t>a)  # INT64_MIN wraps
+                    else:
+                        q = a / b
+                        if q * b != a and (a < 0) != (b < 0):
+                            q -= 1
+                        S[words[2]].i = q
+                elif opc == OP_REM_I:
+                    a = S[words[0] >> 1].i
+                    b = S[words[1] >> 1].i
+                    if b == 0:
+                        _hold_gil(&released)
+                        _intrinsic_slow(prog, ins, S, 0)
+                    elif b == -1:
+                        S[words[2]].i = 0  # C's INT64_MIN % -1 would trap
+                    else:
+                        q = a % b
+                        if q != 0 and (q < 0) != (b < 0):
+                            q += b
+                        S[words[2]].i = q
+                elif opc == OP_NEG_I:
+                    S[words[1]].i = <int64_t>(0 - <uint64_t>S[words[0] >> 1].i)
+                elif opc == OP_ABS_I:
+                    a = S[words[0] >> 1].i
+                    S[words[1]].i = <int64_t>(0 - <uint64_t>a) if a < 0 else a
+                elif opc == OP_MIN_I:
+                    a = S[words[0] >> 1].i
+                    b = S[words[1] >> 1].i
+                    S[words[2]].i = b if b < a else a
+                elif opc == OP_MAX_I:
+                    a = S[words[0] >> 1].i
+                    b = S[words[1] >> 1].i
+                    S[words[2]].i = b if b > a else a
+                elif opc == OP_AND_I or opc == OP_AND_B:
+                    S[words[2]].i = S[words[0] >> 1].i & S[words[1] >> 1].i
+                elif opc == OP_OR_I or opc == OP_OR_B:
+                    S[words[2]].i = S[words[0] >> 1].i | S[words[1] >> 1].i
+                elif opc == OP_XOR_I or opc == OP_XOR_B:
+                    S[words[2]].i = S[words[0] >> 1].i ^ S[words[1] >> 1].i
+                elif opc == OP_DIV_I:
+                    # IEEE: x / 0 is +-inf, 0 / 0 nan, as the operator's result
+                    S[words[2]].f = <double>S[words[0] >> 1].i / <double>S[words[1] >> 1].i
+                elif opc == OP_LT_I:
+                    S[words[2]].i = S[words[0] >> 1].i < S[words[1] >> 1].i
+                elif opc == OP_LE_I:
+                    S[words[2]].i = S[words[0] >> 1].i <= S[words[1] >> 1].i
+                elif opc == OP_GT_I:
+                    S[words[2]].i = S[words[0] >> 1].i > S[words[1] >> 1].i
+                elif opc == OP_GE_I:
+                    S[words[2]].i = S[words[0] >> 1].i >= S[words[1] >> 1].i
+                elif opc == OP_EQ_I or opc == OP_EQ_B:
+                    S[words[2]].i = S[words[0] >> 1].i == S[words[1] >> 1].i
+                elif opc == OP_NE_I or opc == OP_NE_B:
+                    S[words[2]].i = S[words[0] >> 1].i != S[words[1] >> 1].i
+                elif opc == OP_ADD_F:
+                    S[words[2]].f = S[words[0] >> 1].f + S[words[1] >> 1].f
+                elif opc == OP_SUB_F:
+                    S[words[2]].f = S[words[0] >> 1].f - S[words[1] >> 1].f
+                elif opc == OP_MUL_F:
+                    S[words[2]].f = S[words[0] >> 1].f * S[words[1] >> 1].f
+                elif opc == OP_DIV_F:
+                    S[words[2]].f = S[words[0] >> 1].f / S[words[1] >> 1].f
+                elif opc == OP_FLOORDIV_F:
+                    x = S[words[0] >> 1].f / S[words[1] >> 1].f
+                    if isfinite(x):
+                        y = floor(x)
+                        x = y if y != 0 else copysign(0.0, x)
+                    S[words[2]].f = x
+                elif opc == OP_REM_F:
+                    # Python's float %: fmod, then the sign of the divisor
+                    y = S[words[1] >> 1].f
+                    if y == 0:
+                        x = 0.0 / y  # nan, as the operator returns
+                    else:
+                        x = fmod(S[words[0] >> 1].f, y)
+                        if x != 0:
+                            if (y < 0) != (x < 0):
+                                x += y
+                        else:
+                            x = copysign(0.0, y)
+                    S[words[2]].f = x
+                elif opc == OP_POW_F:
+                    x = S[words[0] >> 1].f
+                    y = S[words[1] >> 1].f
+                    if x > 0 and isfinite(x) and isfinite(y):
+                        x = pow(x, y)
+                    else:
+                        x = -1  # not the common case
+                    if x >= 0 and isfinite(x):
+                        S[words[2]].f = x
+                    else:
+                        _hold_gil(&released)
+                        _intrinsic_slow(prog, ins, S, 1)
+                elif opc == OP_NEG_F:
+                    S[words[1]].f = -S[words[0] >> 1].f
+                elif opc == OP_ABS_F:
+                    S[words[1]].f = fabs(S[words[0] >> 1].f)
+                elif opc == OP_MIN_F:
+                    x = S[words[0] >> 1].f
+                    y = S[words[1] >> 1].f
+                    S[words[2]].f = x if x < y else y
+                elif opc == OP_MAX_F:
+                    x = S[words[0] >> 1].f
+                    y = S[words[1] >> 1].f
+                    S[words[2]].f = x if x > y else y
+                elif opc == OP_LT_F:
+                    S[words[2]].i = S[words[0] >> 1].f < S[words[1] >> 1].f
+                elif opc == OP_LE_F:
+                    S[words[2]].i = S[words[0] >> 1].f <= S[words[1] >> 1].f
+                elif opc == OP_GT_F:
+                    S[words[2]].i = S[words[0] >> 1].f > S[words[1] >> 1].f
+                elif opc == OP_GE_F:
+                    S[words[2]].i = S[words[0] >> 1].f >= S[words[1] >> 1].f
+                elif opc == OP_EQ_F:
+                    S[words[2]].i = S[words[0] >> 1].f == S[words[1] >> 1].f
+                elif opc == OP_NE_F:
+                    S[words[2]].i = S[words[0] >> 1].f != S[words[1] >> 1].f
+                elif opc == OP_NOT_B:
+                    S[words[1]].i = not S[words[0] >> 1].i
+                elif opc == OP_I2F or opc == OP_B2F:
+                    S[words[1]].f = <double>S[words[0] >> 1].i
+                elif opc == OP_F2I:
+                    # C++'s cast: nan, inf and values outside int64 give INT64_MIN
+                    x = S[words[0] >> 1].f
+                    if x >= -9223372036854775808.0 and x < 9223372036854775808.0:
+                        S[words[1]].i = <int64_t>x
+                    else:
+                        S[words[1]].i = <int64_t>(<uint64_t>1 << 63)
+                elif opc == OP_B2I:
+                    S[words[1]].i = S[words[0] >> 1].i
+                elif opc == OP_I2B:
+                    S[words[1]].i = S[words[0] >> 1].i != 0
+                elif opc == OP_F2B:
+                    S[words[1]].i = S[words[0] >> 1].f != 0
+                elif opc == OP_MOVE:
+                    nin = ins.n_in
+                    if nin == 1:
+                        S[words[1]] = S[words[0] >> 1]
+                    elif nin == 2:
+                        t0 = S[words[0] >> 1]
+                        t1 = S[words[1] >> 1]
+                        S[words[2]] = t0
+                        S[words[3]] = t1
+                    else:
+                        if nin == BIG:
+                            nin = prog._in_size[ins - code]
+                        for j in range(nin):
+                            scratch[j] = S[words[j] >> 1]
+                        for j in range(nin):
+                            S[words[nin + j]] = scratch[j]
+                elif opc == OP_LOOP_BACK:
+                    a = S[words[0] >> 1].i + 1
+                    S[words[3]].i = a
+                    if a < S[words[1] >> 1].i and S[words[2] >> 1].i:
+                        ins = code + ins.arg
+                        ticks -= 1
+                        if ticks == 0:
+                            ticks = TICK
+                            _tick(&released, &last_signals)
+                        continue
+                elif opc == OP_LOOP_ENTER:
+                    S[words[2]].i = 0
+                    if not (0 < S[words[0] >> 1].i and S[words[1] >> 1].i):
+                        ins = code + ins.arg
+                        continue
+                elif (opc == OP_JT or opc == OP_JF or opc == OP_JLT_I or opc == OP_JLE_I
+                      or opc == OP_JEQ_I or opc == OP_JNE_I or opc == OP_JLT_F
+                      or opc == OP_JLE_F or opc == OP_JEQ_F or opc == OP_JNE_F
+                      or opc == OP_JNLT_F or opc == OP_JNLE_F):
+                    if opc == OP_JT:
+                        truth = S[words[0] >> 1].i != 0
+                    elif opc == OP_JF:
+                        truth = S[words[0] >> 1].i == 0
+                    elif opc == OP_JLT_I:
+                        truth = S[words[0] >> 1].i < S[words[1] >> 1].i
+                    elif opc == OP_JLE_I:
+                        truth = S[words[0] >> 1].i <= S[words[1] >> 1].i
+                    elif opc == OP_JEQ_I:
+                        truth = S[words[0] >> 1].i == S[words[1] >> 1].i
+                    elif opc == OP_JNE_I:
+                        truth = S[words[0] >> 1].i != S[words[1] >> 1].i
+                    elif opc == OP_JLT_F:
+                        truth = S[words[0] >> 1].f < S[words[1] >> 1].f
+                    elif opc == OP_JLE_F:
+                        truth = S[words[0] >> 1].f <= S[words[1] >> 1].f
+                    elif opc == OP_JEQ_F:
+                        truth = S[words[0] >> 1].f == S[words[1] >> 1].f
+                    elif opc == OP_JNE_F:
+                        truth = S[words[0] >> 1].f != S[words[1] >> 1].f
+                    elif opc == OP_JNLT_F:
+                        truth = not (S[words[0] >> 1].f < S[words[1] >> 1].f)
+                    else:
+                        truth = not (S[words[0] >> 1].f <= S[words[1] >> 1].f)
+                    if truth:
+                        target = code + ins.arg
+                        if target <= ins:
+                            ticks -= 1
+                            if ticks == 0:
+                                ticks = TICK
+                                _tick(&released, &last_signals)
+                        ins = target
+                        continue
+                elif opc == OP_BOX_I or opc == OP_BOX_F or opc == OP_BOX_B:
+                    if opc == OP_BOX_I:
+                        v = PyLong_FromLongLong(S[words[0] >> 1].i)
+                    elif opc == OP_BOX_F:
+                        v = PyFloat_FromDouble(S[words[0] >> 1].f)
+                    else:
+                        v = Py_True_ if S[words[0] >> 1].i else Py_False_
+                        Py_INCREF(v)
+                    j = words[1]
+                    old = regs[j]
+                    regs[j] = v
+                    Py_XDECREF(old)
+                elif opc == OP_UNBOX_I or opc == OP_UNBOX_F or opc == OP_UNBOX_B:
+                    w = words[0]
+                    v = regs[w >> 1]
+                    if v == NULL:
+                        _raise_empty(w >> 1, ins - code)
+                    if opc == OP_UNBOX_I and PyLong_CheckExact(v):
+                        overflow = 0
+                        a = PyLong_AsLongLongAndOverflow(v, &overflow)
+                        if overflow:
+                            _unbox(opc, v, &S[words[1]])
+                        else:
+                            S[words[1]].i = a
+                    elif opc == OP_UNBOX_F and PyFloat_CheckExact(v):
+                        S[words[1]].f = PyFloat_AS_DOUBLE(v)
+                    elif opc == OP_UNBOX_B and (v == Py_True_ or v == Py_False_):
+                        S[words[1]].i = v == Py_True_
+                    else:
+                        _unbox(opc, v, &S[words[1]])
+                    if w & 1:
+                        regs[w >> 1] = NULL
+                        Py_DECREF(v)
+
+                # ---- the seed's CALL, specialised by shape ----
                 # CALL's arguments are read in place: a copied input is borrowed
                 # (its register holds it through the call, and nothing the callee
                 # can reach writes registers), a moved one leaves its register
                 # empty and is released after the call.  sp stays 0, so an error
                 # never releases a borrowed argument.
-                if opc == OP_CALL2:
+                elif opc == OP_CALL2:
                     w = words[0]
                     v = regs[w >> 1]
                     if v == NULL:
@@ -671,9 +1075,7 @@ cdef class Frame:
                     old = regs[j]
                     regs[j] = v
                     Py_XDECREF(old)  # after the store: a finaliser sees a sane frame
-                    ins += 1
-                    continue
-                if opc == OP_CALL1:
+                elif opc == OP_CALL1:
                     w = words[0]
                     v = regs[w >> 1]
                     if v == NULL:
@@ -690,9 +1092,7 @@ cdef class Frame:
                     old = regs[j]
                     regs[j] = v
                     Py_XDECREF(old)
-                    ins += 1
-                    continue
-                if opc == OP_CONST:
+                elif opc == OP_CONST:
                     # No inputs, one output (the validator saw to it).
                     v = K[ins.arg]
                     Py_INCREF(v)
@@ -700,148 +1100,150 @@ cdef class Frame:
                     old = regs[j]
                     regs[j] = v
                     Py_XDECREF(old)
-                    ins += 1
-                    continue
 
-                nin = ins.n_in
-                if nin == BIG:
-                    nin = prog._in_size[ins - code]
-                target = ins + 1
-                if opc == OP_CALL:
-                    for j in range(nin):
-                        w = words[j]
-                        v = regs[w >> 1]
+                # ---- the seed's protocol: push, act, pop ----
+                else:
+                    nin = ins.n_in
+                    if nin == BIG:
+                        nin = prog._in_size[ins - code]
+                    target = ins + 1
+                    if opc == OP_CALL:
+                        for j in range(nin):
+                            w = words[j]
+                            v = regs[w >> 1]
+                            if v == NULL:
+                                _call_input_empty(vs, words, j, ins - code)
+                            vs[j] = v
+                            if w & 1:
+                                regs[w >> 1] = NULL
+                        v = pyjit_call(ins.callee, vs, nin)
+                        for j in range(nin):
+                            if words[j] & 1:
+                                Py_DECREF(vs[j])
                         if v == NULL:
-                            _call_input_empty(vs, words, j, ins - code)
-                        vs[j] = v
-                        if w & 1:
-                            regs[w >> 1] = NULL
-                    v = pyjit_call(ins.callee, vs, nin)
-                    for j in range(nin):
-                        if words[j] & 1:
-                            Py_DECREF(vs[j])
-                    if v == NULL:
-                        _call_failed(prog, ins - code)
+                            _call_failed(prog, ins - code)
+                        k = ins.n_out
+                        if k == 1:
+                            j = words[nin]
+                            old = regs[j]
+                            regs[j] = v
+                            Py_XDECREF(old)
+                            ins += 1
+                            continue
+                        if k == 0:
+                            Py_DECREF(v)
+                            ins += 1
+                            continue
+                        if k == BIG:
+                            k = prog._out_size[ins - code]
+                        sp = _unpack(v, vs, k, ins.arg)
+                    else:
+                        # Push the inputs; a moved input leaves its register empty.
+                        for j in range(nin):
+                            w = words[j]
+                            v = regs[w >> 1]
+                            if v == NULL:
+                                _raise_empty(w >> 1, ins - code)
+                            if w & 1:
+                                regs[w >> 1] = NULL
+                            else:
+                                Py_INCREF(v)
+                            vs[sp] = v
+                            sp += 1
+                        if PYJIT_DEBUG:
+                            assert sp <= prog._max_stack, (ins - code, sp)
+
+                        if opc == OP_ASSIGN:
+                            pass  # the pops below do the parallel move; a condition stays
+                        elif opc == OP_JUMPNZ or opc == OP_JUMPZ:
+                            v = vs[sp - 1]
+                            if v == Py_True_:
+                                truth = 1
+                            elif v == Py_False_:
+                                truth = 0
+                            else:
+                                truth = PyObject_IsTrue(v)
+                            sp -= 1
+                            Py_DECREF(v)
+                            if truth == (opc == OP_JUMPNZ):
+                                target = code + ins.arg
+                        elif opc == OP_DROP:
+                            while sp:
+                                sp -= 1
+                                Py_DECREF(vs[sp])
+                        elif opc == OP_JUMP:
+                            target = code + ins.arg
+                        elif opc == OP_STACKCALL:
+                            k = prog._out_size[ins - code]
+                            target = code + _stackcall(prog, ins - code, vs, sp, k)
+                            sp = k
+                        elif opc == OP_WAIT:
+                            if not _wait(prog, vs):
+                                # Suspend: nothing stays on the stack; a moved future
+                                # goes back to its register, so the resumed WAIT
+                                # finds it.
+                                sp = 0
+                                v = vs[0]
+                                result = <object>v
+                                if words[0] & 1:
+                                    regs[words[0] >> 1] = v
+                                else:
+                                    Py_DECREF(v)
+                                self._pc = ins - code
+                                return result
+                        elif opc == OP_LOAD:
+                            k = prog._out_size[ins - code]
+                            _load(caller, vs, k)
+                            sp = k
+                        elif opc == OP_STORE:
+                            _store(caller, vs, sp)
+                            sp = 0
+
+                    # Pop the outputs into their registers, last first.
                     k = ins.n_out
-                    if k == 1:
-                        j = words[nin]
-                        old = regs[j]
-                        regs[j] = v
-                        Py_XDECREF(old)
-                        ins += 1
-                        continue
-                    if k == 0:
-                        Py_DECREF(v)
-                        ins += 1
-                        continue
                     if k == BIG:
                         k = prog._out_size[ins - code]
-                    sp = _unpack(v, vs, k, ins.arg)
-                else:
-                    # Push the inputs; a moved input leaves its register empty.
-                    for j in range(nin):
-                        w = words[j]
-                        v = regs[w >> 1]
-                        if v == NULL:
-                            _raise_empty(w >> 1, ins - code)
-                        if w & 1:
-                            regs[w >> 1] = NULL
-                        else:
-                            Py_INCREF(v)
-                        vs[sp] = v
-                        sp += 1
+                    words += nin
+                    while k:
+                        k -= 1
+                        sp -= 1
+                        old = regs[words[k]]
+                        regs[words[k]] = vs[sp]
+                        Py_XDECREF(old)  # after the store: a finaliser sees a sane frame
                     if PYJIT_DEBUG:
-                        assert sp <= prog._max_stack, (ins - code, sp)
-
-                    if opc == OP_ASSIGN:
-                        pass  # the pops below do the parallel move; a condition stays
-                    elif opc == OP_JUMPNZ or opc == OP_JUMPZ:
-                        v = vs[sp - 1]
+                        assert sp == 0 or (sp == 1 and opc == OP_ASSIGN), (ins - code, sp)
+                    if sp:
+                        # A Loop's ASSIGN left its condition: the JUMPZ/JUMPNZ that
+                        # takes it comes next (the validator saw to it), so run it
+                        # here rather than through another dispatch.
+                        ins += 1
+                        v = vs[0]
                         if v == Py_True_:
                             truth = 1
                         elif v == Py_False_:
                             truth = 0
                         else:
                             truth = PyObject_IsTrue(v)
-                        sp -= 1
-                        Py_DECREF(v)
-                        if truth == (opc == OP_JUMPNZ):
-                            target = code + ins.arg
-                            if target <= ins:
-                                PyErr_CheckSignals()
-                    elif opc == OP_DROP:
-                        while sp:
-                            sp -= 1
-                            Py_DECREF(vs[sp])
-                    elif opc == OP_JUMP:
-                        target = code + ins.arg
-                        if target <= ins:
-                            PyErr_CheckSignals()
-                    elif opc == OP_STACKCALL:
-                        k = prog._out_size[ins - code]
-                        target = code + _stackcall(prog, ins - code, vs, sp, k)
-                        sp = k
-                        if target <= ins:
-                            PyErr_CheckSignals()
-                    elif opc == OP_WAIT:
-                        if not _wait(prog, vs):
-                            # Suspend: nothing stays on the stack; a moved future goes
-                            # back to its register, so the resumed WAIT finds it.
-                            sp = 0
-                            v = vs[0]
-                            result = <object>v
-                            if words[0] & 1:
-                                regs[words[0] >> 1] = v
-                            else:
-                                Py_DECREF(v)
-                            self._pc = ins - code
-                            return result
-                    elif opc == OP_LOAD:
-                        k = prog._out_size[ins - code]
-                        _load(caller, vs, k)
-                        sp = k
-                    elif opc == OP_STORE:
-                        _store(caller, vs, sp)
                         sp = 0
-
-                # Pop the outputs into their registers, last first.
-                k = ins.n_out
-                if k == BIG:
-                    k = prog._out_size[ins - code]
-                words += nin
-                while k:
-                    k -= 1
-                    sp -= 1
-                    old = regs[words[k]]
-                    regs[words[k]] = vs[sp]
-                    Py_XDECREF(old)  # after the store: a finaliser sees a sane frame
-                if PYJIT_DEBUG:
-                    assert sp == 0 or (sp == 1 and opc == OP_ASSIGN), (ins - code, sp)
-                if sp:
-                    # A Loop's ASSIGN left its condition: the JUMPZ/JUMPNZ that
-                    # takes it comes next (the validator saw to it), so run it
-                    # here rather than through another dispatch.
-                    ins += 1
-                    v = vs[0]
-                    if v == Py_True_:
-                        truth = 1
-                    elif v == Py_False_:
-                        truth = 0
-                    else:
-                        truth = PyObject_IsTrue(v)
-                    sp = 0
-                    Py_DECREF(v)
-                    target = ins + 1
-                    if truth == (ins.op == OP_JUMPNZ):
-                        target = code + ins.arg
-                        if target <= ins:
-                            PyErr_CheckSignals()
-                ins = target
+                        Py_DECREF(v)
+                        target = ins + 1
+                        if truth == (ins.op == OP_JUMPNZ):
+                            target = code + ins.arg
+                    if target <= ins:
+                        ticks -= 1
+                        if ticks == 0:
+                            ticks = TICK
+                            _tick(&released, &last_signals)
+                    ins = target
+                    continue
+                ins += 1
         except:
+            _hold_gil(&released)
             self._pc = ins - code
             self._failed = True
             self._release(sp)
             raise
+        _hold_gil(&released)
         self._pc = ins - code
         return None
 
@@ -881,7 +1283,3 @@ cdef int _frame_clear(PyObject* o) noexcept:
 
 (<PyTypeObject*>Frame).tp_traverse = _frame_traverse
 (<PyTypeObject*>Frame).tp_clear = _frame_clear
-
-
-# ---- TorchScript's int64 arithmetic, registered by pyjit.ops.scalars ----
-include "_int64.pxi"

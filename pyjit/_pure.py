@@ -14,15 +14,22 @@ The design is the seed's ``InterpreterStateImpl::runImpl``::
         pop the outputs into their registers, last output first
         pc = new_pc
 
-The instruction set itself is defined in ``pyjit.opcodes``; tables are checked
-once by ``pyjit.validate``, so the loop below does not re-check them.
+for the seed's instructions; the typed tier's read and write their registers
+directly.  The instruction set itself is defined in ``pyjit.opcodes``; tables are
+checked once by ``pyjit.validate``, so the loop below does not re-check them, and
+the rare paths are ``pyjit._slowpath``'s, shared with the compiled loop.
+
+Scalar registers hold the Python value of their kind here (an int within int64, a
+float, a bool); an intrinsic calls the library operator ``F[arg]`` on them, which
+is what makes this loop the reference for the compiled one's C arithmetic.
 """
 
 from __future__ import annotations
 
-from operator import index as _index
+import struct
 from typing import Any
 
+from pyjit import _slowpath as _slow
 from pyjit import opcodes as _op
 from pyjit.validate import validate_table
 
@@ -32,6 +39,17 @@ __all__ = ["Program", "Frame"]
 _CALL, _STACKCALL, _CONST, _LOAD, _STORE, _DROP = (
     _op.CALL, _op.STACKCALL, _op.CONST, _op.LOAD, _op.STORE, _op.DROP)
 _ASSIGN, _JUMP, _JUMPZ, _JUMPNZ, _WAIT = _op.ASSIGN, _op.JUMP, _op.JUMPZ, _op.JUMPNZ, _op.WAIT
+_INTRINSICS = frozenset(d.code for d in _op.OPCODES if d.implements)
+_BOXES = frozenset((_op.BOX_I, _op.BOX_F, _op.BOX_B))
+_UNBOX = {_op.UNBOX_I: _slow.unbox_int, _op.UNBOX_F: _slow.unbox_float,
+          _op.UNBOX_B: _slow.unbox_bool}
+# The fused compare-and-branch instructions: jump when test(S[in0], S[in1]).
+_COMPARE_JUMPS = {
+    _op.JLT_I: int.__lt__, _op.JLE_I: int.__le__, _op.JEQ_I: int.__eq__, _op.JNE_I: int.__ne__,
+    _op.JLT_F: float.__lt__, _op.JLE_F: float.__le__, _op.JEQ_F: float.__eq__,
+    _op.JNE_F: float.__ne__,
+    _op.JNLT_F: lambda a, b: not a < b, _op.JNLE_F: lambda a, b: not a <= b,
+}
 
 
 class _Empty:
@@ -44,6 +62,15 @@ class _Empty:
 
 
 _EMPTY = _Empty()
+
+
+def _scalar_value(bits: int, kind: str) -> Any:
+    """A scalar register's initial value, from its int64 bits, as its kind reads it."""
+    if kind == "F":  # the int64 holds the double's bits
+        return struct.unpack("<d", struct.pack("<q", bits))[0]
+    if kind == "B":
+        return bits != 0
+    return bits
 
 
 class Program:
@@ -59,18 +86,25 @@ class Program:
         outputs  int_data [out_start[i]  : out_start[i]  + out_size[i]]  registers
 
     A set flag marks the input's last use: the value is moved out of its register
-    instead of copied, so it is freed as early as possible.
+    instead of copied, so it is freed as early as possible.  Which register file an
+    operand's number refers to (objects or scalars) is its opcode's to say.
 
     Args:
         op, in_start, in_size, flag_start, out_start, out_size, arg: 1-D numpy
             int32 arrays of length n, the instruction columns.
         int_data: 1-D numpy int32 array, the register-number arena.
         bool_data: 1-D numpy uint8 array, the free-flag arena (0 or 1).
-        callbacks: tuple of callables ``F``, for CALL and STACKCALL.
+        callbacks: tuple of callables ``F``, for CALL, STACKCALL and intrinsics.
         constants: tuple ``K``, for CONST.
-        register_size: number of registers a Frame allocates.
+        register_size: number of object registers a Frame allocates.
         future_type: the class of futures WAIT accepts; it must have ``done()``
             and ``value()`` (which returns the result or raises the stored error).
+        scalar_kinds: one letter per scalar register a Frame allocates, what it
+            holds: ``I`` an int64, ``F`` a double, ``B`` a bool.
+        scalar_init: 1-D numpy int64 array, the scalar registers' values when a run
+            starts (a double's bits for a float register); zeros by default.
+        preload: ``(register, value)`` pairs: object registers that hold ``value``
+            when a run starts (the constants of an optimised Code).
 
     The arrays are copied (so later changes by the caller have no effect) and the
     whole table is validated once, by ``pyjit.validate.validate_table``.
@@ -80,33 +114,45 @@ class Program:
     """
 
     __slots__ = ("_n", "_register_size", "_max_stack", "_future_type", "_callbacks",
-                 "_constants", "_code", "_takes_condition")
+                 "_constants", "_code", "_takes_condition", "_scalar_size",
+                 "_scalar_init", "_preload")
 
     def __init__(self, op, in_start, in_size, flag_start, out_start, out_size, arg,
-                 int_data, bool_data, callbacks, constants, register_size, future_type):
+                 int_data, bool_data, callbacks, constants, register_size, future_type,
+                 scalar_kinds="", scalar_init=None, preload=()):
         t = validate_table(op, in_start, in_size, flag_start, out_start, out_size, arg,
                            int_data, bool_data, callbacks, constants, register_size,
-                           future_type)
+                           future_type, scalar_kinds, scalar_init, preload)
         self._n = len(t.op)
         self._register_size = t.register_size
         self._max_stack = t.max_stack
         self._future_type = t.future_type
         self._callbacks = t.callbacks
         self._constants = t.constants
+        self._scalar_size = len(t.scalar_kinds)
+        self._scalar_init = [_scalar_value(b, k)
+                             for b, k in zip(t.scalar_init.tolist(), t.scalar_kinds)]
+        self._preload = t.preload
         # The table's columns, bound once as lists, read by the loop as one
         # record per instruction: (opcode, arg, inputs, outputs), with the inputs
-        # as (register, move) pairs and the outputs last-first, as they are popped.
+        # as (register, move) pairs, and the outputs last-first for the seed's
+        # instructions (they are popped) and in order for the typed tier.
         ops, ints = t.op.tolist(), t.int_data.tolist()
         flags = [bool(f) for f in t.bool_data.tolist()]
         inputs = [tuple(zip(ints[s:s + k], flags[f:f + k])) for s, f, k in
                   zip(t.in_start.tolist(), t.flag_start.tolist(), t.in_size.tolist())]
-        outputs = [tuple(reversed(ints[s:s + k])) for s, k in
+        outputs = [tuple(ints[s:s + k]) for s, k in
                    zip(t.out_start.tolist(), t.out_size.tolist())]
+        outputs = [outs[::-1] if _op.BY_CODE[o].stack else outs
+                   for o, outs in zip(ops, outputs)]
         self._code = list(zip(ops, t.arg.tolist(), inputs, outputs))
         # A JUMPZ/JUMPNZ without inputs pops the condition its ASSIGN left;
         # a STACKCALL may not jump onto one (the stack would be empty).
-        self._takes_condition = [o in (_JUMPZ, _JUMPNZ) and not ins
+        self._takes_condition = [_op.BY_CODE[o].stack_condition and not ins
                                  for o, ins in zip(ops, inputs)]
+
+    def _takes_condition_at(self, i: int) -> bool:
+        return self._takes_condition[i]
 
     @property
     def n_instructions(self) -> int:
@@ -115,8 +161,13 @@ class Program:
 
     @property
     def register_size(self) -> int:
-        """Number of registers in each Frame's register file."""
+        """Number of object registers in each Frame's register file."""
         return self._register_size
+
+    @property
+    def scalar_size(self) -> int:
+        """Number of scalar registers in each Frame."""
+        return self._scalar_size
 
     @property
     def max_stack(self) -> int:
@@ -125,7 +176,7 @@ class Program:
 
     def __repr__(self) -> str:
         return (f"<Program n_instructions={self._n} register_size={self._register_size} "
-                f"max_stack={self._max_stack}>")
+                f"scalar_size={self._scalar_size} max_stack={self._max_stack}>")
 
 
 class Frame:
@@ -140,13 +191,16 @@ class Frame:
         program: the Program to run.
     """
 
-    __slots__ = ("_program", "_registers", "_pc", "_failed", "_running")
+    __slots__ = ("_program", "_registers", "_scalars", "_pc", "_failed", "_running")
 
     def __init__(self, program: Program):
         if not isinstance(program, Program):
             raise TypeError(f"Frame() expects a Program, got {type(program).__name__}")
         self._program = program
         self._registers = [_EMPTY] * program._register_size
+        for r, value in program._preload:
+            self._registers[r] = value
+        self._scalars = list(program._scalar_init)
         self._pc = 0
         self._failed = False
         self._running = False
@@ -172,8 +226,14 @@ class Frame:
         return self._program
 
     def registers(self) -> list:
-        """A copy of the register file, None for an empty register (for debugging)."""
+        """A copy of the object register file, None for an empty register (for
+        debugging)."""
         return [None if v is _EMPTY else v for v in self._registers]
+
+    def scalars(self) -> list:
+        """A copy of the scalar register file, each as its kind reads it (for
+        debugging)."""
+        return list(self._scalars)
 
     def run(self, stack: list) -> Any:
         """Run from ``self.pc`` until the end or until a WAIT meets a pending future.
@@ -198,12 +258,8 @@ class Frame:
                 callback called ``run`` on its own frame).
             TypeError: ``stack`` is not a list.
         """
-        if type(stack) is not list:
-            raise TypeError(f"run() expects a list, got {type(stack).__name__}")
-        if self._failed:
-            raise RuntimeError(f"frame is unusable after an error (it failed at pc {self._pc})")
-        if self._running:
-            raise RuntimeError("frame is already running (run() called from one of its callbacks)")
+        if type(stack) is not list or self._failed or self._running:
+            _slow.refuse_run(stack, self._failed, self._running, self._pc)
         self._running = True
         try:
             return self._execute(stack)
@@ -214,12 +270,13 @@ class Frame:
         prog = self._program
         n = prog._n
         code, F, K = prog._code, prog._callbacks, prog._constants
-        regs = self._registers
+        regs, S = self._registers, self._scalars
         EMPTY = _EMPTY
         # Opcodes as locals: the comparisons below are the loop's dispatch.
         CALL, STACKCALL, CONST, LOAD, STORE, DROP = (
             _CALL, _STACKCALL, _CONST, _LOAD, _STORE, _DROP)
         ASSIGN, JUMP, JUMPZ, JUMPNZ, WAIT = _ASSIGN, _JUMP, _JUMPZ, _JUMPNZ, _WAIT
+        INTRINSICS, COMPARE_JUMPS = _INTRINSICS, _COMPARE_JUMPS
         vs: list = []  # the value stack; empty between instructions but for a condition
         push, pop = vs.append, vs.pop
         pc = self._pc
@@ -227,22 +284,39 @@ class Frame:
         try:
             while pc < n:
                 opc, arg, inputs, outputs = code[pc]
+                new_pc = pc + 1
+
+                # -- the typed tier: registers read and written directly --------
+                if opc in INTRINSICS:
+                    S[outputs[0]] = F[arg](*[S[r] for r, _ in inputs])
+                    pc = new_pc
+                    continue
+                if opc in COMPARE_JUMPS:
+                    (a, _), (b, _) = inputs
+                    if COMPARE_JUMPS[opc](S[a], S[b]):
+                        new_pc = arg
+                    pc = new_pc
+                    continue
+                if opc >= _op.MOVE:
+                    pc = self._typed(opc, arg, inputs, outputs, pc)
+                    continue
+
+                # -- the seed's instructions: through the value stack ------------
                 for r, move in inputs:
                     v = regs[r]
                     if v is EMPTY:
-                        raise RuntimeError(f"register {r} read at pc {pc} is empty")
+                        raise _slow.empty_register(r, pc)
                     if move:
                         regs[r] = EMPTY
                     push(v)
                 v = None
-                new_pc = pc + 1
                 if opc == CALL:
                     v = F[arg](*vs)
                     vs.clear()
                     if len(outputs) == 1:
                         push(v)
                     elif outputs:
-                        _unpack(v, len(outputs), arg, vs)
+                        vs.extend(_slow.unpack(v, len(outputs), arg))
                     v = None
                 elif opc == CONST:
                     push(K[arg])
@@ -259,12 +333,15 @@ class Frame:
                 elif opc == JUMP:
                     new_pc = arg
                 elif opc == STACKCALL:
-                    new_pc = _stackcall(prog, pc, vs, len(outputs))
+                    lst = vs.copy()
+                    vs.clear()
+                    new_pc = _slow.stackcall(F[arg], arg, lst, pc, n,
+                                             prog._takes_condition_at, len(outputs))
+                    vs.extend(lst)
                 elif opc == WAIT:
                     v = pop()
                     if not isinstance(v, prog._future_type):
-                        raise TypeError(f"WAIT expects a {prog._future_type.__name__}, "
-                                        f"got {type(v).__name__}")
+                        raise _slow.not_a_future(prog._future_type, v)
                     if not v.done():
                         (r, move), = inputs
                         if move:  # keep the future in its register for the resume
@@ -299,36 +376,38 @@ class Frame:
         self._pc = pc
         return None
 
-
-def _unpack(result: Any, nout: int, arg: int, vs: list) -> None:
-    """Push the ``nout`` values of an operator's tuple or list result."""
-    if not isinstance(result, (tuple, list)):
-        raise TypeError(f"operator F[{arg}] returned {type(result).__name__}, "
-                        f"expected a tuple or list of {nout} values")
-    if type(result) is not tuple and type(result) is not list:
-        result = tuple(result)  # a subclass's __len__ may not count what it holds
-    if len(result) != nout:
-        raise TypeError(f"operator F[{arg}] returned {len(result)} values, expected {nout}")
-    vs.extend(result)
-
-
-def _stackcall(prog: Program, pc: int, vs: list, nout: int) -> int:
-    """Run a STACKCALL: move the inputs into a list, call, return the new pc."""
-    arg = prog._code[pc][1]
-    lst = vs.copy()
-    vs.clear()
-    try:
-        off = prog._callbacks[arg](lst)
-        target = pc + 1 + (0 if off is None else _index(off))
-        if not 0 <= target <= prog._n:
-            raise RuntimeError(f"STACKCALL F[{arg}] jumped to {target}, outside [0, {prog._n}]")
-        if target < prog._n and prog._takes_condition[target]:
-            raise RuntimeError(f"STACKCALL F[{arg}] jumped to {target}, a conditional jump "
-                               f"that expects a condition on the stack")
-        if len(lst) != nout:
-            raise TypeError(f"STACKCALL F[{arg}] left {len(lst)} values, expected {nout}")
-    except BaseException:
-        lst.clear()  # the callback may keep the list: its values are ours to free
-        raise
-    vs.extend(lst)
-    return target
+    def _typed(self, opc: int, arg: int, inputs, outputs, pc: int) -> int:
+        """Instruction ``pc`` of the typed tier, a move or a jump (intrinsics and
+        compare-and-branch are in the loop itself); returns the next pc."""
+        regs, S = self._registers, self._scalars
+        if opc == _op.MOVE:
+            values = [S[r] for r, _ in inputs]
+            for r, x in zip(outputs, values):
+                S[r] = x
+        elif opc == _op.LOOP_BACK:
+            (i, _), (n, _), (c, _) = inputs
+            S[outputs[0]] = count = S[i] + 1
+            if count < S[n] and S[c]:
+                return arg
+        elif opc == _op.LOOP_ENTER:
+            (n, _), (c, _) = inputs
+            S[outputs[0]] = 0
+            if not (0 < S[n] and S[c]):
+                return arg
+        elif opc == _op.JT:
+            if S[inputs[0][0]]:
+                return arg
+        elif opc == _op.JF:
+            if not S[inputs[0][0]]:
+                return arg
+        elif opc in _BOXES:
+            regs[outputs[0]] = S[inputs[0][0]]
+        else:  # an UNBOX
+            (r, move), = inputs
+            v = regs[r]
+            if v is _EMPTY:
+                raise _slow.empty_register(r, pc)
+            if move:
+                regs[r] = _EMPTY
+            S[outputs[0]] = _UNBOX[opc](v)
+        return pc + 1

@@ -4,6 +4,8 @@
 
     pyjit run FILE.ir ARG...     run a graph; ARGs are Python literals or .npy files
     pyjit dump FILE.ir           the preprocessed graph and its instruction listing
+    pyjit dot FILE.ir [-o OUT]   the graph as a picture (DOT text, or .svg/.png/.pdf
+                                 drawn by Graphviz's dot); --code: the instruction table
     pyjit info                   version, active backend, Cython version
     pyjit bench [--quick]        benchmarks against the alternatives (see bench/)
 
@@ -69,7 +71,7 @@ def _show(value: Any) -> str:
 def cmd_run(ns: argparse.Namespace) -> int:
     from .interpreter import Function
     graph = _read_graph(ns.file)
-    fn = Function(graph)
+    fn = Function(graph, optimize=ns.optimize)
     args = [_parse_arg(a) for a in ns.args]
     if len(args) != fn.code.n_inputs:
         names = ", ".join(f"%{v.debug_name} : {v.type}" for v in graph.inputs)
@@ -85,10 +87,38 @@ def cmd_run(ns: argparse.Namespace) -> int:
 def cmd_dump(ns: argparse.Namespace) -> int:
     from . import opcodes
     from .code import Code
-    code = Code(_read_graph(ns.file))
+    code = Code(_read_graph(ns.file), optimize=ns.optimize)
     sys.stdout.write(str(code))
     if ns.opcodes:
         print("\n" + opcodes.describe())
+    return 0
+
+
+def cmd_dot(ns: argparse.Namespace) -> int:
+    from . import graphviz
+    graph = _read_graph(ns.file)
+    name = os.path.splitext(os.path.basename(ns.file))[0]
+    if ns.code:
+        from .code import Code
+        text = Code(graph).to_dot(name=name)
+    else:
+        text = graph.to_dot(name=name)
+    if ns.output is None:
+        sys.stdout.write(text)
+        return 0
+    fmt = os.path.splitext(ns.output)[1].lower().lstrip(".")
+    if fmt in ("dot", "gv"):
+        data = text.encode("utf-8")
+    elif fmt in graphviz.RENDER_FORMATS:
+        data = graphviz.render(text, fmt)  # a GraphvizError says how to install dot
+    else:
+        raise CLIError(f"cannot tell the format of {ns.output}: name it .dot or .gv for DOT "
+                       f"text, or .{', .'.join(graphviz.RENDER_FORMATS)} for a picture")
+    try:
+        with open(ns.output, "wb") as f:
+            f.write(data)
+    except OSError as exc:
+        raise CLIError(f"cannot write {ns.output}: {exc.strerror or exc}") from exc
     return 0
 
 
@@ -116,6 +146,16 @@ def cmd_bench(ns: argparse.Namespace) -> int:
     return bench_main(ns)
 
 
+def _level_options(p: argparse.ArgumentParser) -> None:
+    """``-O0``/``-O1``: the Code's optimisation level (see :class:`pyjit.Code`)."""
+    g = p.add_mutually_exclusive_group()
+    g.add_argument("-O0", dest="optimize", action="store_false",
+                   help="the seed's instruction table: every value a Python object")
+    g.add_argument("-O1", dest="optimize", action="store_true",
+                   help="unboxed scalar registers and intrinsics (the default)")
+    p.set_defaults(optimize=None)
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="pyjit", description="Run graphs in torch's IR text "
                                 "with the register interpreter of the early PyTorch JIT.")
@@ -123,11 +163,23 @@ def build_parser() -> argparse.ArgumentParser:
     r = sub.add_parser("run", help="run a graph and print its output(s)")
     r.add_argument("file", help="graph text (.ir) as torch prints it")
     r.add_argument("args", nargs="*", help="inputs: Python literals, or .npy files for tensors")
+    _level_options(r)
     r.set_defaults(func=cmd_run)
     d = sub.add_parser("dump", help="print the preprocessed graph and its instructions")
     d.add_argument("file")
     d.add_argument("--opcodes", action="store_true", help="also print the instruction set")
+    _level_options(d)
     d.set_defaults(func=cmd_dump)
+    g = sub.add_parser("dot", help="draw the graph (or with --code its instruction table)",
+                       description="Write the graph as Graphviz DOT text, or draw it with "
+                       "Graphviz's dot program when -o names a .svg, .png or .pdf file.")
+    g.add_argument("file", help="graph text (.ir) as torch prints it")
+    g.add_argument("-o", "--output", metavar="OUT",
+                   help="OUT.dot/.gv: DOT text; OUT.svg/.png/.pdf: a picture (needs "
+                   "Graphviz); default: DOT text on standard output")
+    g.add_argument("--code", action="store_true",
+                   help="draw the instruction table's basic blocks and jumps instead")
+    g.set_defaults(func=cmd_dot)
     i = sub.add_parser("info", help="version and backend")
     i.set_defaults(func=cmd_info)
     b = sub.add_parser("bench", help="benchmarks against the alternatives")

@@ -1,31 +1,23 @@
-"""The code generator: a preprocessed graph becomes an instruction table.
+"""``Code``: a graph compiled into an instruction table, at one of two levels.
 
-``Code(graph)`` reproduces the seed's ``CodeImpl``.  It preprocesses a copy of the
-graph (``pyjit.passes.preprocess``: trip counts desugared, inputs and outputs turned
-into ``prim::Load``/``prim::Store``, ``prim::Drop`` for unused values, move flags at
-last uses), then walks it once, emitting one instruction per node and lowering
-control flow to jumps exactly as the seed does::
+``Code(graph)`` preprocesses a copy of the graph with the seed's passes
+(:func:`pyjit.passes.preprocess`: inputs and outputs turned into
+``prim::Load``/``prim::Store``, ``prim::Drop`` for unused values, move flags at
+last uses) and lowers it to the instructions of :mod:`pyjit.opcodes`:
 
-    x = If c: <then> -> (vt)          JUMPNZ c -> then
-        else: <else> -> (vf)          <else>
-                                      x = ASSIGN vf
-                                      JUMP -> end
-                                then: <then>
-                                      x = ASSIGN vt
-                                 end:
-
-    o = Loop c i0: (l) <body>         l = ASSIGN c, i0     (c stays on the stack)
-                   -> (c', v)         JUMPZ -> end
-                               body:  <body>
-                                      l = ASSIGN c', v
-                                      JUMPNZ -> body
-                                end:  (o shares l's register)
+* ``optimize=False`` reproduces the seed's ``CodeImpl`` exactly: trip counts
+  desugared into operators, one instruction per node, every value a Python object
+  in its register, If and Loop lowered to ``ASSIGN`` and jumps
+  (:mod:`pyjit.codegen.seed` has the picture);
+* ``optimize=True``, the default, keeps values of type ``int``, ``float`` and
+  ``bool`` that flow between the library's scalar operators unboxed in scalar
+  registers, runs those operators as intrinsic instructions, preloads constants
+  and keeps a Loop's counter in one instruction (:mod:`pyjit.codegen.typed`;
+  where each value lives is :mod:`pyjit.codegen.homes`'s to decide).
 
 The table is struct-of-arrays: one int32 column per field, plus the seed's two
 arenas (``int_data`` for register numbers, ``bool_data`` for move flags) that
-instructions point into with (start, size) handles.  Registers are allocated on a
-value's first definition (``getOrAllocateRegister``); a Loop's outputs share the
-registers of its body's inputs (``aliasRegistersTo``).
+instructions point into with (start, size) handles.
 
 A Code is immutable once built and may be run by any number of
 :class:`~pyjit.interpreter.InterpreterState` at once, from several threads.
@@ -33,179 +25,35 @@ A Code is immutable once built and may be run by any number of
 
 from __future__ import annotations
 
-import copy
-import functools
+import os
 import threading
-from types import MappingProxyType, ModuleType
-from typing import Dict, Iterator, List, Optional, Sequence
+from types import MappingProxyType
+from typing import Any, Dict, List, Optional, Tuple
 
 import numpy as np
 
 from . import opcodes as op
-from ._backend import loop as _default_loop
-from .ir import Graph, Node, Value
-from .ir.printer import format_attr_value
-from .ir.symbols import aten, prim
+from .codegen.seed import AwaitableSite, ForkSite, SeedLowering, SubgraphSite
+from .codegen.table import COLUMNS
+from .codegen.typed import TypedLowering
+from .ir import Graph, Node
 from .ir.traversal import walk_blocks
 from .passes import preprocess
 from .registry import Registry, default_registry
 
-__all__ = ["Code"]
+__all__ = ["Code", "SubgraphSite", "ForkSite", "AwaitableSite", "default_optimize"]
 
 _INT32_MAX = 2**31 - 1
 
 
-class _Builder:
-    """The mutable state of one code generation; the seed's CodeImpl fields."""
-
-    def __init__(self, move_flags: Dict[Node, List[bool]], registry: Registry) -> None:
-        self.move_flags = move_flags
-        self.registry = registry
-        # struct-of-arrays columns, one entry per instruction
-        self.op: List[int] = []
-        self.in_start: List[int] = []
-        self.in_size: List[int] = []
-        self.flag_start: List[int] = []
-        self.out_start: List[int] = []
-        self.out_size: List[int] = []
-        self.arg: List[int] = []
-        self.names: List[str] = []          # debug name printed by the listing
-        self.nodes: List[Node] = []         # the node each instruction came from
-        # the arenas
-        self.int_data: List[int] = []
-        self.bool_data: List[int] = []
-        self.callbacks: List[object] = []
-        self.constants: List[object] = []
-        self.reg_of: Dict[int, int] = {}    # Value.unique -> register
-        self.register_size = 0
-
-    # -- registers --------------------------------------------------------------
-    def register(self, v: Value, required: bool = False) -> int:
-        """``getOrAllocateRegister``: a use (``required``) must find one."""
-        r = self.reg_of.get(v.unique)
-        if r is not None:
-            return r
-        if required:
-            raise ValueError(f"%{v.debug_name} is used before any instruction defines it "
-                             "(run graph.lint() to find the ill-formed node)")
-        r = self.register_size
-        self.register_size += 1
-        self.reg_of[v.unique] = r
-        return r
-
-    def alias(self, new: Sequence[Value], existing: Sequence[Value]) -> None:
-        """``aliasRegistersTo``: ``new`` values live in the registers of ``existing``."""
-        assert len(new) == len(existing)
-        for n, e in zip(new, existing):
-            assert e.unique in self.reg_of and n.unique not in self.reg_of
-            self.reg_of[n.unique] = self.reg_of[e.unique]
-
-    # -- instructions -----------------------------------------------------------
-    def emit(self, opcode: int, name: str, node: Node, inputs: Sequence[Value],
-             flags: Sequence[bool], outputs: Sequence[Value], arg: int = 0) -> int:
-        if len(flags) != len(inputs):
-            raise AssertionError(f"{name}: {len(inputs)} inputs but {len(flags)} move flags")
-        self.op.append(opcode)
-        self.names.append(name)
-        self.nodes.append(node)
-        self.arg.append(arg)
-        self.in_start.append(len(self.int_data))
-        self.in_size.append(len(inputs))
-        self.int_data.extend(self.register(v, required=True) for v in inputs)
-        self.flag_start.append(len(self.bool_data))
-        self.bool_data.extend(1 if f else 0 for f in flags)
-        self.out_start.append(len(self.int_data))
-        self.out_size.append(len(outputs))
-        self.int_data.extend(self.register(v) for v in outputs)
-        return len(self.op) - 1
-
-    def flags(self, node: Node) -> List[bool]:
-        return self.move_flags[node]
-
-    def emit_node(self, node: Node) -> None:
-        kind = node.kind
-        ins, outs, flags = node.inputs, node.outputs, self.flags(node)
-        if kind == prim.Constant:
-            from .ops.constants import constant_value
-            value = constant_value(node)
-            name = prim.Constant
-            if node.attrs:
-                name += "[" + ", ".join(f"{k}={format_attr_value(v)}"
-                                        for k, v in node.attrs.items()) + "]"
-            if isinstance(value, (list, dict)):
-                # A mutable constant is copied on every load: a graph that appends
-                # to it must not change what the next run sees.
-                self.callbacks.append(_fresh_copy(value))
-                self.emit(op.CALL, name, node, ins, flags, outs, len(self.callbacks) - 1)
-                return
-            if isinstance(value, np.ndarray):
-                # Shared by every run, as torch shares tensor constants: read-only,
-                # so an operator writing into it fails instead of changing it.
-                value = value.view()
-                value.flags.writeable = False
-            self.constants.append(value)
-            self.emit(op.CONST, name, node, ins, flags, outs, len(self.constants) - 1)
-        elif kind == prim.Load:
-            self.emit(op.LOAD, kind, node, ins, flags, outs)
-        elif kind == prim.Store:
-            self.emit(op.STORE, kind, node, ins, flags, outs)
-        elif kind == prim.Drop:
-            self.emit(op.DROP, kind, node, ins, flags, outs)
-        elif kind == aten.wait:
-            self.emit(op.WAIT, kind, node, ins, flags, outs)
-        else:
-            resolved = self.registry.lookup(node)
-            self.callbacks.append(resolved.fn)
-            opcode = op.STACKCALL if resolved.stack else op.CALL
-            self.emit(opcode, kind, node, ins, flags, outs, len(self.callbacks) - 1)
-
-    def emit_block(self, block) -> Iterator:
-        """Emit a block's instructions; a generator for
-        :func:`~pyjit.ir.traversal.walk_blocks`: where the seed's
-        ``insertNodesFromBlock`` recurses into a nested block, this yields it."""
-        for node in block.nodes():
-            if node.kind == prim.If:
-                yield from self.emit_if(node)
-            elif node.kind == prim.Loop:
-                yield from self.emit_loop(node)
-            else:
-                self.emit_node(node)
-
-    def emit_if(self, node: Node) -> Iterator:
-        then_block, else_block = node.blocks
-        cond = self.emit(op.JUMPNZ, prim.JumpNZ, node, node.inputs, self.flags(node), ())
-        yield else_block
-        self.emit(op.ASSIGN, prim.Assign, node, else_block.outputs,
-                  self.flags(else_block.return_node), node.outputs)
-        jump = self.emit(op.JUMP, prim.Jump, node, (), (), ())
-        then_start = len(self.op)
-        yield then_block
-        self.emit(op.ASSIGN, prim.Assign, node, then_block.outputs,
-                  self.flags(then_block.return_node), node.outputs)
-        self.arg[jump] = len(self.op)
-        self.arg[cond] = then_start
-
-    def emit_loop(self, node: Node) -> Iterator:
-        (body,) = node.blocks
-        # Leaves the condition on the stack for the JUMPZ.
-        self.emit(op.ASSIGN, prim.Assign, node, node.inputs, self.flags(node), body.inputs)
-        cond = self.emit(op.JUMPZ, prim.JumpZ, node, (), (), ())
-        entry = len(self.op)
-        yield body
-        self.emit(op.ASSIGN, prim.Assign, node, body.outputs,
-                  self.flags(body.return_node), body.inputs)
-        self.emit(op.JUMPNZ, prim.JumpNZ, node, (), (), (), arg=entry)
-        self.alias(node.outputs, body.inputs)
-        self.arg[cond] = len(self.op)
+def default_optimize() -> bool:
+    """The level a Code is built at when none is given: optimised, unless the
+    environment says ``PYJIT_OPTIMIZE=0``."""
+    return _DEFAULT_OPTIMIZE
 
 
-def _fresh_copy(value):
-    """A callable returning a new copy of a list or dict constant on each call."""
-    flat = all(isinstance(v, (int, float, str, bool, type(None), tuple))
-               for v in (value.values() if isinstance(value, dict) else value))
-    if flat:
-        return value.copy  # a bound C method: no Python frame per load
-    return functools.partial(copy.deepcopy, value)
+_DEFAULT_OPTIMIZE = os.environ.get("PYJIT_OPTIMIZE", "1").strip() not in ("0", "false", "no",
+                                                                          "off")
 
 
 def _column(values: List[int]) -> np.ndarray:
@@ -222,8 +70,10 @@ class Code:
 
     Args:
         graph: the graph to compile; it is copied, never modified.
-        registry: where operators are looked up (the default registry, filled by
-            ``pyjit.ops``, unless given).
+        registry: where operators are looked up (the default registry, which
+            importing pyjit fills with the library, unless given).
+        optimize: build the optimised table (the default; see the module
+            docstring), or exactly the seed's (False).
 
     Raises:
         IRError: the graph is ill-formed (``graph.lint()`` fails: a value used out
@@ -235,97 +85,145 @@ class Code:
 
     Attributes:
         graph: the preprocessed copy of the graph the instructions were made from.
+        optimize: the level it was built at.
         n_inputs, n_outputs: of the original graph.
-        register_size: the number of registers a run needs.
+        register_size: the number of object registers a run needs.
+        scalar_size: the number of scalar registers (0 unoptimised).
+        scalar_kinds: what each holds, one letter per register: ``I`` an int64,
+            ``F`` a double, ``B`` a bool.
+        scalar_init: their values when a run starts, as int64 (a double's bits).
+        preload: ``(register, value)``: object registers holding a constant from
+            the start of every run.
+        scalar_constants: ``(register, value)``: the scalar registers that hold a
+            constant (their ``scalar_init``), for the listing.
     """
 
-    def __init__(self, graph: Graph, *, registry: Optional[Registry] = None) -> None:
+    def __init__(self, graph: Graph, *, registry: Optional[Registry] = None,
+                 optimize: Optional[bool] = None) -> None:
         if not isinstance(graph, Graph):
             raise TypeError(f"Code() takes a pyjit Graph, not {type(graph).__name__}")
         graph.lint()
         if registry is None:
-            import pyjit.ops  # noqa: F401  (fills the default registry)
             registry = default_registry
+        self.optimize = default_optimize() if optimize is None else bool(optimize)
         self.n_inputs = len(graph.inputs)
-        pre = preprocess(graph)
-        b = _Builder(pre.move_flags, registry)
-        walk_blocks(pre.graph.block, b.emit_block)
+
+        def compile_subgraph(g: Graph) -> "Code":
+            return Code(g, registry=registry, optimize=self.optimize)
+
+        pre = preprocess(graph, desugar_loops=not self.optimize)
+        lowering: Any
+        if self.optimize:
+            lowering = TypedLowering(pre.graph, pre.move_flags, registry, compile_subgraph)
+        else:
+            lowering = SeedLowering(pre.move_flags, registry, compile_subgraph)
+        walk_blocks(pre.graph.block, lowering.emit_block)
+        self.scalar_kinds = "".join(lowering.scalar_kinds)
+        self.scalar_init = np.array(lowering.scalar_init, dtype=np.int64)
+        self.scalar_init.setflags(write=False)
+        self.preload: Tuple[Tuple[int, Any], ...] = tuple(lowering.preload)
+        self.scalar_constants = tuple(lowering.scalar_constants)
+        self.scalar_size = len(self.scalar_kinds)
+        t = lowering.table
         self.graph: Graph = pre.graph
         self.n_outputs: int = pre.n_outputs
-        self._names = tuple(b.names)
-        self._nodes = tuple(b.nodes)
-        self.register_size = b.register_size
+        self._names = tuple(t.names)
+        self._nodes = tuple(t.nodes)
+        self.register_size = lowering.register_size
         # Read-only arrays in a read-only mapping: a Code is shared between threads.
-        self.columns = MappingProxyType({name: _column(getattr(b, name)) for name in (
-            "op", "in_start", "in_size", "flag_start", "out_start", "out_size", "arg")})
-        self.int_data = _column(b.int_data)
-        self.bool_data = np.array(b.bool_data, dtype=np.uint8)
+        self.columns = MappingProxyType({name: _column(getattr(t, name)) for name in COLUMNS})
+        self.int_data = _column(t.int_data)
+        self.bool_data = np.array(t.bool_data, dtype=np.uint8)
         self.bool_data.setflags(write=False)
-        self.callbacks = tuple(b.callbacks)
-        self.constants = tuple(b.constants)
+        self.callbacks = tuple(t.callbacks)
+        self.constants = tuple(t.constants)
+        # The validated Programs of this table, one per loop module: the
+        # runtime's (pyjit.interpreter.program_of), kept with the Code they run.
         self._programs: Dict[str, object] = {}
         self._lock = threading.Lock()
-
-    # -- the validated table a loop runs ------------------------------------------
-    def program(self, loop: Optional[ModuleType] = None):
-        """The table as a ``Program`` of the given loop module (the active backend by
-        default), validated once and cached."""
-        loop = loop or _default_loop
-        prog = self._programs.get(loop.__name__)
-        if prog is None:
-            from .futures import Future
-            with self._lock:
-                prog = self._programs.get(loop.__name__)
-                if prog is None:
-                    c = self.columns
-                    prog = loop.Program(c["op"], c["in_start"], c["in_size"], c["flag_start"],
-                                        c["out_start"], c["out_size"], c["arg"],
-                                        self.int_data, self.bool_data, self.callbacks,
-                                        self.constants, self.register_size, Future)
-                    self._programs[loop.__name__] = prog
-        return prog
 
     # -- introspection --------------------------------------------------------------
     def subcodes(self) -> tuple:
         """The Codes this Code's instructions run, in instruction order: the
-        subgraphs of its forks (the seed's ``grad_executors()``).  Any callback with
-        a ``code`` attribute holding a Code counts; the Codes nested in those are
-        theirs to list.  Each was compiled once, with this Code."""
-        return tuple(cb.code for cb in self.callbacks
-                     if isinstance(getattr(cb, "code", None), Code))
+        subgraphs of its forks and awaitables (the seed's ``grad_executors()``); the Codes nested
+        in those are theirs to list.  Each was compiled once, with this Code."""
+        return tuple(code for _, code in self.subcode_sites())
+
+    def subcode_sites(self) -> tuple:
+        """``(pc, code)`` for each of :meth:`subcodes`: the instruction that runs it."""
+        return tuple((pc, self.callbacks[arg].code)
+                     for pc, (opcode, arg) in enumerate(zip(self.columns["op"],
+                                                            self.columns["arg"]))
+                     if opcode == op.CALL and isinstance(self.callbacks[arg], SubgraphSite))
 
     def __len__(self) -> int:
         return len(self._names)
 
     def node_at(self, pc: int) -> Node:
         """The node instruction ``pc`` was generated from (If/Loop for their jumps and
-        assigns), for error messages."""
+        moves; the consumer for a box or a conversion), for error messages."""
         return self._nodes[pc]
+
+    def boxing(self) -> Dict[str, int]:
+        """How many instructions box scalars into objects and unbox them back
+        (``{"box": 2, "unbox": 3}``), counted in the table."""
+        ops = self.columns["op"]
+        return {"box": int(np.isin(ops, (op.BOX_I, op.BOX_F, op.BOX_B)).sum()),
+                "unbox": int(np.isin(ops, (op.UNBOX_I, op.UNBOX_F, op.UNBOX_B)).sum())}
 
     def instruction(self, pc: int) -> str:
         """One instruction in the seed's dump format, e.g.
-        ``4, 5 = aten::add move(2), 3``; jumps add ``-> target``."""
+        ``4, 5 = aten::add move(2), 3``; scalar registers print as ``s3``; jumps add
+        ``-> target``; an intrinsic names the operator it runs."""
         c = self.columns
+        code = int(c["op"][pc])
+        d = op.BY_CODE[code]
         ints, flags = self.int_data, self.bool_data
         s, n = int(c["out_start"][pc]), int(c["out_size"][pc])
-        outs = ", ".join(str(r) for r in ints[s:s + n])
+        outs = ", ".join(_reg(d.outputs.kind(j), r) for j, r in enumerate(ints[s:s + n]))
         s, n, f = int(c["in_start"][pc]), int(c["in_size"][pc]), int(c["flag_start"][pc])
-        ins = ", ".join(f"move({r})" if flags[f + i] else str(r)
-                        for i, r in enumerate(ints[s:s + n]))
+        ins = ", ".join(f"move({r})" if flags[f + j] else _reg(d.inputs.kind(j), r)
+                        for j, r in enumerate(ints[s:s + n]))
         line = f"{outs} = {self._names[pc]} {ins}".rstrip()
-        if int(c["op"][pc]) in (op.JUMP, op.JUMPZ, op.JUMPNZ):
+        if code in op.JUMPS:
             line += f" -> {int(c['arg'][pc])}"
+        if d.implements is not None:
+            line += f"  # {self._nodes[pc].kind}"
         return line
 
     def dump(self) -> str:
-        """The instruction listing, one numbered line per instruction."""
+        """The instruction listing, one numbered line per instruction; an optimised
+        Code first lists the constants every run starts with."""
+        lines = []
+        if self.scalar_constants or self.preload:
+            lines.append(f"constants: {self._describe_constants()}\n")
         width = len(str(max(len(self) - 1, 0)))
-        return "".join(f"{pc:>{width}}  {self.instruction(pc)}\n" for pc in range(len(self)))
+        lines += [f"{pc:>{width}}  {self.instruction(pc)}\n" for pc in range(len(self))]
+        return "".join(lines)
+
+    def _describe_constants(self) -> str:
+        parts = [f"s{r} = {value!r}" for r, value in self.scalar_constants]
+        parts += [f"{r} = {value!r}" for r, value in self.preload]
+        return ", ".join(parts)
+
+    def to_dot(self, *, name: str = "code") -> str:
+        """The instruction table as a picture, in Graphviz's DOT language: its basic
+        blocks and the jumps between them, fork subgraphs' Codes as clusters.  See
+        :func:`pyjit.code_dot.code_to_dot`; ``pyjit dot --code FILE.ir -o out.svg``
+        renders it."""
+        from .code_dot import code_to_dot
+        return code_to_dot(self, name=name)
 
     def __str__(self) -> str:
         # As the seed's operator<<: the preprocessed graph, a blank line, the listing.
         return f"{self.graph}\n{self.dump()}"
 
     def __repr__(self) -> str:
+        level = "optimised" if self.optimize else "unoptimised"
         return (f"<pyjit Code: {len(self)} instructions, {self.register_size} registers, "
-                f"{self.n_inputs} inputs, {self.n_outputs} outputs>")
+                f"{self.scalar_size} scalar registers, {self.n_inputs} inputs, "
+                f"{self.n_outputs} outputs, {level}>")
+
+
+def _reg(kind: str, r: int) -> str:
+    return f"s{r}" if kind in op.SCALAR_KINDS else str(r)

@@ -8,6 +8,7 @@
 ``InterpreterError``       an operator failed while a graph ran (a ``RuntimeError``);
                            the original exception is chained as ``__cause__``
 ``JITException``           a ``prim::RaiseException`` in the graph (the user's ``raise``)
+``TorchConversionError``   a torch object ``pyjit.from_torch`` cannot turn into a Function
 =========================  ==============================================================
 """
 
@@ -16,7 +17,7 @@ from __future__ import annotations
 from typing import Optional
 
 __all__ = ["PyjitError", "ParseError", "CompileError", "OperatorNotFoundError",
-           "InterpreterError", "JITException", "caret_snippet"]
+           "InterpreterError", "JITException", "TorchConversionError", "caret_snippet"]
 
 
 def caret_snippet(line_text: str, col: int) -> str:
@@ -84,3 +85,9 @@ class JITException(InterpreterError):
         super().__init__(message, node=node, location=location)
         self.msg = msg
         self.python_class = python_class
+
+
+class TorchConversionError(PyjitError, ValueError):
+    """:func:`pyjit.from_torch` met something pyjit cannot run yet (a module attribute
+    read or written at run time, a method call) or cannot convert (a tensor constant
+    of a dtype numpy lacks).  The message names it, with its ``file:line:col``."""

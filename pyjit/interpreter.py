@@ -17,28 +17,36 @@ continuation, registered on the pending future, resumes the frame on the run's
 work queue (:mod:`pyjit.workqueue`) when it completes, inside the
 ``contextvars`` context captured at suspension (the seed restores grad mode), so
 context variables seen before the wait are seen after it.  A blocking ``run``
-resumes inline instead, in the thread that waits.  ``prim::fork``
-(:mod:`pyjit.ops.fork`) starts its subgraph with :func:`fork`: a new state on the
-forking run's executor, with the forking run's loop, in a copy of its context.
+resumes inline instead, in the thread that waits.  ``prim::fork`` starts its
+subgraph with :func:`fork`: a new state on the forking run's executor, with the
+forking run's loop, in a copy of its context.
+
+Linking: a :class:`~pyjit.code.Code` says what its forks and awaitables run
+(:class:`~pyjit.code.ForkSite`, :class:`~pyjit.code.AwaitableSite`), the runtime
+how: :func:`program_of` turns each site into a :class:`Fork` or an
+:class:`Awaitable` when it builds the loop's ``Program``.  An awaitable is lazy:
+its subgraph runs at the first ``prim::awaitable_wait``, with :func:`run_inline`.
 """
 
 from __future__ import annotations
 
 import contextvars
+import functools
 import threading
 from types import ModuleType
 from typing import Any, List, NamedTuple, Optional, Sequence
 
 from ._backend import loop as _default_loop
-from .code import Code
+from .code import AwaitableSite, Code, ForkSite
 from .errors import InterpreterError, JITException
-from .futures import Future
+from .futures import Await, Future
 from .ir import Graph
 from .ir.printer import node_header
 from .registry import Registry
 from .workqueue import Executor, default_queue
 
-__all__ = ["InterpreterState", "Function", "located_error", "drive", "fork", "run_inline"]
+__all__ = ["InterpreterState", "Function", "located_error", "drive", "fork", "Fork",
+           "Awaitable", "program_of", "run_inline"]
 
 
 class _RunSettings(NamedTuple):
@@ -76,6 +84,30 @@ def _enter_run(loop: ModuleType, executor: Optional[Executor]):
         return None
     return _current_run.set(_RunSettings(loop, executor if executor is not None
                                          else cur.executor))
+
+
+def program_of(code: Code, loop: Optional[ModuleType] = None):
+    """The validated ``Program`` of ``code`` for ``loop`` (the active one by
+    default), built once per loop and kept with the Code, which any number of
+    runs share.  Fork and awaitable sites are linked to :class:`Fork` and
+    :class:`Awaitable` callables here."""
+    loop = loop or _default_loop
+    prog = code._programs.get(loop.__name__)
+    if prog is None:
+        with code._lock:
+            prog = code._programs.get(loop.__name__)
+            if prog is None:
+                c = code.columns
+                callbacks = tuple(_SITE_CALLABLES[type(cb)](cb.code)
+                                  if type(cb) in _SITE_CALLABLES else cb
+                                  for cb in code.callbacks)
+                prog = loop.Program(c["op"], c["in_start"], c["in_size"], c["flag_start"],
+                                    c["out_start"], c["out_size"], c["arg"],
+                                    code.int_data, code.bool_data, callbacks,
+                                    code.constants, code.register_size, Future,
+                                    code.scalar_kinds, code.scalar_init, code.preload)
+                code._programs[loop.__name__] = prog
+    return prog
 
 
 def located_error(code: Code, pc: int, exc: BaseException) -> InterpreterError:
@@ -153,7 +185,7 @@ class InterpreterState:
                             f"{type(executor).__name__} has none")
         self.code = code
         self._loop = loop or _default_loop
-        self._frame = self._loop.Frame(code.program(self._loop))
+        self._frame = self._loop.Frame(program_of(code, self._loop))
         self._executor = executor if executor is not None else _inherited_executor()
         self._future: Optional[Future] = None
         # True from run_async (or a fork's start) until the future completes: the
@@ -307,6 +339,51 @@ def fork(code: Code, args: Sequence[Any]) -> Future:
     return fut
 
 
+class Fork:
+    """What a ``prim::fork`` calls: ``Fork(code)(*inputs)`` starts a run of the
+    subgraph's Code with :func:`fork` and returns the run's Future.
+
+    Attributes:
+        code: the subgraph's Code, compiled once with the Code that forks.
+    """
+
+    __slots__ = ("code",)
+
+    def __init__(self, code: Code) -> None:
+        self.code = code
+
+    def __call__(self, *inputs: Any) -> Future:
+        return fork(self.code, inputs)
+
+    def __repr__(self) -> str:
+        return f"<prim::fork of {self.code!r}>"
+
+
+class Awaitable:
+    """What a ``prim::awaitable`` calls: ``Awaitable(code)(*inputs)`` is an
+    :class:`~pyjit.futures.Await` that runs the subgraph's Code on the inputs, with
+    :func:`run_inline`, when it is first waited for.
+
+    Attributes:
+        code: the subgraph's Code, compiled once with the Code that holds it.
+    """
+
+    __slots__ = ("code",)
+
+    def __init__(self, code: Code) -> None:
+        self.code = code
+
+    def __call__(self, *inputs: Any) -> Await:
+        return Await(functools.partial(run_inline, self.code, inputs))
+
+    def __repr__(self) -> str:
+        return f"<prim::awaitable of {self.code!r}>"
+
+
+#: The runtime's callable for each kind of subgraph site.
+_SITE_CALLABLES = {ForkSite: Fork, AwaitableSite: Awaitable}
+
+
 def run_inline(code: Code, args: Sequence[Any]) -> Any:
     """Run ``code`` on ``args`` to completion in this thread, with the loop of the
     run that calls it (the default loop outside a run), and return its output (a
@@ -324,16 +401,17 @@ class Function:
 
     Returns the graph's single output, or a tuple when it has several (none: None).
     ``loop`` picks the run loop (the active backend by default); ``registry`` is
-    where the Code looks its operators up (the default registry unless given).
+    where the Code looks its operators up (the default registry unless given);
+    ``optimize`` is the Code's level (see :class:`~pyjit.code.Code`).
     """
 
     __slots__ = ("code", "_program", "_loop", "_n_inputs", "_n_outputs")
 
     def __init__(self, graph: Graph, *, loop: Optional[ModuleType] = None,
-                 registry: Optional[Registry] = None) -> None:
-        self.code = Code(graph, registry=registry)
+                 registry: Optional[Registry] = None, optimize: Optional[bool] = None) -> None:
+        self.code = Code(graph, registry=registry, optimize=optimize)
         self._loop = loop or _default_loop
-        self._program = self.code.program(self._loop)
+        self._program = program_of(self.code, self._loop)
         self._n_inputs = self.code.n_inputs
         self._n_outputs = self.code.n_outputs
 

@@ -7,7 +7,7 @@ inputs, so the hot loop never dispatches on types::
 
     aten::add(int, int)              -> operator.add
     aten::add(str, str)              -> operator.add
-    aten::add(Tensor, Tensor, number) -> a wrapper applying alpha
+    aten::add(Tensor, Tensor, Scalar) -> a wrapper applying alpha
     aten::add(t[], t[])              -> list concatenation
 
 An operator is one of:
@@ -22,7 +22,7 @@ An operator is one of:
   list holding its inputs, leaves its outputs in it, and may return a relative jump.
 
 Input type patterns follow torch's schema types: ``int``, ``float``, ``bool``,
-``str``, ``Tensor``, ``number`` / ``Scalar`` (int, float or bool), ``Any``, ``T?``,
+``str``, ``Tensor``, ``Scalar`` (int, float or complex: not bool, as in torch), ``Any``, ``T?``,
 ``T[]``, ``Dict(K, V)``, tuples; a lower-case single letter such as ``t`` is a type
 variable matching anything (``t[]`` is any list).  When several overloads match,
 the most specific wins (the one with the fewest wildcards); among equally specific
@@ -37,14 +37,14 @@ from typing import Callable, Dict, List, NamedTuple, Optional, Sequence, Tuple, 
 
 from .errors import OperatorNotFoundError
 from .ir import types as T
+from .ir.type_grammar import parse_type
+from .ir.type_relation import concreteness, matches
 from .ir.symbols import is_qualified
 
-__all__ = ["Operator", "Registry", "register_operator", "default_registry", "Resolved"]
+__all__ = ["Operator", "Registry", "register_operator", "default_registry", "Resolved",
+           "Intrinsic"]
 
 TypeSpec = Union[str, T.Type]
-
-_SCALAR = T.NamedType("Scalar")
-
 
 class Operator(NamedTuple):
     """One registered overload."""
@@ -56,6 +56,7 @@ class Operator(NamedTuple):
     varargs: bool                         # the last pattern type repeats (or any count if no types)
     stack: bool                           # the seed's stack protocol
     serial: int                           # registration order
+    intrinsic: Optional[str] = None       # the instruction that computes exactly fn
 
     def signature(self) -> str:
         if self.types is None:
@@ -64,7 +65,7 @@ class Operator(NamedTuple):
         return f"{self.kind}({args})"
 
     def specificity(self) -> int:
-        return 0 if self.types is None else sum(_concreteness(t) for t in self.types)
+        return 0 if self.types is None else sum(concreteness(t) for t in self.types)
 
 
 class Resolved(NamedTuple):
@@ -73,41 +74,18 @@ class Resolved(NamedTuple):
     fn: Callable
     stack: bool
     operator: Operator
+    #: The name of an intrinsic instruction of :mod:`pyjit.opcodes` that computes
+    #: exactly what ``fn`` does, which an optimising Code may run instead of a call.
+    intrinsic: Optional[str] = None
 
 
-def _is_type_var(t: T.Type) -> bool:
-    return isinstance(t, T.NamedType) and len(t.name) == 1 and t.name.islower()
+class Intrinsic(NamedTuple):
+    """What a factory returns when the callable it picked for a node has an
+    intrinsic instruction (``Intrinsic("EQ_I", operator.eq)``); see
+    :meth:`Registry.register`'s ``intrinsic``."""
 
-
-def _concreteness(t: T.Type) -> int:
-    if _is_type_var(t) or t == T.ANY:
-        return 0
-    if t in (T.NUMBER, _SCALAR):
-        return 1
-    return 2 + sum(_concreteness(c) for c in t.contained())
-
-
-def matches(actual: T.Type, pattern: T.Type) -> bool:
-    """Whether a value of type ``actual`` may be passed where ``pattern`` is declared."""
-    if _is_type_var(pattern) or pattern == T.ANY:
-        return True
-    if pattern in (T.NUMBER, _SCALAR):
-        return actual in (T.INT, T.FLOAT, T.BOOL, T.NUMBER, _SCALAR)
-    if isinstance(pattern, T.TensorType):
-        return isinstance(actual, T.TensorType)
-    if isinstance(pattern, T.OptionalType):
-        if actual == T.NONE:
-            return True
-        if isinstance(actual, T.OptionalType):
-            return matches(actual.elem, pattern.elem)
-        return matches(actual, pattern.elem)
-    if type(pattern) is type(actual) and isinstance(pattern, (T.ListType, T.DictType, T.TupleType,
-                                                                  T.GenericType, T.UnionType)):
-        pc, ac = pattern.contained(), actual.contained()
-        if isinstance(pattern, T.GenericType) and pattern.name != actual.name:  # type: ignore[attr-defined]
-            return False
-        return len(pc) == len(ac) and all(matches(a, p) for a, p in zip(ac, pc))
-    return T.is_subtype(actual, pattern)
+    name: str
+    fn: Callable
 
 
 _SCHEMA = re.compile(r"^\s*(?P<kind>[A-Za-z_][\w]*::[\w]+)(?:\.[\w]+)?\s*\((?P<args>.*)\)\s*(->.*)?$",
@@ -163,8 +141,6 @@ def parse_type_spec(spec: TypeSpec) -> T.Type:
         return spec
     if not isinstance(spec, str):
         raise TypeError(f"a type pattern is a pyjit type or its text, not {spec!r}")
-    from .ir.parser import parse_type
-    # torch's schemas say Scalar where graphs say number; both mean int/float/bool.
     return parse_type(spec.strip())
 
 
@@ -179,7 +155,7 @@ class Registry:
     def register(self, kind: str, fn: Optional[Callable] = None, *,
                  types: Optional[Sequence[TypeSpec]] = None, schema: Optional[str] = None,
                  factory: Optional[Callable] = None, varargs: bool = False,
-                 stack: bool = False):
+                 stack: bool = False, intrinsic: Optional[str] = None):
         """Register an operator for ``kind``; see the module docstring.
 
         Args:
@@ -191,6 +167,15 @@ class Registry:
             varargs: the last type pattern repeats (``types=["t"], varargs=True``
                 for any number of inputs of any type).
             stack: ``fn`` uses the seed's stack protocol.
+            intrinsic: the name of an intrinsic instruction of
+                :mod:`pyjit.opcodes` (``"ADD_I"``) that computes exactly what
+                ``fn`` computes, on exactly these types: an optimising Code runs
+                the instruction on unboxed registers instead of calling ``fn``
+                (and calls ``fn`` only for errors).  The operator library declares
+                its scalar operators this way; an operator registered without it
+                is always called, so registering your own ``aten::add(int, int)``
+                replaces the library's at every optimisation level.  A factory
+                declares an intrinsic by returning :class:`Intrinsic`.
         Returns:
             ``fn`` (or the decorator).
         """
@@ -222,9 +207,14 @@ class Registry:
             raise ValueError(f"operator kind must be 'namespace::name', got {kind!r}")
         if varargs and pattern == ():
             raise ValueError("varargs needs at least one type pattern to repeat")
+        if intrinsic is not None:
+            if fn is None:
+                raise TypeError("a factory declares an intrinsic by returning "
+                                "Intrinsic(name, fn), not with intrinsic=")
+            _check_intrinsic(kind, intrinsic, pattern, varargs)
         with self._lock:
             self._serial += 1
-            op = Operator(kind, fn, factory, pattern, varargs, stack, self._serial)
+            op = Operator(kind, fn, factory, pattern, varargs, stack, self._serial, intrinsic)
             self._ops.setdefault(kind, []).append(op)
         return fn if fn is not None else factory
 
@@ -261,10 +251,32 @@ class Registry:
                 listed = "; ".join(o.signature() for o in known)
                 msg = f"no overload of {node.kind} accepts {sig}{where}; registered: {listed}"
             raise OperatorNotFoundError(f"{msg}\n  in: {node_header(node)}")
-        fn = op.fn if op.factory is None else op.factory(node)
+        if op.factory is None:
+            return Resolved(op.fn, op.stack, op, op.intrinsic)
+        fn = op.factory(node)
+        intrinsic = None
+        if isinstance(fn, Intrinsic):
+            _check_intrinsic(op.kind, fn.name, tuple(input_types), False)
+            intrinsic, fn = fn.name, fn.fn
         if not callable(fn):
             raise TypeError(f"the factory for {op.signature()} returned {fn!r}, not a callable")
-        return Resolved(fn, op.stack, op)
+        return Resolved(fn, op.stack, op, intrinsic)
+
+
+def _check_intrinsic(kind: str, name: str, types: Optional[Tuple[T.Type, ...]],
+                     varargs: bool) -> None:
+    """An intrinsic must exist and implement this very operator: its schema's kind and
+    types are the registration's, but for an ``int`` where the instruction reads a
+    float (the code generator converts it, as torch's mixed arithmetic does)."""
+    from . import opcodes
+    d = opcodes.BY_NAME.get(name)
+    if d is None or d.implements is None:
+        raise ValueError(f"{name!r} is not an intrinsic instruction of pyjit.opcodes")
+    skind, stypes, _ = parse_schema(d.implements)
+    if types is None or varargs or skind != kind or len(stypes) != len(types) or not all(
+            t == s or (t == T.INT and s == T.FLOAT) for t, s in zip(types, stypes)):
+        sig = f"{kind}({', '.join(map(str, types))})" if types is not None else kind
+        raise ValueError(f"intrinsic {name} implements {d.implements}, not {sig}")
 
 
 def _accepts(op: Operator, input_types: Sequence[T.Type]) -> bool:

@@ -3,18 +3,26 @@
 ``pyjit._core`` runs the table with raw C pointers and no per-instruction bounds
 checks, so every fact the loop relies on must be proved here, once, when a
 ``Program`` is built.  ``pyjit._pure`` calls the same function, so the two loops
-accept exactly the same tables and reject the rest with the same message.
+accept exactly the same tables and reject the rest with the same message.  Every
+rule about an opcode is read from its definition in :mod:`pyjit.opcodes`.
 
 What the loop relies on, and so what is checked, in this order:
 
-1. the Python-level arguments: ``register_size`` a non-negative int, ``callbacks``
-   a tuple of callables, ``constants`` a tuple, ``future_type`` a class;
+1. the Python-level arguments: ``register_size`` a non-negative int,
+   ``callbacks`` a tuple of callables, ``constants`` a tuple, ``future_type`` a
+   class, ``scalar_kinds`` a string of ``I``/``F``/``B`` (one per scalar
+   register), ``scalar_init`` one int64 per scalar register, ``preload``
+   ``(register, value)`` pairs for distinct object registers;
 2. the nine arrays: 1-D numpy arrays of exactly int32 (``bool_data``: uint8), the
    seven per-instruction columns of one length ``n``;
 3. known opcodes; non-negative list sizes; every list handle inside its arena
    (``in``/``out`` in ``int_data``, the input flags in ``bool_data``);
-4. every flag 0 or 1, every register number in ``[0, register_size)``;
-5. the shape of each opcode (how many inputs and outputs it takes);
+4. every flag 0 or 1, and 0 for a scalar input (a scalar is never moved); every
+   register number inside its file: ``[0, register_size)`` for an object
+   operand, ``[0, len(scalar_kinds))`` for a scalar one;
+5. the shape of each opcode (how many inputs and outputs it takes), and that a
+   scalar register is read and written only as its declared kind (a ``MOVE``
+   between registers of one kind);
 6. operands: callback and constant indices in range, jump targets in ``[0, n]``;
 7. stack discipline: the value stack is empty between instructions, except
    that a Loop-style ``ASSIGN`` (one input more than outputs) leaves the loop
@@ -33,7 +41,7 @@ one: ``"instruction 4 (JUMPZ): jump target 12 is outside [0, 10]"``.
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from typing import Any, List, NamedTuple, Optional, Tuple
 
 import numpy as np
 
@@ -42,23 +50,6 @@ from pyjit import opcodes as _op
 __all__ = ["Table", "validate_table"]
 
 _NAMES = {op.code: op.name for op in _op.OPCODES}
-
-# (min inputs, max inputs, min outputs, max outputs); None means unbounded.
-# ASSIGN's in/out relation and the zero-input jumps are checked separately.
-_SHAPES: dict[int, tuple[int, int | None, int, int | None]] = {
-    _op.CALL: (0, None, 0, None),
-    _op.STACKCALL: (0, None, 0, None),
-    _op.CONST: (0, 0, 1, 1),
-    _op.LOAD: (0, 0, 0, None),
-    _op.STORE: (0, None, 0, 0),
-    _op.DROP: (0, None, 0, 0),
-    _op.ASSIGN: (0, None, 0, None),
-    _op.JUMP: (0, 0, 0, 0),
-    _op.JUMPZ: (0, 1, 0, 0),
-    _op.JUMPNZ: (0, 1, 0, 0),
-    _op.WAIT: (1, 1, 1, 1),
-}
-assert set(_SHAPES) == set(_NAMES), "every opcode needs a shape"
 
 _COLUMNS = ("op", "in_start", "in_size", "flag_start", "out_start", "out_size", "arg")
 
@@ -85,6 +76,15 @@ class Table(NamedTuple):
     future_type: type
     #: Slots of value stack the loop needs: the deepest any instruction pushes.
     max_stack: int
+    #: One letter per scalar register: ``I`` int64, ``F`` double, ``B`` bool.
+    scalar_kinds: str
+    #: One int64 per scalar register: its value when a run starts (a double's bits
+    #: for a float register).
+    scalar_init: np.ndarray
+    #: ``(register, value)`` pairs: object registers filled when a run starts.
+    preload: Tuple[Tuple[int, Any], ...]
+    #: Per input operand, in instruction order: 1 where it is a scalar register.
+    scalar_input: np.ndarray
 
 
 def _fail(i: int, op: int, what: str) -> ValueError:
@@ -108,7 +108,15 @@ def _copy_array(name: str, a: Any, dtype: type) -> np.ndarray:
     return c
 
 
-def _gather(start: np.ndarray, size: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _size(name: str, value: Any) -> int:
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+        raise ValueError(f"{name}: expected an int, got {type(value).__name__}")
+    if value < 0:
+        raise ValueError(f"{name}: must be >= 0, got {int(value)}")
+    return int(value)
+
+
+def _gather(start: np.ndarray, size: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
     """Flatten the lists ``arena[start[i]:start[i]+size[i]]`` of all instructions.
 
     Returns ``(owner, index)``: for every element of every list, the instruction
@@ -121,30 +129,65 @@ def _gather(start: np.ndarray, size: np.ndarray) -> tuple[np.ndarray, np.ndarray
     return owner, index
 
 
-def _first(mask: np.ndarray) -> int | None:
+def _first(mask: np.ndarray) -> Optional[int]:
     hit = np.flatnonzero(mask)
     return int(hit[0]) if hit.size else None
 
 
+# Per opcode and side: the kind letter of each operand position, as a lookup
+# table (opcode, position) -> kind code, positions past the fixed ones taking the
+# repeated kind.  Kind codes: 0 object, 1 int, 2 float, 3 bool, 4 any scalar.
+_KIND_CODES = {"R": 0, "I": 1, "F": 2, "B": 3, "S": 4}
+_KIND_NAMES = {1: "an int", 2: "a float", 3: "a bool"}
+
+
+def _kind_table(side: str) -> np.ndarray:
+    """``table[opcode, min(position, width)]``: the kind code of an operand, read
+    from the opcodes' definitions (past the fixed kinds, the repeated one)."""
+    width = max(len(getattr(d, side).fixed) for d in _op.OPCODES)
+    table = np.zeros((len(_op.OPCODES), width + 1), dtype=np.int8)
+    for d in _op.OPCODES:
+        operands = getattr(d, side)
+        for j in range(width + 1):
+            if j < len(operands.fixed) or operands.rest:
+                table[d.code, j] = _KIND_CODES[operands.kind(j)]
+    return table
+
+
+_KIND_TABLES = {side: _kind_table(side) for side in ("inputs", "outputs")}
+
+
+def _kinds(owner: np.ndarray, position: np.ndarray, op: np.ndarray, side: str) -> np.ndarray:
+    """The kind code of each operand (instruction ``owner``, index ``position`` in
+    its list); the shapes are checked already, so every position exists."""
+    table = _KIND_TABLES[side]
+    return table[op[owner], np.minimum(position, table.shape[1] - 1)]
+
+
+def _positions(size: np.ndarray) -> np.ndarray:
+    """0, 1, ..., size[i]-1 for every instruction, concatenated."""
+    return np.arange(int(size.sum())) - np.repeat(np.cumsum(size) - size, size)
+
+
 def validate_table(op, in_start, in_size, flag_start, out_start, out_size, arg,
                    int_data, bool_data, callbacks, constants, register_size,
-                   future_type) -> Table:
+                   future_type, scalar_kinds="", scalar_init=None, preload=()) -> Table:
     """Check an instruction table completely and return a private copy of it.
 
     Args: exactly those of ``Program`` (see ``pyjit._pure.Program``).
 
     Returns:
-        A ``Table`` of read-only contiguous copies, plus ``max_stack``.
+        A ``Table`` of read-only contiguous copies, plus ``max_stack`` and the
+        kind of every input operand.
 
     Raises:
         ValueError: naming the first problem found (and its instruction index).
     """
     # 1. Python-level arguments.
-    if isinstance(register_size, (bool, np.bool_)) or not isinstance(register_size, (int, np.integer)):
-        raise ValueError(f"register_size: expected an int, got {type(register_size).__name__}")
-    register_size = int(register_size)
-    if register_size < 0:
-        raise ValueError(f"register_size: must be >= 0, got {register_size}")
+    register_size = _size("register_size", register_size)
+    if type(scalar_kinds) is not str or scalar_kinds.strip("IFB"):
+        raise ValueError(f"scalar_kinds: expected a str of I, F and B, got {scalar_kinds!r:.40}")
+    scalar_size = len(scalar_kinds)
     if type(callbacks) is not tuple:
         raise ValueError(f"callbacks: expected a tuple, got {type(callbacks).__name__}")
     for j, f in enumerate(callbacks):
@@ -154,6 +197,13 @@ def validate_table(op, in_start, in_size, flag_start, out_start, out_size, arg,
         raise ValueError(f"constants: expected a tuple, got {type(constants).__name__}")
     if not isinstance(future_type, type):
         raise ValueError(f"future_type: expected a class, got {type(future_type).__name__}")
+    if scalar_init is None:
+        scalar_init = np.zeros(scalar_size, dtype=np.int64)
+    sinit = _copy_array("scalar_init", scalar_init, np.int64)
+    if len(sinit) != scalar_size:
+        raise ValueError(f"scalar_init: length {len(sinit)} differs from the "
+                         f"{scalar_size} scalar registers")
+    preload = _check_preload(preload, register_size)
 
     # 2. The arrays: copy first, then check the copies.
     cols = [_copy_array(name, a, np.int32) for name, a in
@@ -185,61 +235,99 @@ def validate_table(op, in_start, in_size, flag_start, out_start, out_size, arg,
             raise _fail(i, int(op[i]), f"{name} [{int(start[i])}:{int(end[i])}] are outside "
                                        f"their arena of {len(arena)}")
 
-    # 4. Flags and register numbers.
-    owner, index = _gather(flag_start, in_size)
-    bad = _first(bdata[index] > 1)
+    # 5a. Shapes (before the registers: an operand's kind depends on its position).
+    for d in _op.OPCODES:
+        ins, outs = d.inputs, d.outputs
+        bad = (in_size < ins.min) | (out_size < outs.min)
+        if ins.max is not None:
+            bad |= in_size > ins.max
+        if outs.max is not None:
+            bad |= out_size > outs.max
+        i = _first((op == d.code) & bad)
+        if i is not None:
+            raise _fail(i, d.code, f"takes {_count(ins.min, ins.max)} inputs and "
+                                   f"{_count(outs.min, outs.max)} outputs, got "
+                                   f"{int(in_size[i])} and {int(out_size[i])}")
+    leaves = np.isin(op, [d.code for d in _op.OPCODES if d.leaves_condition])
+    i = _first(leaves & (in_size != out_size) & (in_size != out_size.astype(np.int64) + 1))
+    if i is not None:
+        raise _fail(i, int(op[i]), f"needs as many inputs as outputs, or one more (a loop "
+                                   f"condition); got {int(in_size[i])} and {int(out_size[i])}")
+    moves = np.isin(op, [d.code for d in _op.OPCODES if d.inputs.rest == "S"])
+    i = _first(moves & (in_size != out_size))
+    if i is not None:
+        raise _fail(i, int(op[i]), f"needs as many inputs as outputs; got {int(in_size[i])} "
+                                   f"and {int(out_size[i])}")
+
+    # 4. Flags and register numbers, each in its own file.
+    in_owner, in_index = _gather(in_start, in_size)
+    in_kind = _kinds(in_owner, _positions(in_size), op, "inputs")
+    out_owner, out_index = _gather(out_start, out_size)
+    out_kind = _kinds(out_owner, _positions(out_size), op, "outputs")
+    _, flag_index = _gather(flag_start, in_size)
+    flags = bdata[flag_index]
+    bad = _first(flags > 1)
     if bad is not None:
-        i = int(owner[bad])
-        raise _fail(i, int(op[i]), f"input flag {int(bdata[index[bad]])} is not 0 or 1")
-    for name, start, size in (("input", in_start, in_size), ("output", out_start, out_size)):
-        owner, index = _gather(start, size)
+        i = int(in_owner[bad])
+        raise _fail(i, int(op[i]), f"input flag {int(flags[bad])} is not 0 or 1")
+    bad = _first((flags != 0) & (in_kind != 0))
+    if bad is not None:
+        i = int(in_owner[bad])
+        raise _fail(i, int(op[i]), "a scalar input cannot be moved (its flag must be 0)")
+    for name, owner, index, kind in (("input", in_owner, in_index, in_kind),
+                                     ("output", out_owner, out_index, out_kind)):
         regs = idata[index]
-        bad = _first((regs < 0) | (regs >= register_size))
+        limit = np.where(kind == 0, register_size, scalar_size)
+        bad = _first((regs < 0) | (regs >= limit))
         if bad is not None:
             i = int(owner[bad])
-            raise _fail(i, int(op[i]), f"{name} register {int(regs[bad])} is outside "
-                                       f"[0, {register_size})")
+            file = "" if kind[bad] == 0 else "scalar "
+            raise _fail(i, int(op[i]), f"{name} {file}register {int(regs[bad])} is outside "
+                                       f"[0, {int(limit[bad])})")
 
-    # 5. Shapes.
-    for code, (lo_in, hi_in, lo_out, hi_out) in _SHAPES.items():
-        mine = op == code
-        bad = (in_size < lo_in) | (out_size < lo_out)
-        if hi_in is not None:
-            bad |= in_size > hi_in
-        if hi_out is not None:
-            bad |= out_size > hi_out
-        i = _first(mine & bad)
-        if i is not None:
-            want_in = lo_in if lo_in == hi_in else f"{lo_in} or {hi_in}" if hi_in is not None \
-                else "any"
-            want_out = lo_out if lo_out == hi_out else "any"
-            raise _fail(i, code, f"takes {want_in} inputs and {want_out} outputs, "
-                                 f"got {int(in_size[i])} and {int(out_size[i])}")
-    assign = op == _op.ASSIGN
-    i = _first(assign & (in_size != out_size) & (in_size != out_size.astype(np.int64) + 1))
-    if i is not None:
-        raise _fail(i, _op.ASSIGN, f"needs as many inputs as outputs, or one more (a loop "
-                                   f"condition); got {int(in_size[i])} and {int(out_size[i])}")
+    # 5b. A scalar register is used as its declared kind; a MOVE keeps the kind.
+    declared = np.array([_KIND_CODES[k] for k in scalar_kinds], dtype=np.int8)
+    for name, owner, index, kind in (("input", in_owner, in_index, in_kind),
+                                     ("output", out_owner, out_index, out_kind)):
+        typed = np.flatnonzero((kind >= 1) & (kind <= 3))
+        regs = idata[index][typed]
+        bad = _first(declared[regs] != kind[typed])
+        if bad is not None:
+            i = int(owner[typed[bad]])
+            raise _fail(i, int(op[i]), f"scalar register {int(regs[bad])} holds "
+                                       f"{_KIND_NAMES[declared[regs[bad]]]}, read as "
+                                       f"{_KIND_NAMES[kind[typed[bad]]]}")
+    anykind_in = np.flatnonzero(in_kind == 4)
+    anykind_out = np.flatnonzero(out_kind == 4)
+    if len(anykind_in):  # the S-operand instructions take as many inputs as outputs
+        src, dst = idata[in_index][anykind_in], idata[out_index][anykind_out]
+        bad = _first(declared[src] != declared[dst])
+        if bad is not None:
+            i = int(in_owner[anykind_in[bad]])
+            raise _fail(i, int(op[i]), f"moves scalar register {int(src[bad])} "
+                                       f"({_KIND_NAMES[declared[src[bad]]]}) into "
+                                       f"{int(dst[bad])} ({_KIND_NAMES[declared[dst[bad]]]})")
 
     # 6. Operands.
-    for codes, table, what in (((_op.CALL, _op.STACKCALL), callbacks, "callback"),
-                               ((_op.CONST,), constants, "constant")):
+    for uses, table, what in (("uses_callback", callbacks, "callback"),
+                              ("uses_constant", constants, "constant")):
+        codes = [d.code for d in _op.OPCODES if getattr(d, uses)]
         i = _first(np.isin(op, codes) & ((arg < 0) | (arg >= len(table))))
         if i is not None:
             raise _fail(i, int(op[i]), f"{what} index {int(arg[i])} is outside [0, {len(table)})")
-    jumps = np.isin(op, (_op.JUMP, _op.JUMPZ, _op.JUMPNZ))
+    jumps = np.isin(op, list(_op.JUMPS))
     i = _first(jumps & ((arg64 < 0) | (arg64 > n)))
     if i is not None:
         raise _fail(i, int(op[i]), f"jump target {int(arg[i])} is outside [0, {n}]")
 
     # 7. Stack discipline.
-    carries = assign & (in_size.astype(np.int64) == out_size.astype(np.int64) + 1)
-    takes = np.isin(op, (_op.JUMPZ, _op.JUMPNZ)) & (in_size == 0)
+    carries = leaves & (in_size.astype(np.int64) == out_size.astype(np.int64) + 1)
+    takes = np.isin(op, [d.code for d in _op.OPCODES if d.stack_condition]) & (in_size == 0)
     follows = np.zeros(n, dtype=bool)  # follows[i]: instruction i-1 carries a condition
     follows[1:] = carries[:-1]
     i = _first(carries & ~np.append(takes[1:], False))
     if i is not None:
-        raise _fail(i, _op.ASSIGN, "leaves a loop condition on the stack, so it must be "
+        raise _fail(i, int(op[i]), "leaves a loop condition on the stack, so it must be "
                                    "followed by a JUMPZ or JUMPNZ with no inputs")
     i = _first(takes & ~follows)
     if i is not None:
@@ -252,9 +340,36 @@ def validate_table(op, in_start, in_size, flag_start, out_start, out_size, arg,
         raise _fail(i, int(op[i]), f"jumps to {int(arg[i])}, a conditional jump that "
                                    f"expects a condition on the stack")
 
-    # Deepest push: max(inputs, outputs) of one instruction; a zero-input jump
+    # Deepest push: max(inputs, outputs) of one instruction that uses the stack
+    # (MOVE borrows it, empty between instructions, as scratch); a zero-input jump
     # pops the one condition its ASSIGN left.
-    max_stack = int(max(np.maximum(in_size, out_size).max(initial=0),
+    stacked = np.isin(op, [d.code for d in _op.OPCODES if d.stack or d.code == _op.MOVE])
+    max_stack = int(max(np.where(stacked, np.maximum(in_size, out_size), 0).max(initial=0),
                         1 if takes.any() else 0))
+    scalar_input = (in_kind != 0).astype(np.uint8)
+    scalar_input.setflags(write=False)
     return Table(op, in_start, in_size, flag_start, out_start, out_size, arg, idata, bdata,
-                 callbacks, constants, register_size, future_type, max_stack)
+                 callbacks, constants, register_size, future_type, max_stack,
+                 scalar_kinds, sinit, preload, scalar_input)
+
+
+def _count(lo: int, hi: Optional[int]) -> str:
+    if hi is None:
+        return "any"
+    return str(lo) if lo == hi else f"{lo} or {hi}"
+
+
+def _check_preload(preload: Any, register_size: int) -> Tuple[Tuple[int, Any], ...]:
+    if type(preload) is not tuple:
+        raise ValueError(f"preload: expected a tuple, got {type(preload).__name__}")
+    seen: List[int] = []
+    for j, item in enumerate(preload):
+        if type(item) is not tuple or len(item) != 2:
+            raise ValueError(f"preload[{j}]: expected a (register, value) pair")
+        reg = item[0]
+        if isinstance(reg, bool) or not isinstance(reg, int) or not 0 <= reg < register_size:
+            raise ValueError(f"preload[{j}]: register {reg!r} is outside [0, {register_size})")
+        if reg in seen:
+            raise ValueError(f"preload[{j}]: register {reg} is preloaded twice")
+        seen.append(reg)
+    return preload

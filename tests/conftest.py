@@ -1,53 +1,30 @@
-"""Shared fixtures: the two run loops, so one suite tests both."""
+"""Fixtures shared by the whole suite: the two run loops at the two optimisation
+levels, so one suite tests all four.
 
-import importlib
-import os
+Only fixtures and hooks live here; helpers live in ``tests/helpers`` (see its
+``__init__``), because a test module cannot import ``conftest`` under
+``--import-mode=importlib``.
+"""
 
 import pytest
 
-BACKENDS = {"pure": "pyjit._pure", "compiled": "pyjit._core"}
+from helpers.backends import BACKENDS, import_backend
+from helpers.levels import LEVELS, at_level
 
 
-def import_backend(name):
-    """The loop module ``name``; skip "compiled" only for a PYJIT_PUREPYTHON build.
-
-    Anywhere else a missing extension is a broken build, so the import error
-    fails the test instead of hiding behind a skip.
-    """
-    try:
-        return importlib.import_module(BACKENDS[name])
-    except ImportError as exc:
-        if name == "compiled" and os.environ.get("PYJIT_PUREPYTHON", "") in ("1", "true", "yes"):
-            pytest.skip(f"pyjit._core is not built (PYJIT_PUREPYTHON is set): {exc}")
-        raise
-
-
-@pytest.fixture(params=list(BACKENDS))
+@pytest.fixture(params=[(b, level) for b in BACKENDS for level in LEVELS],
+                ids=[f"{b}-{level}" for b in BACKENDS for level in LEVELS])
 def loop(request):
-    """``pyjit._pure`` or ``pyjit._core``: the module with Program and Frame."""
-    return import_backend(request.param)
+    """``pyjit._pure`` or ``pyjit._core``: the module with Program and Frame.  Each
+    is given twice, once with every Code of the test built unoptimised (``O0``:
+    the seed's table) and once optimised (``O1``)."""
+    name, level = request.param
+    module = import_backend(name)
+    with at_level(level):
+        yield module
 
 
 @pytest.fixture(scope="session")
 def backends():
     """Both loop modules, ``(pure, compiled)``, for tests that compare them."""
     return import_backend("pure"), import_backend("compiled")
-
-
-def traced_growth(run, times, warmup=0):
-    """Bytes still allocated (tracemalloc: objects and raw allocations alike) after
-    ``run(times)``, relative to before it; ``run(warmup)`` fills caches first.
-    tracemalloc makes every allocation slow, so callers give modest counts."""
-    import gc
-    import tracemalloc
-    tracemalloc.start()
-    try:
-        if warmup:
-            run(warmup)
-        gc.collect()
-        before = tracemalloc.get_traced_memory()[0]
-        run(times)
-        gc.collect()
-        return tracemalloc.get_traced_memory()[0] - before
-    finally:
-        tracemalloc.stop()

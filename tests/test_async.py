@@ -30,7 +30,8 @@ from pyjit.errors import InterpreterError, JITException
 from pyjit.futures import Future
 from pyjit.interpreter import Function, InterpreterState
 from pyjit.ir.parser import parse_ir
-from pyjit.ops.fork import Fork, register_fork
+from pyjit.code import ForkSite
+from pyjit.interpreter import Fork, program_of
 from pyjit.registry import Registry, register_operator
 from pyjit.workqueue import WorkQueue
 
@@ -369,7 +370,11 @@ def test_the_subgraph_is_compiled_once_per_code(loop, monkeypatch):
     code = code_of(FORK)
     (sub,) = code.subcodes()
     assert isinstance(sub, Code) and (sub.n_inputs, sub.n_outputs) == (1, 1)
-    fork_op = next(cb for cb in code.callbacks if isinstance(cb, Fork))
+    (site,) = [cb for cb in code.callbacks if isinstance(cb, ForkSite)]
+    assert site.code is sub
+    # The runtime links the site to a Fork when it builds the loop's Program.
+    program_of(code, loop)
+    fork_op = Fork(sub)
     assert fork_op.code is sub and repr(fork_op) == f"<prim::fork of {sub!r}>"
     built = []
     init = Code.__init__
@@ -524,7 +529,6 @@ def test_forks_run_on_the_forking_runs_loop(loop):
         return 0
 
     reg = Registry()
-    register_fork(reg)
     reg.register("async_tests::who", who)
     code = code_of("""\
 graph():
@@ -920,7 +924,6 @@ def test_blocking_run_inside_a_forked_subgraph_on_a_one_thread_queue(loop):
         return stack[0]
 
     reg = Registry()
-    register_fork(reg)
     reg.register("async_tests::run_inner", run_inner)
     code = code_of("""\
 graph(%x : int):
@@ -941,7 +944,6 @@ def test_operator_blocking_on_a_later_fork_on_a_one_thread_queue(loop):
     """The first fork blocks (a Python wait) on a future only the second fork
     completes, and one worker is configured: the queue compensates."""
     reg = Registry()
-    register_fork(reg)
     reg.register("io::pending", lambda: Future())
     reg.register("io::block", lambda f: f.wait(TIMEOUT))
     reg.register("io::complete", lambda f, v: f.mark_completed(v) or v)

@@ -11,11 +11,11 @@ import threading
 
 import pytest
 
-from pyjit.code import Code
+from pyjit.code import AwaitableSite, Code
 from pyjit.errors import InterpreterError
-from pyjit.interpreter import Function
+from pyjit.futures import Await
+from pyjit.interpreter import Awaitable, Function
 from pyjit.ir.parser import parse_ir
-from pyjit.ops.awaitables import Await, Awaitable
 
 # %x + 1, printing "ran" first; waited for once or twice, or never.
 SUBGRAPH = """\
@@ -104,7 +104,7 @@ graph(%x : int):
   %r : int = aten::floordiv(%x, %zero)
   return (%r)
 """))
-    aw = Await(code, (1,))
+    aw = Awaitable(code)(1)
     for _ in range(2):
         with pytest.raises(InterpreterError):
             aw.wait()
@@ -124,15 +124,17 @@ def test_threads_waiting_together_run_it_once(capsys):
     assert capsys.readouterr().out == "ran\n"
 
 
-def test_the_subgraph_is_compiled_once_and_listed_as_a_subcode():
-    code = Code(parse_ir(awaiting("  %y : int = prim::awaitable_wait(%aw)\n")))
+@pytest.mark.parametrize("optimize", [False, True])
+def test_the_subgraph_is_compiled_once_and_listed_as_a_subcode(optimize):
+    code = Code(parse_ir(awaiting("  %y : int = prim::awaitable_wait(%aw)\n")),
+                optimize=optimize)
     (sub,) = code.subcodes()
-    assert sub.n_inputs == 1 and sub.n_outputs == 1
-    ops = [cb for cb in code.callbacks if isinstance(cb, Awaitable)]
-    assert len(ops) == 1 and ops[0].code is sub
+    assert sub.n_inputs == 1 and sub.n_outputs == 1 and sub.optimize == optimize
+    (site,) = [cb for cb in code.callbacks if isinstance(cb, AwaitableSite)]
+    assert site.code is sub and repr(site) == f"<prim::awaitable site of {sub!r}>"
 
 
-def test_an_await_is_made_of_a_code_or_a_value():
+def test_an_await_computes_its_value_or_holds_one():
     with pytest.raises(TypeError, match="exactly one"):
         Await()
-    assert Await(value=3).wait() == 3
+    assert Await(value=3).wait() == 3 and Await(lambda: 4).wait() == 4

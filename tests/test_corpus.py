@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from corpus_check import check_case
+from helpers.corpus_check import check_case
 from pyjit.interpreter import Function
 from pyjit.ir.parser import parse_ir
 

@@ -20,7 +20,7 @@ from pyjit.frontend import ScriptFunction, script
 from pyjit.ir.parser import parse_ir
 from pyjit.interpreter import Function
 
-from frontend_programs import load_function, short_paths
+from helpers.source_files import load_function, short_paths
 
 
 def scripted(source: str, tmp_path, name: Optional[str] = None) -> ScriptFunction:

@@ -9,25 +9,14 @@ import copy
 import numpy as np
 import pytest
 
-from pyjit import JITException, _backend
+from pyjit import JITException
 from pyjit.frontend import script
 from pyjit.interpreter import Function
 from pyjit.ir.parser import parse_ir
 
-from frontend_programs import CASES
+from helpers.frontend_programs import CASES
 
 
-def _loops():
-    out = [pytest.param(_backend.pure(), id="pure")]
-    try:
-        out.append(pytest.param(_backend.compiled(), id="compiled"))
-    except ImportError:  # pragma: no cover - no compiler where the suite runs
-        out.append(pytest.param(None, id="compiled",
-                                marks=pytest.mark.skip("pyjit._core is not built")))
-    return out
-
-
-LOOPS = _loops()
 FUNCTIONS = [pytest.param(fn, arg_sets, id=fn.__name__) for fn, arg_sets in CASES]
 
 _scripted = {}
@@ -65,7 +54,6 @@ def test_the_corpus_is_big_enough():
     assert sum(len(a) for _, a in CASES) >= 100
 
 
-@pytest.mark.parametrize("loop", LOOPS)
 @pytest.mark.parametrize("fn, arg_sets", FUNCTIONS)
 def test_scripted_equals_python(fn, arg_sets, loop):
     f = Function(scripted(fn).graph, loop=loop)

@@ -19,11 +19,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from pyjit import CompileError, _backend
+from pyjit import CompileError
 from pyjit.frontend import script
 from pyjit.interpreter import Function
 
-from frontend_programs import load_function
+from helpers.source_files import load_function
 
 VARS = ("x", "y", "z")
 _dir = tempfile.TemporaryDirectory(prefix="pyjit_frontend_property_")
@@ -140,19 +140,14 @@ programs = st.integers(0, 2**32 - 1).map(lambda seed: ProgramGenerator(seed).pro
 
 
 INPUTS = st.tuples(st.integers(-6, 6), st.integers(-6, 6), st.integers(-6, 6))
-LOOPS = [_backend.pure()]
-try:
-    LOOPS.append(_backend.compiled())
-except ImportError:  # pragma: no cover
-    pass
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(source=programs, inputs=st.lists(INPUTS, min_size=1, max_size=4))
-def test_random_programs_match_cpython(source, inputs):
+def test_random_programs_match_cpython(backends, source, inputs):
     fn = load_function(source, _dir.name, module_name=f"prog{next(_counter)}")
     f = script(fn)
-    runs = [Function(f.graph, loop=loop) for loop in LOOPS]
+    runs = [Function(f.graph, loop=loop) for loop in backends]
     for args in inputs:
         want = fn(*args)
         for run in runs:

@@ -20,8 +20,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from asm import asm
-from conftest import traced_growth
+from helpers.asm import asm
+from helpers.memory import traced_growth
 
 
 class Future:

@@ -15,45 +15,19 @@ import operator
 import numpy as np
 import pytest
 
-import pyjit.ops  # noqa: F401  (fills the registry)
 from pyjit.errors import JITException, OperatorNotFoundError
 from pyjit.interpreter import Function
 from pyjit.ir.parser import parse_ir
+from pyjit.ir.constants import constant_value
 from pyjit.ops import formatting, lists, scalars, strings, tensors
-from pyjit.ops.constants import constant_value
 from pyjit.ops.dtypes import promote_types, result_type
 from pyjit.ops.formatting import torch_str
 from pyjit.ops.tensor_format import format_tensor
 from pyjit.registry import default_registry as R
 
+from helpers.operators import node_of, op
+
 F32, F64, I64, I32, B = (np.dtype(t) for t in ("float32", "float64", "int64", "int32", "bool"))
-
-
-def node_of(kind: str, *types: str, out: str = "Tensor", n_out: int = 1, attrs: str = "",
-            consts: dict = None):
-    """The ``kind`` node of a one-node graph with inputs of ``types``; ``consts``
-    maps an input position to a constant's text (e.g. ``{2: "int=1"}``)."""
-    consts = consts or {}
-    params, args, lines = [], [], []
-    for i, t in enumerate(types):
-        if i in consts:
-            ct, value = consts[i].split("=", 1)
-            lines.append(f"  %c{i} : {ct} = prim::Constant[value={value}]()")
-            args.append(f"%c{i}")
-        else:
-            params.append(f"%a{i} : {t}")
-            args.append(f"%a{i}")
-    outs = ", ".join(f"%o{j} : {out}" for j in range(n_out))
-    lines.append(f"  {outs} = {kind}{attrs}({', '.join(args)}) # f.py:3:4")
-    rets = ", ".join(f"%o{j}" for j in range(n_out))
-    text = f"graph({', '.join(params)}):\n" + "\n".join(lines) + f"\n  return ({rets})\n"
-    graph = parse_ir(text)
-    return [n for n in graph.nodes() if n.kind == kind][0]
-
-
-def op(kind: str, *types: str, **kw):
-    """The callable the registry picks for ``kind`` with inputs of ``types``."""
-    return R.lookup(node_of(kind, *types, **kw)).fn
 
 
 def run(text: str, *args):
@@ -69,7 +43,7 @@ def run(text: str, *args):
     ("aten::add", ("int[]", "int[]"), operator.add),
     ("aten::mul", ("float", "int"), operator.mul),
     ("aten::lt", ("int", "int"), operator.lt),
-    ("aten::ge", ("float", "int"), operator.ge),
+    ("aten::ge", ("float", "int"), scalars._COMPARISONS["ge"][1]),  # on doubles
     ("aten::__and__", ("bool", "bool"), operator.and_),
     ("aten::__not__", ("bool",), operator.not_),
     ("aten::__is__", ("int?", "NoneType"), operator.is_),

@@ -15,7 +15,9 @@ import pytest
 from pyjit.errors import ParseError
 from pyjit.ir import Graph, SourceLocation, types as T
 from pyjit.ir.literals import Literal, TensorLiteral
-from pyjit.ir.parser import fits, parse_ir, parse_type
+from pyjit.ir.parser import parse_ir
+from pyjit.ir.type_grammar import parse_type
+from pyjit.ir.type_relation import fits
 from pyjit.ir.printer import quote_string
 
 HERE = os.path.dirname(__file__)

@@ -6,7 +6,8 @@ import pytest
 from pyjit.ir import types as T
 from pyjit.ir.types import (ANY, BOOL, FLOAT, INT, NONE, NUMBER, STR, TENSOR, DictType,
                             FutureType, GenericType, ListType, NamedType, OptionalType,
-                            TensorType, TupleType, UnionType, is_subtype)
+                            TensorType, TupleType, UnionType)
+from pyjit.ir.type_relation import fits, is_subtype, matches
 
 REFINED = TensorType("Float", "2, 3, strides=[3, 1], requires_grad=0, device=cpu")
 UNION = UnionType([INT, STR])
@@ -143,3 +144,13 @@ def test_opaque_named_types_only_match_themselves_and_any():
 def test_module_constants():
     assert T.NUMBER == NamedType("Scalar")
     assert T.TENSOR == TensorType() and str(T.FUNCTION) == "Function"
+
+
+# torch: BoolType is no subtype of NumberType, ComplexType is (isSubtypeOf); a bool
+# passed for a Scalar is converted with aten::Int in the graphs torch prints.
+@pytest.mark.parametrize("relation", [is_subtype, fits, matches])
+def test_scalar_is_int_float_or_complex_for_every_variant(relation):
+    assert relation(INT, NUMBER) and relation(FLOAT, NUMBER) and relation(T.COMPLEX, NUMBER)
+    assert relation(NUMBER, NUMBER)
+    assert not relation(BOOL, NUMBER)
+    assert not relation(STR, NUMBER)

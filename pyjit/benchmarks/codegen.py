@@ -47,7 +47,7 @@ from typing import Any, Callable, Dict, List, NamedTuple, Optional, Sequence, Se
 
 from ..ir import Block, Graph, Node, Value
 from ..ir.symbols import prim
-from ..ops.constants import constant_value
+from ..ir.constants import constant_value
 from ..registry import Registry, default_registry
 
 __all__ = ["GeneratedPython", "python_code", "last_uses"]
@@ -286,7 +286,6 @@ def python_code(graph: Graph, registry: Optional[Registry] = None, *,
         none), like :class:`pyjit.Function`.
     """
     if registry is None:
-        import pyjit.ops  # noqa: F401  (fills the default registry)
         registry = default_registry
     gen = _Generator(registry)
     # Globals first, so that no value name can shadow an operator.

@@ -14,6 +14,15 @@ own graphs (the ``_set_current_node`` context manager around every node, kwargs,
 ``map_arg`` over nested argument structures), so it is somewhat *faster* than
 fx's interpreter would be on the same graph: the ratios the benchmarks report
 against it are, if anything, on the low side.
+
+It is also the test suite's oracle (``tests/test_random_graphs.py``,
+``tests/test_interpreter.py``): it runs the user's graph as it is, with none of
+pyjit's passes, code generator or loops, so where it and pyjit disagree the fault
+is in those, not in an operator they share.  Its value release follows its own
+:func:`~pyjit.benchmarks.codegen.last_uses`, not pyjit's ``find_last_uses``, and
+a value released too early is a ``KeyError``, never a wrong result.  One walker
+serves both, so the loop and conditional semantics the benchmarks time are the
+ones the tests check.
 """
 
 from __future__ import annotations
@@ -22,7 +31,7 @@ from typing import Any, Callable, Dict, List, Optional, Tuple
 
 from ..ir import Block, Graph, Node, Value
 from ..ir.symbols import prim
-from ..ops.constants import constant_value
+from ..ir.constants import constant_value
 from ..registry import Registry, default_registry
 from .codegen import last_uses
 
@@ -43,7 +52,6 @@ class GraphInterpreter:
 
     def __init__(self, graph: Graph, registry: Optional[Registry] = None) -> None:
         if registry is None:
-            import pyjit.ops  # noqa: F401  (fills the default registry)
             registry = default_registry
         self.graph = graph
         self.env: Dict[Value, Any] = {}

@@ -3,29 +3,80 @@ into a pyjit graph, in the structured form torch's scripting emits (SSA values,
 ``prim::If``/``prim::Loop`` with block outputs, no jumps), and runs it with the
 interpreter.
 
+How it is put together
+----------------------
+
+One function is compiled by one :class:`~.context.Compilation`, which
+:class:`~.compiler.FunctionCompiler` creates and fills.  It holds what the whole
+function shares, and one emitter object per part of the language::
+
+    Compilation
+      src       FunctionSource   the parsed source; positions; errors with a caret
+      b         GraphBuilder     the graph; every node is made here, typed and located
+      scope     PythonScope      what names outside the function denote; annotations
+      return_type, compiling, compile_callee      function-level facts
+      ops       OperatorEmitter  operators on computed values, truthiness, int->float
+      exprs     Expressions      emit(expr) -> Value; condition(expr) -> (bool, refinements)
+      stmts     Statements       block(stmts) -> Flow; assign(target, value)
+      loops     Loops            while_loop, for_loop, comprehension
+      calls     Calls            resolve(func) -> Callee; call(node) -> Value
+      attrs     Attributes       load(x.name); store(x.name = v)
+      items     Items            load(x[i]); get; set
+      tensors   Tensors          numpy functions, array methods and attributes
+
+Each emitter keeps the Compilation (``self.ctx``) and reaches another only
+through the small interface :mod:`.interfaces` defines for it (the table above),
+never through its internals: ``stmts`` emits ``x = f(a)[0]`` by asking
+``exprs.emit`` for the value, which hands the subscript to ``items.load``, which
+asks ``exprs.emit`` for ``f(a)``, which hands the call to ``calls.call``, which
+resolves ``f`` once (a builtin, ``math``/``np`` function, a method found by the
+receiver's type, or a scripted function) and emits it through the emitter that
+owns that kind of callee; ``stmts.assign`` then binds ``x``.  Only
+:mod:`.compiler` imports the emitters; they import the shared layers below them,
+so the modules form no import circle.
+
 Modules, from the outside in:
 
 ==================  ============================================================
-script_function     ``script`` and ``ScriptFunction`` (the public API)
-compiler            compiles one function: signature, body, output
+compiler            ``script``, FunctionCompiler: wires the emitters, compiles
+script_function     ScriptFunction (the public API) and CompiledFunction
+context             Compilation: what the emitters of one function share
+interfaces          the emitters' interfaces, and Callee
 statements          statements and blocks; if; assignments; exits
 loops               for/while loops, iteration, comprehensions
-expressions         operators, conditions, literals, indexing, comprehensions
-calls               builtins, math, list/dict/str methods, inlined calls
-signatures          the method and math function tables calls binds against
-tensors             numpy functions and array methods as aten Tensor ops
-operators           Python operators -> node kinds and result types
+expressions         operators, conditions, literals, comprehensions
+calls               call targets resolved; scripted functions inlined
+builtin_calls       len, min, int, print ...
+spec_calls          list/dict/str methods and math, from :mod:`.signatures`
+tensors             numpy functions and array methods, from :mod:`.numpy_api`
+attributes          ``x.name``
+subscripts          ``x[i]``, slices, ``x[i] = v``
+arguments           binding a call's arguments to a signature (Python's rules)
+signatures          the method and math tables; Param
+numpy_api           the numpy table: every function, method and attribute
+operators           Python operators -> node kinds and result types; emission
 lowering            If/Loop construction: merging Envs, loop-carried values
 environment         variables (Var, Env) and control-flow facts (Flow)
-typing_rules        annotations -> types, unification, argument checks
+scope               closure, globals and builtins; annotations
+typing_rules        annotations -> types; the types of constants
 builder             typed, located node creation
 cleanup             dead flag removal and constant pooling
 operator_check      every node has an operator, checked at decoration
 inlining            copying a callee graph into a caller
 source_map          the function's source and its positions in the file
 ==================  ============================================================
+
+Where to add things: a statement or an expression form is a method of the
+emitter that owns it, added to that emitter's dispatch table; a numpy function
+is a row of :mod:`.numpy_api`; a builtin a handler in :mod:`.builtin_calls`; a
+new kind of call target (a method of a scripted class, a
+``prim::CallFunction``) a Callee kind resolved in :meth:`.calls.CallEmitter.resolve`;
+a new kind of attribute (``prim::GetAttr``) a case of
+:meth:`.attributes.AttributeEmitter.load`.  A frontend for other source (such
+as TorchScript's serialized code) gives the same emitters another scope.
 """
 
-from .script_function import ScriptFunction, script
+from .compiler import script
+from .script_function import ScriptFunction
 
 __all__ = ["script", "ScriptFunction"]

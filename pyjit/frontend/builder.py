@@ -1,5 +1,10 @@
-"""The node-making layer under the emitter: typed nodes at the insertion point, each
-stamped with the source location of the Python code it came from."""
+"""The node-making layer under the emitters: typed nodes at the insertion point, each
+stamped with the source location of the Python code it came from.
+
+Every emitter holds the one :class:`GraphBuilder` of the function being compiled
+and inserts through it; the builder knows nothing about Python's statements or
+expressions, only nodes, constants and the value-producing ``prim::If``.
+"""
 
 from __future__ import annotations
 
@@ -10,8 +15,9 @@ from typing import Any, Callable, Iterator, List, Optional, Sequence
 from ..ir import Block, Graph, Node, Value
 from ..ir import types as T
 from ..ir.graph import constant_type
+from ..ir.type_relation import unify
 from .source_map import FunctionSource
-from .typing_rules import unify
+from .typing_rules import type_of_constant
 
 __all__ = ["GraphBuilder", "INT_MAX"]
 
@@ -49,6 +55,22 @@ class GraphBuilder:
         """A ``prim::Constant`` of ``value``."""
         return self.graph.insert_constant(value, type or constant_type(value),
                                           loc=self.src.location(at))
+
+    def tuple_value(self, values: List[Value], at: ast.AST) -> Value:
+        """A ``prim::TupleConstruct`` of ``values``."""
+        return self.emit1("prim::TupleConstruct", values, T.TupleType(v.type for v in values), at)
+
+    def python_constant(self, obj: Any, at: ast.AST) -> Optional[Value]:
+        """A Python object as graph constants: a scalar (or None) as a
+        ``prim::Constant``, a tuple of them as a ``prim::TupleConstruct``; None for
+        anything else (the caller says why it is not usable)."""
+        if type_of_constant(obj) is not None:
+            return self.const(obj, at)
+        if isinstance(obj, tuple):
+            elems = [self.python_constant(o, at) for o in obj]
+            if all(e is not None for e in elems):
+                return self.tuple_value(elems, at)
+        return None
 
     def uninitialized(self, t: T.Type, at: ast.AST) -> Value:
         """A ``prim::Uninitialized`` of type ``t``: the value a variable holds on a

@@ -27,13 +27,14 @@ merged value without a type, which is an error at the assignment (as in torch).
 from __future__ import annotations
 
 import ast
-from typing import Dict, Iterator, List, NamedTuple, Optional
+from typing import Dict, Iterator, List, NamedTuple, Optional, Union
 
 from ..ir import Value
 from ..ir import types as T
 
 __all__ = ["Var", "Env", "Flow", "FALLS", "RAISES", "BRK", "CONT", "RET", "RETVAL",
-           "FLAGS", "assigned_names", "contains_return", "contains_break"]
+           "FLAGS", "Refinements", "Condition", "Element", "assigned_names", "contains_return",
+           "contains_break"]
 
 BRK = "$brk"        # a break ran: leave the loop
 CONT = "$cont"      # a continue ran: skip to the end of the loop body
@@ -91,6 +92,24 @@ class Flow(NamedTuple):
 
 FALLS = Flow(True)
 RAISES = Flow(False)
+
+#: Variables known to have a narrower type on one side of a condition
+#: (``x: int?`` is ``int`` where ``x is not None`` held).
+Refinements = Dict[str, T.Type]
+
+
+class Condition(NamedTuple):
+    """A condition as a bool value, and what holds when it is true and false."""
+
+    value: Value
+    if_true: Refinements
+    if_false: Refinements
+
+
+#: What an assignment target receives: one value, or a tuple kept as separate
+#: values (``enumerate``/``zip`` elements, an unrolled tuple) so that unpacking
+#: them needs no node.
+Element = Union[Value, List["Element"]]
 
 
 class Env:

@@ -40,13 +40,11 @@ from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 from ..ir import Block, Node, Value
 from ..ir import types as T
+from ..ir.type_relation import unify
 from .builder import GraphBuilder
-from .environment import BRK, CONT, FLAGS, RET, RETVAL, Env, Flow, Var
-from .typing_rules import unify
+from .environment import BRK, CONT, FLAGS, RET, RETVAL, Env, Flow, Refinements, Var
 
 __all__ = ["merge_branches", "Branch", "apply_refinements", "loop_carried", "LoopPlan"]
-
-Refinements = Dict[str, T.Type]
 
 
 class Branch:

@@ -11,19 +11,17 @@ import linecache
 
 from ..errors import CompileError
 from ..ir import Graph
+from ..registry import default_registry
 
 __all__ = ["check_operators"]
 
 #: Kinds the interpreter runs itself rather than through the registry.
-_BUILTIN_KINDS = frozenset({"prim::If", "prim::Loop", "prim::Constant"})
+_BUILTIN_KINDS = frozenset({"prim::If", "prim::Loop", "prim::Constant", "prim::fork"})
 
 
 def check_operators(graph: Graph) -> None:
     """Raise :class:`CompileError` at the first node whose kind and input types
     have no registered operator."""
-    import pyjit.ops  # noqa: F401  (fills the default registry)
-    from ..registry import default_registry
-
     stack = [graph.block]
     while stack:
         block = stack.pop()

@@ -1,4 +1,4 @@
-"""``pyjit.script`` and the :class:`ScriptFunction` it returns.
+"""The :class:`ScriptFunction` that ``pyjit.script`` (:mod:`.compiler`) returns.
 
 ::
 
@@ -33,18 +33,25 @@ from __future__ import annotations
 import functools
 import inspect
 import threading
-import weakref
-from typing import Any, FrozenSet
+from typing import Any, NamedTuple, Tuple
 
 from ..ir import Graph
-from .compiler import CompiledFunction, FunctionCompiler
-from .typing_rules import check_argument
+from ..ir import types as T
+from ..ir.type_relation import check_value
+from .source_map import FunctionSource
 
-__all__ = ["script", "ScriptFunction"]
+__all__ = ["ScriptFunction", "CompiledFunction"]
 
-# Plain functions scripted because scripted code called them, so that each is
-# compiled once.
-_scripted: "weakref.WeakKeyDictionary[Any, ScriptFunction]" = weakref.WeakKeyDictionary()
+
+class CompiledFunction(NamedTuple):
+    """What compiling a function produces."""
+
+    graph: Graph
+    source: FunctionSource
+    param_names: Tuple[str, ...]
+    param_types: Tuple[T.Type, ...]
+    param_defaults: Tuple[Tuple[str, Any], ...]   # (name, default or Parameter.empty)
+    return_type: T.Type
 
 
 class ScriptFunction:
@@ -121,7 +128,7 @@ class ScriptFunction:
         values = []
         for name, t in zip(self.param_names, self.param_types):
             try:
-                values.append(check_argument(bound.arguments[name], t))
+                values.append(check_value(bound.arguments[name], t))
             except TypeError as exc:
                 raise TypeError(f"{self.__name__}(): argument '{name}' must be {t}: "
                                 f"{exc}") from None
@@ -129,24 +136,3 @@ class ScriptFunction:
 
     def __repr__(self) -> str:
         return f"<pyjit.ScriptFunction {self.schema}>"
-
-
-def script(fn=None, *, _compiling: FrozenSet = frozenset()):
-    """Compile ``fn`` into a :class:`ScriptFunction` (usable as ``@pyjit.script``).
-
-    Raises :class:`~pyjit.CompileError` for code outside the supported subset.
-    """
-    if fn is None:
-        return functools.partial(script, _compiling=_compiling)
-    if isinstance(fn, ScriptFunction):
-        return fn
-    if not inspect.isfunction(fn):
-        raise TypeError(f"pyjit.script expects a Python function, not {type(fn).__name__}")
-    cached = _scripted.get(fn)
-    if cached is not None:
-        return cached
-    compiled = FunctionCompiler(fn, _compiling).compile()
-    sf = ScriptFunction(fn, compiled)
-    if _compiling:  # scripted on behalf of a caller: remember it for other callers
-        _scripted[fn] = sf
-    return sf

@@ -3,7 +3,11 @@
 Each is a :class:`Spec`: the node kind torch emits, the parameters with the
 defaults torch fills in (``s.split()`` is ``aten::split(s, None, -1)``,
 ``s.strip()`` is ``aten::strip(s, " \\n\\t\\f\\v")``), and the result type as a
-function of the argument types.  :mod:`.calls` binds arguments to them.
+function of the argument types.  :mod:`.spec_calls` emits them, binding the
+arguments with :mod:`.arguments`.
+
+:class:`Param` is the vocabulary every table of callables shares (this one and
+:mod:`.numpy_api`): a parameter's name, its default, and how it may be passed.
 """
 
 from __future__ import annotations
@@ -13,13 +17,44 @@ from typing import Any, Callable, Dict, List, NamedTuple, Optional, Tuple
 
 from ..ir import types as T
 
-__all__ = ["Spec", "REQUIRED", "LIST_METHODS", "DICT_METHODS", "STR_METHODS", "MATH",
-           "MATH_INT_ONLY", "MATH_CONSTANTS"]
+__all__ = ["Param", "Spec", "REQUIRED", "OPTIONAL", "UNSUPPORTED", "LIST_METHODS",
+           "DICT_METHODS", "STR_METHODS", "MATH", "MATH_INT_ONLY", "MATH_CONSTANTS"]
 
+#: The default of a parameter that must be given.
 REQUIRED = object()
+#: The default of a parameter that may be omitted and then has no value at all:
+#: the node gets no input for it (``d.get(k)``), or the lowering decides
+#: (``np.sum(x)`` without an axis reduces the whole array).
+OPTIONAL = object()
+#: The kind of a parameter the callable has but pyjit does not support (numpy's
+#: ``out=``): passing it is a CompileError naming it.
+UNSUPPORTED = "unsupported"
 WHITESPACE = " \n\t\f\v"
 
 ResultFn = Callable[[List[T.Type]], Optional[T.Type]]
+
+
+class Param(NamedTuple):
+    """One parameter of a callable scripted code may call.
+
+    Attributes:
+        name: as Python spells it (keyword arguments bind by it).
+        default: :data:`REQUIRED`, :data:`OPTIONAL`, or the Python constant the
+            node receives when the argument is omitted.
+        kind: how the argument is read (``"value"``: evaluated as it is; the
+            numpy table's kinds are in :mod:`.numpy_api`), or
+            :data:`UNSUPPORTED`.
+        positional, keyword: whether it may be passed by position, by keyword.
+        variadic: it takes the remaining positional arguments (numpy's
+            ``x.reshape(2, 3)``); a single one is passed as it is.
+    """
+
+    name: str
+    default: Any = REQUIRED
+    kind: str = "value"
+    positional: bool = True
+    keyword: bool = True
+    variadic: bool = False
 
 
 class Spec(NamedTuple):
@@ -28,13 +63,13 @@ class Spec(NamedTuple):
     (None: the node has no output), or raising TypeError with a message."""
 
     kind: str
-    params: Tuple[Tuple[str, Any], ...]
+    params: Tuple[Param, ...]
     result: ResultFn
     returns_none: bool = False   # Python's value of the call is None (list.append...)
 
 
-def _p(*names: str, **defaults: Any) -> Tuple[Tuple[str, Any], ...]:
-    return tuple((n, REQUIRED) for n in names) + tuple(defaults.items())
+def _p(*names: str, **defaults: Any) -> Tuple[Param, ...]:
+    return tuple(Param(n) for n in names) + tuple(Param(n, d) for n, d in defaults.items())
 
 
 def _fixed(t: Optional[T.Type]) -> ResultFn:
@@ -73,8 +108,8 @@ DICT_METHODS: Dict[str, Spec] = {
     "values": Spec("aten::values", _p("self"), lambda ts: T.ListType(ts[0].value)),
     "items": Spec("aten::items", _p("self"),
                   lambda ts: T.ListType(T.TupleType([ts[0].key, ts[0].value]))),
-    "get": Spec("aten::get", _p("self", "key", default=REQUIRED), _dict_value),
-    "pop": Spec("aten::pop", _p("self", "key", default=REQUIRED), _dict_value),
+    "get": Spec("aten::get", _p("self", "key", default=OPTIONAL), _dict_value),
+    "pop": Spec("aten::pop", _p("self", "key", default=OPTIONAL), _dict_value),
     "setdefault": Spec("aten::setdefault", _p("self", "key", "default_value"), _dict_value),
     "update": Spec("aten::update", _p("self", "to_add"), _fixed(None), True),
     "copy": Spec("aten::copy", _p("self"), _first),

@@ -1,5 +1,6 @@
-"""Types in the frontend: annotations to pyjit types, joining the types of two
-branches, and checking a Python argument against a parameter's type.
+"""Types in the frontend: annotations to pyjit types, and the types of constants.
+Which type accepts which (subtyping, joining two branches, checking a Python
+argument) is :mod:`pyjit.ir.type_relation`'s.
 
 The annotations a scripted function may use, and what they become::
 
@@ -21,8 +22,7 @@ import numpy as np
 
 from ..ir import types as T
 
-__all__ = ["type_from_annotation", "unify", "is_subtype", "check_argument",
-           "type_of_constant", "describe_python_type", "AnnotationError"]
+__all__ = ["type_from_annotation", "type_of_constant", "AnnotationError"]
 
 
 class AnnotationError(Exception):
@@ -78,34 +78,6 @@ def type_from_annotation(ann: Any) -> T.Type:
     raise AnnotationError(f"unsupported type annotation '{name}'")
 
 
-def is_subtype(sub: T.Type, sup: T.Type) -> bool:
-    """Whether a value of type ``sub`` can be stored where ``sup`` is expected."""
-    return T.is_subtype(sub, sup)
-
-
-def unify(a: T.Type, b: T.Type) -> Optional[T.Type]:
-    """The type of a variable that is ``a`` on one path and ``b`` on another, or
-    None when no type holds both (torch's ``unifyTypes``): equal types, ``None`` and
-    ``T`` (giving ``T?``), ``T`` and ``T?``, and element-wise tuples."""
-    if a == b:
-        return a
-    if isinstance(a, T.TensorType) and isinstance(b, T.TensorType):
-        return T.TENSOR
-    if a == T.NONE:
-        return b if isinstance(b, T.OptionalType) else T.OptionalType(b)
-    if b == T.NONE:
-        return a if isinstance(a, T.OptionalType) else T.OptionalType(a)
-    if isinstance(a, T.OptionalType) and is_subtype(b, a):
-        return a
-    if isinstance(b, T.OptionalType) and is_subtype(a, b):
-        return b
-    if isinstance(a, T.TupleType) and isinstance(b, T.TupleType) and len(a.elems) == len(b.elems):
-        elems = [unify(x, y) for x, y in zip(a.elems, b.elems)]
-        if all(e is not None for e in elems):
-            return T.TupleType(elems)
-    return None
-
-
 def type_of_constant(value: Any) -> Optional[T.Type]:
     """The type of a Python constant a graph can hold as ``prim::Constant``
     (None for values that need a node to build, such as lists)."""
@@ -120,94 +92,3 @@ def type_of_constant(value: Any) -> Optional[T.Type]:
     if isinstance(value, str):
         return T.STR
     return None
-
-
-def describe_python_type(value: Any) -> str:
-    """A short description of a Python value's type for error messages
-    (``list[int]`` rather than ``list``)."""
-    if isinstance(value, list):
-        inner = sorted({type(v).__name__ for v in value})
-        return f"list[{' | '.join(inner)}]" if inner else "list (empty)"
-    if isinstance(value, tuple):
-        return "tuple[" + ", ".join(type(v).__name__ for v in value) + "]"
-    if isinstance(value, np.ndarray):
-        return f"numpy.ndarray of {value.dtype}"
-    return type(value).__name__
-
-
-class _Mismatch(Exception):
-    pass
-
-
-def check_argument(value: Any, t: T.Type) -> Any:
-    """``value`` checked against ``t``, converted where the graph needs it: a
-    top-level int (or numpy scalar) passed for a ``float`` becomes a float, a numpy
-    integer for an ``int`` an int.  Elements of lists and dicts are checked but never
-    converted, so the graph gets the caller's own container (and may mutate it, as
-    the Python function would).
-
-    Raises ``TypeError`` (without naming the parameter: the caller does).
-    """
-    try:
-        return _check(value, t, True)
-    except _Mismatch:
-        raise TypeError(f"expected {t}, got {describe_python_type(value)}") from None
-
-
-def _is_int(value: Any) -> bool:
-    return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
-
-
-def _check(value: Any, t: T.Type, convert: bool) -> Any:
-    if t == T.INT:
-        if type(value) is int:
-            return value
-        if convert and _is_int(value):
-            return int(value)
-        raise _Mismatch
-    if t == T.FLOAT:
-        if type(value) is float:
-            return value
-        if convert and (_is_int(value) or isinstance(value, np.floating)):
-            return float(value)
-        raise _Mismatch
-    if t == T.BOOL:
-        if type(value) is bool:
-            return value
-        if convert and isinstance(value, np.bool_):
-            return bool(value)
-        raise _Mismatch
-    if t == T.STR:
-        if isinstance(value, str):
-            return value
-        raise _Mismatch
-    if t == T.NONE:
-        if value is None:
-            return None
-        raise _Mismatch
-    if isinstance(t, T.TensorType):
-        if isinstance(value, np.ndarray):
-            return value
-        raise _Mismatch
-    if isinstance(t, T.OptionalType):
-        return None if value is None else _check(value, t.elem, convert)
-    if isinstance(t, T.ListType):
-        if not isinstance(value, list):
-            raise _Mismatch
-        for v in value:
-            _check(v, t.elem, False)
-        return value
-    if isinstance(t, T.TupleType):
-        if not isinstance(value, tuple) or len(value) != len(t.elems):
-            raise _Mismatch
-        return tuple(_check(v, e, convert) for v, e in zip(value, t.elems))
-    if isinstance(t, T.DictType):
-        if not isinstance(value, dict):
-            raise _Mismatch
-        for k, v in value.items():
-            _check(k, t.key, False)
-            _check(v, t.value, False)
-        return value
-    if t == T.ANY:
-        return value
-    raise _Mismatch

@@ -1047,6 +1047,25 @@ class Graph:
         from .lint import lint_graph
         lint_graph(self)
 
+    def to_dot(self, *, name: str = "graph", show_source: bool = True) -> str:
+        """The graph as a picture, in Graphviz's DOT language: nodes, value edges, and
+        nested blocks (If branches, Loop bodies, fork subgraphs) as clusters.  See
+        :func:`pyjit.ir.dot.graph_to_dot`; ``pyjit dot FILE.ir -o out.svg`` renders it."""
+        from .dot import graph_to_dot
+        return graph_to_dot(self, name=name, show_source=show_source)
+
+    def _repr_svg_(self) -> Optional[str]:
+        """The picture, for Jupyter; None (Jupyter then shows the text) when Graphviz's
+        ``dot`` program is not installed."""
+        from ..graphviz import dot_program, render
+        if dot_program() is None:
+            return None
+        return render(self.to_dot(), "svg").decode("utf-8")
+
+    def _repr_pretty_(self, printer: Any, cycle: bool) -> None:
+        # IPython's text form: the graph's text rather than the one-line repr.
+        printer.text(str(self))
+
     def __str__(self) -> str:
         from .printer import print_graph
         return print_graph(self)

@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from typing import List, Optional, Tuple
 
-__all__ = ["Literal", "TensorLiteral", "TENSOR_TRAILER", "is_tensor_print_body"]
+__all__ = ["Literal", "TensorLiteral", "TensorValue", "TENSOR_TRAILER", "is_tensor_print_body"]
 
 
 class Literal:
@@ -113,6 +113,43 @@ class TensorLiteral(Literal):
         dtype = _dtype_of(trailer.group(1))
         values = _read_print_body(text[:trailer.start()], dims)
         return np.array(values, dtype=np.float64).astype(dtype).reshape(dims)
+
+
+class TensorValue(TensorLiteral):
+    """A tensor constant whose values are known exactly, printed as torch printed it.
+
+    The printed text of a tensor constant is rounded (``0.1411``) or carries no
+    values at all (``<Tensor>``), so :func:`pyjit.from_torch` reads the values from
+    torch's own graph and keeps them here, beside the text that prints.  The array
+    is a read-only copy; :meth:`value` returns it as is, dtype included.
+    """
+
+    __slots__ = ("array",)
+
+    def __init__(self, text: str, array) -> None:
+        import numpy as np
+
+        super().__init__(text)
+        array = np.array(array, copy=True)
+        array.flags.writeable = False
+        self.array = array
+
+    def value(self):
+        return self.array
+
+    def __eq__(self, other: object) -> bool:
+        import numpy as np
+
+        return (type(self) is type(other) and self.text == other.text  # type: ignore[attr-defined]
+                and self.array.dtype == other.array.dtype  # type: ignore[attr-defined]
+                and self.array.shape == other.array.shape  # type: ignore[attr-defined]
+                and bool(np.array_equal(self.array, other.array,  # type: ignore[attr-defined]
+                                        equal_nan=self.array.dtype.kind in "fc")))
+
+    __hash__ = TensorLiteral.__hash__
+
+    def __repr__(self) -> str:
+        return f"TensorValue({self.text!r}, {self.array!r})"
 
 
 def _read_print_body(body: str, dims: Tuple[int, ...]) -> List[float]:

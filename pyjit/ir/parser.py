@@ -55,20 +55,21 @@ from .graph import Block, Graph, Node, Value
 from .literals import TENSOR_TRAILER, Literal, TensorLiteral, is_tensor_print_body
 from .printer import format_float
 from .source import SourceLocation
+from .type_relation import fits
+from .type_grammar import MAX_DEPTH, TypeReader, balanced, describe_token
 from .symbols import is_qualified, prim
 from ..errors import ParseError
 
-__all__ = ["parse_ir", "parse_type"]
+__all__ = ["parse_ir"]
 
 SUBGRAPH = "Subgraph"
-_MAX_DEPTH = 100       # nesting of attribute values and types
+_MAX_DEPTH = MAX_DEPTH  # nesting of attribute values, as of types
 _MAX_DIGITS = 4000     # Python refuses to convert longer digit strings to int
 _TENSOR_PRINT_WINDOW = 2000  # characters an at::print tensor literal may span
 
 _WS = re.compile(r"[ \t\r\n]*")
 _SPACES = re.compile(r"[ \t]*")
 _LINE_BLANKS = re.compile(r"[ \t\r]*")
-_TOKEN = re.compile(r"\S+")
 _NAME = re.compile(r"[\w.]+")
 _IDENT = re.compile(r"[A-Za-z_]\w*", re.ASCII)
 _DOTTED = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*", re.ASCII)
@@ -109,57 +110,6 @@ def parse_ir(text: str, file: Optional[str] = None) -> Graph:
     return _Parser(text, file).parse()
 
 
-def parse_type(text: str) -> T.Type:
-    """A type from its text as torch prints it (``"int[]"``, ``"Dict(str, Tensor)"``);
-    the registry reads operator type patterns with it."""
-    p = _Parser(text, None)
-    t = p._type_at()
-    p._ws()
-    if p.pos != p.n:
-        p.fail(f"unexpected {p._found()} after the type")
-    return t
-
-
-def fits(sub: T.Type, sup: T.Type) -> bool:
-    """Whether a block may hand a value of type ``sub`` to a node output of type
-    ``sup``: :func:`~pyjit.ir.types.is_subtype`, made as lenient as torch's own
-    graphs need.  pyjit keeps tensor shapes as text and does not compare them, so
-    any tensor type fits any other; named types pyjit does not model (``NamedTuple(...)``,
-    classes) fit any tuple or named type; containers compare element by element."""
-    if T.is_subtype(sub, sup):
-        return True
-    if isinstance(sub, T.TensorType) and isinstance(sup, T.TensorType):
-        return True
-    if isinstance(sup, T.OptionalType):
-        return sub == T.NONE or fits(sub, sup.elem) or (
-            isinstance(sub, T.OptionalType) and fits(sub.elem, sup.elem))
-    if isinstance(sup, T.UnionType):
-        if isinstance(sub, T.UnionType):
-            return all(fits(s, sup) for s in sub.elems)
-        if isinstance(sub, T.OptionalType):
-            return fits(sub.elem, sup) and fits(T.NONE, sup)
-        return any(fits(sub, e) for e in sup.elems)
-    if sup == T.NUMBER:
-        return sub in (T.INT, T.FLOAT, T.BOOL, T.NamedType("complex"))
-    opaque = (T.NamedType, T.TupleType)
-    if isinstance(sub, opaque) and isinstance(sup, opaque) and (
-            _is_class(sub) or _is_class(sup)):
-        return True
-    if type(sub) is type(sup) and isinstance(sub, (T.ListType, T.TupleType, T.DictType,
-                                                    T.GenericType)):
-        if isinstance(sub, T.GenericType) and sub.name != sup.name:  # type: ignore[attr-defined]
-            return False
-        a, b = sub.contained(), sup.contained()
-        return len(a) == len(b) and all(fits(x, y) for x, y in zip(a, b))
-    return False
-
-
-def _is_class(t: T.Type) -> bool:
-    """A named type torch prints for a class or named tuple (``__torch__.M``,
-    ``NamedTuple(x : int)``), as opposed to a builtin such as ``int``."""
-    return isinstance(t, T.NamedType) and ("." in t.name or t.name.startswith("NamedTuple("))
-
-
 class _Frame:
     """One block being parsed: the block, the names it defined (they leave scope
     with it) and the node whose blocks may follow (its outputs enter scope once
@@ -195,6 +145,7 @@ class _Parser:
         # scope at this point.
         self.defined: Dict[str, Tuple[Value, int]] = {}
         self.visible: Dict[str, Value] = {}
+        self._types_reader = TypeReader(text, self.fail)
 
     # -- errors --------------------------------------------------------------------
     def _where(self, pos: int) -> Tuple[int, int, str]:
@@ -217,16 +168,7 @@ class _Parser:
 
     def _found(self, pos: Optional[int] = None) -> str:
         """What is at ``pos``, for messages: ``'foo'``, ``end of line``..."""
-        pos = _SPACES.match(self.text, self.pos if pos is None else pos).end()
-        if pos >= self.n:
-            return "end of input"
-        if self.text[pos] in "\r\n":
-            return "end of line"
-        m = _TOKEN.match(self.text, pos)
-        tok = m.group() if m else self.text[pos]
-        if len(tok) > 20:
-            tok = tok[:20] + "..."
-        return repr(tok)
+        return describe_token(self.text, self.pos if pos is None else pos)
 
     # -- lexing ----------------------------------------------------------------------
     def _ws(self) -> None:
@@ -825,114 +767,15 @@ class _Parser:
                 self.fail(f"expected ',' or '}}' in a dict, found {self._found()}")
 
     def _balanced(self, pos: int) -> int:
-        """The position after the bracket that closes the one at ``pos``: ``)`` for
-        ``(``, which may nest ``()`` and ``[]``; ``>`` for ``<``.  It must close on
-        the same line."""
-        open_ = self.text[pos]
-        closing = {"(": ")", "[": "]"} if open_ == "(" else {"<": ">"}
-        stack = [closing[open_]]
-        i = pos + 1
-        text = self.text
-        while i < self.n:
-            c = text[i]
-            if c == "\n":
-                break
-            if c in closing:
-                stack.append(closing[c])
-            elif c in closing.values():
-                if c != stack[-1]:
-                    self.fail(f"unbalanced '{c}'", i)
-                stack.pop()
-                if not stack:
-                    return i + 1
-            i += 1
-        self.fail(f"'{open_}' is never closed", pos)
+        return balanced(self.text, pos, self.fail)
 
-    # -- types ---------------------------------------------------------------------------
+    # -- types (the grammar is pyjit.ir.type_grammar's) ----------------------------------
     def _type_at(self) -> T.Type:
-        self._ws()
         return self._type(0)
 
     def _type(self, depth: int) -> T.Type:
-        """A type as torch prints it, see :mod:`pyjit.ir.types`."""
-        if depth > _MAX_DEPTH:
-            self.fail("type nested too deeply")
-        self._ws()
-        text, pos = self.text, self.pos
-        t: T.Type
-        if self._at("("):
-            self.pos += 1
-            elems = self._types(depth, ")")
-            t = T.TupleType(elems)
-        else:
-            m = _DOTTED.match(text, pos)
-            if not m:
-                self.fail(f"expected a type, found {self._found()}")
-            name = m.group()
-            self.pos = m.end()
-            if name == "Enum" and self._at("<"):
-                self.pos = self._balanced(self.pos)
-                t = T.NamedType(text[pos:self.pos])
-            elif self._at("("):
-                t = self._call_type(name, pos, depth)
-            elif self._at("[") and not self._at("[]"):
-                self.pos += 1
-                args = self._types(depth, "]")
-                if not args:
-                    self.fail(f"{name}[...] needs a type inside", pos)
-                t = T.GenericType(name, args)
-            else:
-                t = T.TENSOR if name == "Tensor" else T.NamedType(name)
-        while True:
-            if self._at("[]"):
-                self.pos += 2
-                t = T.ListType(t)
-            elif self._at("?"):
-                self.pos += 1
-                t = T.OptionalType(t)
-            else:
-                return t
-
-    def _call_type(self, name: str, pos: int, depth: int) -> T.Type:
-        """``Name(...)``: ``Dict(K, V)``, ``Union(...)``, ``Future(T)``,
-        ``Await(T)``, ``NamedTuple(...)`` or a refined tensor ``Float(2, 3, ...)``."""
-        if name == "Dict":
-            self.pos += 1
-            args = self._types(depth, ")")
-            if len(args) != 2:
-                self.fail(f"Dict(K, V) takes two types, got {len(args)}", pos)
-            return T.DictType(args[0], args[1])
-        if name == "Union":
-            self.pos += 1
-            args = self._types(depth, ")")
-            if not args:
-                self.fail("Union(...) needs at least one type", pos)
-            return T.UnionType(args)
-        if name in ("Future", "Await", "RRef"):
-            self.pos += 1
-            args = self._types(depth, ")")
-            if len(args) != 1:
-                self.fail(f"{name}(T) takes one type, got {len(args)}", pos)
-            return T.GenericType(name, args)
-        end = self._balanced(self.pos)
-        if name == "NamedTuple":
-            self.pos = end
-            return T.NamedType(self.text[pos:end])
-        detail = self.text[self.pos + 1:end - 1]
-        self.pos = end
-        return T.TensorType(None if name == "Tensor" else name, detail)
-
-    def _types(self, depth: int, close: str) -> List[T.Type]:
-        """Types separated by commas up to ``close``."""
-        items: List[T.Type] = []
-        if self._eat(close):
-            return items
-        while True:
-            items.append(self._type(depth + 1))
-            if self._eat(close):
-                return items
-            if not self._eat(","):
-                self.fail(f"expected ',' or '{close}' in a type, found {self._found()}")
+        t, self.pos = self._types_reader.read(self.pos, depth)
+        return t
 
 
 def _as_type(value: Any, t: T.Type) -> Any:

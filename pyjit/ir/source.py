@@ -25,6 +25,11 @@ class SourceLocation:
     def __str__(self) -> str:
         return f"{self.file}:{self.line}:{self.col}"
 
+    def short(self) -> str:
+        """``file:line`` with the file's directory left out (``fib.py:9``), for
+        labels that have no room for more."""
+        return f"{os.path.basename(self.file)}:{self.line}"
+
     def source_line(self) -> Optional[str]:
         """The text of the line, or None when the file cannot be read."""
         # linecache searches every sys.path entry for a relative name it cannot

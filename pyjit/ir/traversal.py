@@ -23,14 +23,14 @@ inserted while walking are seen (or not) just as they would be recursively::
 
 from __future__ import annotations
 
-from typing import Callable, Iterator
-
-from .graph import Block
+from typing import Callable, Iterator, TypeVar
 
 __all__ = ["walk_blocks"]
 
+B = TypeVar("B")  # a Block, or anything nested the same way (a Code and its forks' Codes)
 
-def walk_blocks(block: Block, scan: Callable[[Block], Iterator[Block]]) -> None:
+
+def walk_blocks(block: B, scan: Callable[[B], Iterator[B]]) -> None:
     """Run ``scan(block)``, and ``scan(b)`` for every block ``b`` it yields, each to
     completion before the generator that yielded it resumes."""
     stack = [scan(block)]

@@ -7,6 +7,8 @@ Types are immutable and compare structurally::
     >>> str(DictType(STR, OptionalType(ListType(FLOAT))))
     'Dict(str, float[]?)'
 
+Which type accepts which is :mod:`pyjit.ir.type_relation`'s to say.
+
 Names torch knows but pyjit gives no meaning to (``Device``, ``ScalarType``,
 ``__torch__.MyModule``...) are kept as opaque :class:`NamedType`s, so that any graph
 torch prints can be read and written back unchanged.
@@ -19,8 +21,7 @@ from typing import Optional, Tuple
 __all__ = [
     "Type", "NamedType", "TensorType", "ListType", "TupleType", "DictType",
     "OptionalType", "UnionType", "GenericType", "FutureType",
-    "INT", "FLOAT", "BOOL", "STR", "NONE", "TENSOR", "ANY", "FUNCTION", "NUMBER",
-    "is_subtype",
+    "INT", "FLOAT", "BOOL", "STR", "NONE", "TENSOR", "ANY", "FUNCTION", "NUMBER", "COMPLEX",
 ]
 
 
@@ -205,11 +206,6 @@ class GenericType(Type):
         return f"{self.name}[{args}]"
 
 
-# Generic types whose parameter is covariant (torch: Future[int] is a
-# Future[Scalar]; an RRef[int] is no RRef[Scalar]).
-_COVARIANT = {"Future", "Await"}
-
-
 def FutureType(elem: Type) -> GenericType:
     """``Future[T]``, the type of ``prim::fork``'s result."""
     return GenericType("Future", (elem,))
@@ -222,44 +218,6 @@ STR = NamedType("str")
 NONE = NamedType("NoneType")
 ANY = NamedType("Any")
 FUNCTION = NamedType("Function")
-NUMBER = NamedType("Scalar")  # torch's NumberType: int or float (not bool); prints "Scalar"
+COMPLEX = NamedType("complex")
+NUMBER = NamedType("Scalar")  # torch's NumberType: int, float or complex; prints "Scalar"
 TENSOR = TensorType()
-
-
-def is_subtype(sub: Type, sup: Type) -> bool:
-    """Whether a value of type ``sub`` may be used where ``sup`` is expected, with
-    torch's ``isSubtypeOf`` rules:
-
-    * every type is a subtype of itself and of ``Any``;
-    * a refined tensor (``Float(2, 3)``) is a ``Tensor``, not the other way round;
-    * ``int`` and ``float`` are ``Scalar`` (:data:`NUMBER`); ``bool`` is neither a
-      ``Scalar`` nor an ``int``;
-    * ``T`` and ``NoneType`` are ``T?``; a union is a subtype of whatever all its
-      members are (so ``Union(int, NoneType)`` is ``int?``, and ``int?`` is
-      ``Union(int, NoneType, str)``); a type is a subtype of a union if it is a
-      subtype of one member;
-    * tuples and ``Future``/``Await`` are covariant; lists, dicts and ``RRef`` are
-      invariant (``int[]`` is neither ``Scalar[]`` nor ``Any[]``).
-    """
-    if sub == sup or sup == ANY:
-        return True
-    if isinstance(sub, UnionType):
-        return all(is_subtype(e, sup) for e in sub.elems)
-    if isinstance(sub, OptionalType):  # T? is Union(T, NoneType)
-        return is_subtype(NONE, sup) and is_subtype(sub.elem, sup)
-    if isinstance(sup, OptionalType):
-        return sub == NONE or is_subtype(sub, sup.elem)
-    if isinstance(sup, UnionType):
-        return any(is_subtype(sub, e) for e in sup.elems)
-    if sup == TENSOR:
-        return isinstance(sub, TensorType)
-    if sup == NUMBER:
-        return sub in (INT, FLOAT)
-    if isinstance(sup, TupleType) and isinstance(sub, TupleType):
-        return len(sub.elems) == len(sup.elems) and all(
-            is_subtype(a, b) for a, b in zip(sub.elems, sup.elems))
-    if (isinstance(sup, GenericType) and isinstance(sub, GenericType)
-            and sub.name == sup.name and sup.name in _COVARIANT):
-        return len(sub.args) == len(sup.args) and all(
-            is_subtype(a, b) for a, b in zip(sub.args, sup.args))
-    return False

@@ -1,10 +1,12 @@
 """pyjit's operator library: importing this package fills the default registry.
 
+``import pyjit`` imports it, first of all, and nothing else imports it for that
+effect: whoever holds :data:`pyjit.registry.default_registry` holds the library.
+
 Every operator a TorchScript graph uses, on Python values and numpy arrays, with
 TorchScript's semantics (checked against torch 2.13), one module per kind of value:
 
 ====================  ==========================================================
-``constants``         ``constant_value(node)``: what a ``prim::Constant`` stands for
 ``prim``              tuples, ``unchecked_cast``, ``RaiseException``, ``Print``,
                       ``isinstance``, ``Uninitialized``, ``Enter``/``Exit``
 ``scalars``           int/float/bool arithmetic, comparisons, casts, ``math``
@@ -17,8 +19,8 @@ TorchScript's semantics (checked against torch 2.13), one module per kind of val
 ``tensor_shapes``     sizes, views, ``cat``/``stack``
 ``tensor_factories``  ``zeros ones full arange tensor``
 ``tensor_format``     ATen's text form of a tensor
-``fork``              ``prim::fork``: start a subgraph's run, return its Future
-``awaitables``        ``prim::awaitable``: a subgraph's run, when first waited for
+``awaitables``        ``prim::awaitable_wait``/``_nowait`` (``prim::awaitable`` is
+                      compiled as ``prim::fork`` is)
 ``implicit``          a 0-dim tensor passed as a number (``IntImplicit``...)
 ====================  ==========================================================
 
@@ -27,10 +29,9 @@ Overloads are chosen by input types when a Code is built (see
 ``list.insert``...) are registered wherever their semantics are torch's.
 """
 
-from . import constants, dicts, formatting, implicit, lists, prim, scalars, strings  # noqa: F401
+from . import dicts, formatting, implicit, lists, prim, scalars, strings  # noqa: F401
 from . import tensor_factories, tensor_shapes, tensors  # noqa: F401
-from . import awaitables, fork  # noqa: F401
-from .constants import constant_value
+from . import awaitables  # noqa: F401
 from .formatting import torch_str
 
-__all__ = ["constant_value", "torch_str"]
+__all__ = ["torch_str"]

@@ -1,8 +1,8 @@
 """The ``prim`` operators that are ordinary calls: tuples, casts, raise, print, isinstance.
 
 (``prim::If``, ``Loop``, ``Constant``, ``Load``, ``Store``, ``Drop`` and
-``aten::wait`` are instructions of the interpreter, not operators; ``prim::fork``
-is in :mod:`pyjit.ops.fork`; lists and dicts are built in :mod:`pyjit.ops.lists`
+``aten::wait`` are instructions of the interpreter, not operators; the code
+generator compiles ``prim::fork``'s subgraph and the runtime starts it; lists and dicts are built in :mod:`pyjit.ops.lists`
 and :mod:`pyjit.ops.dicts`.)
 
 Most of these are specialised on the node when the Code is built, so the run

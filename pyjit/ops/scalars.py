@@ -44,9 +44,10 @@ import re
 
 import numpy as np
 
-from ..registry import default_registry as R
+from .. import opcodes
+from ..registry import Intrinsic, default_registry as R
 
-__all__ = ["true_divide", "int_floordiv", "float_floordiv", "int_remainder",
+__all__ = ["int_abs", "true_divide", "int_floordiv", "float_floordiv", "int_remainder",
            "float_remainder", "float_pow", "float_min", "float_max", "to_int", "str_to_int",
            "str_to_float", "range_length", "derive_index"]
 
@@ -90,6 +91,12 @@ def int_neg(a):
     return r if r.__class__ is not int or r <= _INT64_MAX else wrap_int64(r)
 
 
+def int_abs(a):
+    """``prim::abs(int)``: ``abs(INT64_MIN)`` wraps to INT64_MIN, as in torch."""
+    r = abs(a)
+    return r if r.__class__ is not int or r <= _INT64_MAX else wrap_int64(r)
+
+
 def int_pow(a: int, b: int) -> int:
     """``aten::pow.int_to_int``."""
     if b < 0:
@@ -105,11 +112,13 @@ def _divide_by_zero(a, b) -> float:
 
 
 def true_divide(a, b) -> float:
-    """``aten::div`` on numbers: always a float; ``x / 0`` is inf or nan."""
+    """``aten::div`` on numbers: always a float, computed on doubles as torch does
+    (``9007199254740993 / 1`` is ``9007199254740992.0``); ``x / 0`` is inf or nan."""
+    a, b = float(a), float(b)
     try:
         return a / b
     except ZeroDivisionError:
-        return _divide_by_zero(float(a), float(b))
+        return _divide_by_zero(a, b)
 
 
 def int_floordiv(a: int, b: int) -> int:
@@ -152,11 +161,29 @@ def float_pow(a, b) -> float:
 
 
 def float_min(a, b) -> float:
-    return float(a if a < b else b)
+    """``prim::min`` of numbers, on doubles as torch does."""
+    a, b = float(a), float(b)
+    return a if a < b else b
 
 
 def float_max(a, b) -> float:
-    return float(a if a > b else b)
+    """``prim::max`` of numbers, on doubles as torch does."""
+    a, b = float(a), float(b)
+    return a if a > b else b
+
+
+def _on_doubles(compare):
+    """A comparison of an int with a float, made as torch makes it: on doubles
+    (``9007199254740993 == 9007199254740992.0`` is True)."""
+    def op(a, b):
+        return compare(float(a), float(b))
+    op.__name__ = f"{compare.__name__}_on_doubles"
+    op.__doc__ = f"``{compare.__name__}`` of two numbers converted to doubles."
+    return op
+
+
+_COMPARISONS = {name: (getattr(operator, name), _on_doubles(getattr(operator, name)))
+                for name in ("lt", "le", "gt", "ge", "eq", "ne")}
 
 
 def to_int(x) -> int:
@@ -291,34 +318,41 @@ _log = _ieee(math.log, np.log)
 # -- arithmetic ------------------------------------------------------------------
 
 def _int64_operators():
-    """The int operators the registry gets: the C versions in ``pyjit._core`` when
-    the compiled core is active (same semantics, no Python frame per call; each
-    falls back to its Python twin here outside its int64 fast path), otherwise
-    the Python functions above."""
-    from .. import _backend
+    """The int operators the registry gets: the C versions of
+    :mod:`pyjit.ops._int64` when they were built (same semantics, no Python frame
+    per call; each falls back to its Python twin here outside its int64 fast
+    path), otherwise the Python functions above."""
     python = dict(add=int_add, sub=int_sub, mul=int_mul, floordiv=int_floordiv,
                   remainder=int_remainder)
-    if not _backend.HAS_CEXT:
+    try:
+        from . import _int64
+    except ImportError:  # built without a compiler (PYJIT_PUREPYTHON=1)
         return python
-    return {name: getattr(_backend.loop, f"int_{name}") for name in python}
+    return {name: getattr(_int64, f"int_{name}") for name in python}
 
 
 INT64_OPS = _int64_operators()
 
 # int results wrap around at 64 bits as in C++ (``9223372036854775807 + 1`` is
 # INT64_MIN), so only floats get Python's operators directly.
-for _name, _float_op in [("add", operator.add), ("sub", operator.sub), ("mul", operator.mul)]:
-    R.register(f"aten::{_name}", INT64_OPS[_name], types=["int", "int"])
+# Each operator on int/float pairs names its intrinsic instruction (pyjit.opcodes):
+# an optimising Code runs that on unboxed registers, converting an int operand of
+# a mixed pair to a double first, exactly as these functions (and torch) do.
+for _name, _float_op, _i in [("add", operator.add, "ADD"), ("sub", operator.sub, "SUB"),
+                             ("mul", operator.mul, "MUL")]:
+    R.register(f"aten::{_name}", INT64_OPS[_name], types=["int", "int"], intrinsic=f"{_i}_I")
     R.register(f"aten::{_name}", INT64_OPS[_name], types=["Scalar", "Scalar"])
     for _a, _b in _MIXED:
-        R.register(f"aten::{_name}", _float_op, types=[_a, _b])
-for _a, _b in _INT_FLOAT_PAIRS + [("Scalar", "Scalar")]:
-    R.register("aten::div", true_divide, types=[_a, _b])
-R.register("aten::floordiv", INT64_OPS["floordiv"], types=["int", "int"])
-R.register("aten::remainder", INT64_OPS["remainder"], types=["int", "int"])
+        R.register(f"aten::{_name}", _float_op, types=[_a, _b], intrinsic=f"{_i}_F")
+R.register("aten::div", true_divide, types=["int", "int"], intrinsic="DIV_I")
 for _a, _b in _MIXED:
-    R.register("aten::floordiv", float_floordiv, types=[_a, _b])
-    R.register("aten::remainder", float_remainder, types=[_a, _b])
+    R.register("aten::div", true_divide, types=[_a, _b], intrinsic="DIV_F")
+R.register("aten::div", true_divide, types=["Scalar", "Scalar"])
+R.register("aten::floordiv", INT64_OPS["floordiv"], types=["int", "int"], intrinsic="FLOORDIV_I")
+R.register("aten::remainder", INT64_OPS["remainder"], types=["int", "int"], intrinsic="REM_I")
+for _a, _b in _MIXED:
+    R.register("aten::floordiv", float_floordiv, types=[_a, _b], intrinsic="FLOORDIV_F")
+    R.register("aten::remainder", float_remainder, types=[_a, _b], intrinsic="REM_F")
 
 
 def _generic(int_op, float_op):
@@ -339,14 +373,18 @@ def _pow_factory(node):
     # aten::pow.int_to_int is the only overload with an int result; the graph's
     # output type says which one torch chose.
     out = str(node.outputs[0].type) if node.outputs else "float"
-    return int_pow if out == "int" else float_pow
+    if out == "int":
+        return int_pow
+    if all(str(v.type) in ("int", "float") for v in node.inputs):
+        return Intrinsic("POW_F", float_pow)
+    return float_pow
 
 
 for _a, _b in _INT_FLOAT_PAIRS + [("Scalar", "Scalar")]:
     R.register("aten::pow", factory=_pow_factory, types=[_a, _b])
-R.register("aten::neg", int_neg, types=["int"])
+R.register("aten::neg", int_neg, types=["int"], intrinsic="NEG_I")
 R.register("aten::neg", int_neg, types=["Scalar"])
-R.register("aten::neg", operator.neg, types=["float"])
+R.register("aten::neg", operator.neg, types=["float"], intrinsic="NEG_F")
 
 # -- comparisons and logic -------------------------------------------------------
 
@@ -375,57 +413,72 @@ def same_scalar_expression(u, v, depth: int = 8) -> bool:
     return all(same_scalar_expression(a, b, depth - 1) for a, b in zip(n.inputs, m.inputs))
 
 
-def _equality_factory(fn, when_same: bool):
+def _equality_factory(fn, when_same: bool, intrinsic):
     """``==``/``!=``: torch's peephole pass folds ``x == x`` to True (and ``x != x``
     to False) after CSE, so ``nan == nan`` is True when both sides are one value."""
     def factory(node):
         a, b = node.inputs
         if same_scalar_expression(a, b):
             return lambda x, y: when_same
-        return fn
+        return Intrinsic(intrinsic, fn) if intrinsic else fn
     return factory
 
 
+# The instruction suffix for a pair of operand types: ints compare as ints, bools
+# as bools, anything with a float on doubles.
+_SUFFIX = {("int", "int"): "_I", ("bool", "bool"): "_B"}
 for _a, _b in _INT_FLOAT_PAIRS + [("Scalar", "Scalar"), ("bool", "bool")]:
-    for _name in ("lt", "le", "gt", "ge"):
-        R.register(f"aten::{_name}", getattr(operator, _name), types=[_a, _b])
-    R.register("aten::eq", factory=_equality_factory(operator.eq, True), types=[_a, _b])
-    R.register("aten::ne", factory=_equality_factory(operator.ne, False), types=[_a, _b])
-for _name, _fn in [("__and__", operator.and_), ("__or__", operator.or_),
-                   ("__xor__", operator.xor)]:
-    R.register(f"aten::{_name}", _fn, types=["int", "int"])
-    R.register(f"aten::{_name}", _fn, types=["bool", "bool"])
+    _exact = (_a, _b) in (("int", "int"), ("float", "float"), ("Scalar", "Scalar"),
+                          ("bool", "bool"))
+    _suffix = None if "Scalar" in (_a, _b) else _SUFFIX.get((_a, _b), "_F")
+    for _name in ("lt", "le", "gt", "ge", "eq", "ne"):
+        _fn = _COMPARISONS[_name][0 if _exact else 1]
+        _i = _suffix and f"{_name.upper()}{_suffix}"
+        if _i not in opcodes.BY_NAME:
+            _i = None  # no intrinsic orders bools
+        if _name in ("eq", "ne"):
+            R.register(f"aten::{_name}", factory=_equality_factory(_fn, _name == "eq", _i),
+                       types=[_a, _b])
+        else:
+            R.register(f"aten::{_name}", _fn, types=[_a, _b], intrinsic=_i)
+for _name, _fn, _i in [("__and__", operator.and_, "AND"), ("__or__", operator.or_, "OR"),
+                       ("__xor__", operator.xor, "XOR")]:
+    R.register(f"aten::{_name}", _fn, types=["int", "int"], intrinsic=f"{_i}_I")
+    R.register(f"aten::{_name}", _fn, types=["bool", "bool"], intrinsic=f"{_i}_B")
 R.register("aten::__lshift__", lambda a, b: wrap_int64(a << b), types=["int", "int"])
 R.register("aten::__rshift__", operator.rshift, types=["int", "int"])
-R.register("aten::__not__", operator.not_, types=["bool"])
+R.register("aten::__not__", operator.not_, types=["bool"], intrinsic="NOT_B")
 R.register("aten::__is__", operator.is_, types=["t", "t"])
 R.register("aten::__isnot__", operator.is_not, types=["t", "t"])
 R.register("aten::eq", operator.is_, types=["NoneType", "NoneType"])
 
 # -- casts -----------------------------------------------------------------------
 
-R.register("aten::Int", to_int, types=["float"])
+R.register("aten::Int", to_int, types=["float"], intrinsic="F2I")
 R.register("aten::Int", to_int, types=["Scalar"])
 R.register("aten::Int", int, types=["int"])
-R.register("aten::Int", int, types=["bool"])
+R.register("aten::Int", int, types=["bool"], intrinsic="B2I")
 R.register("aten::Int", str_to_int, types=["str"])
-R.register("aten::Float", float, types=["int"])
+R.register("aten::Float", float, types=["int"], intrinsic="I2F")
 R.register("aten::Float", float, types=["float"])
-R.register("aten::Float", float, types=["bool"])
+R.register("aten::Float", float, types=["bool"], intrinsic="B2F")
 R.register("aten::Float", float, types=["Scalar"])
 R.register("aten::Float", str_to_float, types=["str"])
-for _t in ("int", "float", "bool", "Scalar"):
-    R.register("aten::Bool", bool, types=[_t])
+for _t, _i in (("int", "I2B"), ("float", "F2B"), ("bool", None), ("Scalar", None)):
+    R.register("aten::Bool", bool, types=[_t], intrinsic=_i)
 
 # -- min, max, abs ---------------------------------------------------------------
 
-R.register("prim::min", min, types=["int", "int"])
-R.register("prim::max", max, types=["int", "int"])
-for _a, _b in _MIXED + [("Scalar", "Scalar")]:
-    R.register("prim::min", float_min, types=[_a, _b])
-    R.register("prim::max", float_max, types=[_a, _b])
-for _t in ("int", "float", "Scalar"):
-    R.register("prim::abs", abs, types=[_t])
+R.register("prim::min", min, types=["int", "int"], intrinsic="MIN_I")
+R.register("prim::max", max, types=["int", "int"], intrinsic="MAX_I")
+for _a, _b in _MIXED:
+    R.register("prim::min", float_min, types=[_a, _b], intrinsic="MIN_F")
+    R.register("prim::max", float_max, types=[_a, _b], intrinsic="MAX_F")
+R.register("prim::min", float_min, types=["Scalar", "Scalar"])
+R.register("prim::max", float_max, types=["Scalar", "Scalar"])
+R.register("prim::abs", int_abs, types=["int"], intrinsic="ABS_I")
+R.register("prim::abs", abs, types=["float"], intrinsic="ABS_F")
+R.register("prim::abs", abs, types=["Scalar"])
 
 # -- ranges ----------------------------------------------------------------------
 

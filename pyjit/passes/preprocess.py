@@ -40,9 +40,12 @@ class Preprocessed:
                 f"{self.n_outputs} outputs>")
 
 
-def preprocess(graph: Graph) -> Preprocessed:
+def preprocess(graph: Graph, desugar_loops: bool = True) -> Preprocessed:
     """Copy ``graph`` and bring the copy into the form the code generator
     translates one node at a time; ``graph`` itself is not changed.
+
+    ``desugar_loops=False`` skips step 1: the optimising code generator keeps a
+    Loop's trip count and counter in instructions of their own.
 
     The passes run in the seed's order, each relying on the previous ones:
 
@@ -64,7 +67,8 @@ def preprocess(graph: Graph) -> Preprocessed:
     """
     g = graph.copy()
     n_outputs = len(g.outputs)
-    desugar_trip_counts(g.block)
+    if desugar_loops:
+        desugar_trip_counts(g.block)
     flatten_io(g)
     drop_unused(g.block)
     move_flags = find_last_uses(g)

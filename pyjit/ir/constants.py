@@ -1,7 +1,8 @@
 """The runtime value of a ``prim::Constant`` node.
 
 The code generator turns every ``prim::Constant`` into a CONST instruction holding
-``constant_value(node)``.  The value comes from the node's ``value`` attribute, read
+``constant_value(node)``; the evaluators of :mod:`pyjit.benchmarks` read constants
+the same way.  The value comes from the node's ``value`` attribute, read
 in the light of the output's type, because torch's attributes are coarser than its
 types::
 
@@ -15,7 +16,9 @@ types::
     %h : Device = prim::Constant[value="cpu"]()    'cpu'  (opaque values stay strings)
     %i : Function = prim::Constant[name="f"]()     'f'    (the one attribute's value)
 
-Tensor literals are read with :meth:`pyjit.ir.literals.TensorLiteral.value`; a
+Tensor literals are read with :meth:`pyjit.ir.literals.TensorLiteral.value`,
+except a :class:`~pyjit.ir.literals.TensorValue` (from :func:`pyjit.from_torch`),
+which holds torch's exact values and dtype and is taken as it is.  A
 refined output type (``Float(...)``, ``Long(...)``) gives their dtype, since the
 one-element form ``{1.5}`` does not print it (torch's default float32 otherwise
 applies to a float literal).
@@ -27,7 +30,8 @@ from typing import Any
 
 import numpy as np
 
-from ..ir import types as T
+from . import types as T
+from .literals import TensorValue
 
 __all__ = ["constant_value"]
 
@@ -56,6 +60,8 @@ def _convert(value: Any, t: T.Type) -> Any:
 
 
 def _tensor(value: Any, t: T.Type) -> Any:
+    if isinstance(value, TensorValue):
+        return value.array  # exact values and dtype, from torch itself
     if isinstance(value, np.ndarray):
         array = value
     elif hasattr(value, "value") and callable(value.value):

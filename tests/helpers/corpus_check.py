@@ -23,7 +23,7 @@ from typing import Any, Callable, Dict, Optional
 import pytest
 
 from pyjit.errors import JITException
-from values import assert_same, decode
+from helpers.values import assert_same, decode
 
 __all__ = ["check_case", "expected_text"]
 

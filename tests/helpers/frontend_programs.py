@@ -756,35 +756,3 @@ def hyperbolic_identities(x: np.ndarray) -> np.ndarray:
     y += 0.5  # in place: x sees it too
     one = np.square(np.cosh(x)) - np.square(np.sinh(x))
     return np.transpose(one * np.tan(x)) + np.arctan(y.T) * np.sinh(x).T
-
-
-# -- programs from source text ---------------------------------------------------------------------
-
-def load_function(source: str, directory, name: str = None, module_name: str = "prog"):
-    """Write ``source`` to ``directory/<module_name>.py``, import it and return the
-    function ``name`` (the last one defined if not given): a real file, so that
-    ``inspect.getsource`` and the graph's source locations work as for any module.
-    Graph text then refers to the file as ``<module_name>.py`` after
-    :func:`short_paths`."""
-    import importlib.util
-    import linecache
-    import textwrap
-    from pathlib import Path
-
-    path = Path(directory) / f"{module_name}.py"
-    path.write_text(textwrap.dedent(source))
-    linecache.checkcache(str(path))
-    spec = importlib.util.spec_from_file_location(f"{module_name}_{abs(hash(str(path)))}", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    if name is None:
-        import inspect
-        fns = [v for v in vars(module).values()
-               if inspect.isfunction(v) and v.__module__ == module.__name__]
-        return fns[-1]
-    return getattr(module, name)
-
-
-def short_paths(text: str, directory) -> str:
-    """``text`` with ``directory/`` removed from file paths."""
-    return text.replace(str(directory) + "/", "")

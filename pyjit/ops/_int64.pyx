@@ -1,14 +1,18 @@
-# TorchScript's int arithmetic in C: included by _core.pyx.
-#
-# A TorchScript int is an int64: ``9223372036854775807 + 1`` wraps around to
-# INT64_MIN, as C++ arithmetic does.  ``pyjit.ops.scalars`` defines these
-# operators in Python (the reference, and what the pure-Python build uses); when
-# the core is compiled it registers the functions below instead, so a CALL of an
-# int operator reaches C code with no Python frame, as ``operator.add`` would.
-# Each function has exactly the semantics of its Python twin (tests/test_int64.py
-# checks them against each other): the C fast path covers two exact ints that fit
-# in 64 bits, anything else (bools, ints beyond int64 handed in by a caller)
-# takes the Python twin.
+"""TorchScript's int arithmetic in C, for the operator library.
+
+A TorchScript int is an int64: ``9223372036854775807 + 1`` wraps around to
+INT64_MIN, as C++ arithmetic does.  :mod:`pyjit.ops.scalars` defines these
+operators in Python (the reference, and what a build without a compiler uses);
+when this module was built it registers the functions below instead, so a CALL
+of an int operator reaches C code with no Python frame, as ``operator.add``
+would.  Which loop runs the graph does not matter: both call what the registry
+holds.  Each function has exactly the semantics of its Python twin
+(tests/test_int64.py checks them against each other): the C fast path covers two
+exact ints that fit in 64 bits, anything else (bools, ints beyond int64 handed in
+by a caller) takes the Python twin.
+"""
+
+cimport cython
 
 
 cdef extern from "Python.h":
@@ -21,7 +25,8 @@ cdef dict _twins = {}
 cdef object _twin(str name):
     """The Python twin ``pyjit.ops.scalars.int_<name>``, for the slow path.
 
-    Imported on first use, not at module import: pyjit.ops imports this module."""
+    Imported on first use, not at module import: pyjit.ops.scalars imports this
+    module."""
     fn = _twins.get(name)
     if fn is None:
         from pyjit.ops import scalars

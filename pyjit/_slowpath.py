@@ -1,0 +1,117 @@
+"""The rare paths of the run loops, written once for both.
+
+``pyjit._pure`` and ``pyjit._core`` run the same instructions; where an instruction
+leaves its common case -- a run that may not start, an operator result of the
+wrong shape, a ``STACKCALL`` jump, a value that does not fit a scalar register,
+an empty register -- both call the functions here, so the two loops raise the
+same exceptions with the same messages, and neither carries a second copy of the
+rules.  Nothing here is on a hot path.
+"""
+
+from __future__ import annotations
+
+from operator import index as _index
+from typing import Any, Callable, List, Sequence
+
+import numpy as np
+
+__all__ = ["refuse_run", "empty_register", "unpack", "stackcall", "not_a_future",
+           "call_returned_null", "unbox_int", "unbox_float", "unbox_bool"]
+
+_INT64_MIN, _INT64_MAX = -2 ** 63, 2 ** 63 - 1
+
+
+def refuse_run(stack: Any, failed: bool, running: bool, pc: int) -> None:
+    """Raise why ``Frame.run(stack)`` may not run (the caller found one of these)."""
+    if type(stack) is not list:
+        raise TypeError(f"run() expects a list, got {type(stack).__name__}")
+    if failed:
+        raise RuntimeError(f"frame is unusable after an error (it failed at pc {pc})")
+    if running:
+        raise RuntimeError("frame is already running (run() called from one of its callbacks)")
+
+
+def empty_register(reg: int, pc: int) -> RuntimeError:
+    """The error for reading register ``reg``, found empty, at instruction ``pc``."""
+    return RuntimeError(f"register {reg} read at pc {pc} is empty")
+
+
+def not_a_future(future_type: type, value: Any) -> TypeError:
+    return TypeError(f"WAIT expects a {future_type.__name__}, got {type(value).__name__}")
+
+
+def call_returned_null(fn: Any) -> SystemError:
+    """A C operator returned NULL without setting an exception."""
+    return SystemError(f"{fn!r} returned NULL without setting an exception")
+
+
+def unpack(result: Any, nout: int, arg: int) -> Sequence[Any]:
+    """The ``nout`` values of an operator's tuple or list result, as an exact tuple
+    or list (whose length is what it holds)."""
+    if not isinstance(result, (tuple, list)):
+        raise TypeError(f"operator F[{arg}] returned {type(result).__name__}, "
+                        f"expected a tuple or list of {nout} values")
+    if type(result) is not tuple and type(result) is not list:
+        result = tuple(result)  # a subclass's __len__ may not count what it holds
+    if len(result) != nout:
+        raise TypeError(f"operator F[{arg}] returned {len(result)} values, expected {nout}")
+    return result
+
+
+def stackcall(fn: Callable, arg: int, values: List[Any], pc: int, n: int,
+              takes_condition: Callable[[int], bool], nout: int) -> int:
+    """Run a STACKCALL's operator on ``values`` (its inputs; its outputs afterwards,
+    in place) and return the next pc.
+
+    The callback may keep the list: on any error its values are cleared, since they
+    are the run's to release.
+    """
+    try:
+        off = fn(values)
+        # A Python int until range-checked: any offset is a RuntimeError, never
+        # an OverflowError.
+        target = pc + 1 + (0 if off is None else _index(off))
+        if not 0 <= target <= n:
+            raise RuntimeError(f"STACKCALL F[{arg}] jumped to {target}, outside [0, {n}]")
+        if target < n and takes_condition(target):
+            raise RuntimeError(f"STACKCALL F[{arg}] jumped to {target}, a conditional jump "
+                               f"that expects a condition on the stack")
+        if len(values) != nout:
+            raise TypeError(f"STACKCALL F[{arg}] left {len(values)} values, expected {nout}")
+    except BaseException:
+        values.clear()
+        raise
+    return target
+
+
+# -- UNBOX: what a scalar register accepts ----------------------------------------
+#
+# A value of static type int, float or bool that an operator returns (or a caller
+# passes) as a Python object enters a scalar register here.  The exact types go
+# through the compiled loop's own fast path; everything else comes here.
+
+def unbox_int(v: Any) -> int:
+    """An int-typed value as an int64: Python ints (bools are ints) and numpy
+    integers."""
+    if isinstance(v, (int, np.integer)):
+        i = int(v)
+        if _INT64_MIN <= i <= _INT64_MAX:
+            return i
+        raise OverflowError(f"int value {i} does not fit in int64 (TorchScript's int)")
+    raise TypeError(f"expected an int value, got {type(v).__name__}")
+
+
+def unbox_float(v: Any) -> float:
+    """A float-typed value as a double: Python floats and ints, numpy floating and
+    integers."""
+    if isinstance(v, (float, int, np.floating, np.integer)) and not isinstance(
+            v, (bool, np.bool_)):
+        return float(v)
+    raise TypeError(f"expected a float value, got {type(v).__name__}")
+
+
+def unbox_bool(v: Any) -> bool:
+    """A bool-typed value: Python and numpy bools."""
+    if isinstance(v, (bool, np.bool_)):
+        return bool(v)
+    raise TypeError(f"expected a bool value, got {type(v).__name__}")

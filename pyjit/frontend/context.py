@@ -1,0 +1,83 @@
+"""What the emitters of one function share: the :class:`Compilation`.
+
+:mod:`.compiler` creates one per function, fills in the emitters, and hands it to
+each of them; an emitter keeps it and reaches the others as ``ctx.exprs``,
+``ctx.calls``... through the interfaces of :mod:`.interfaces`.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, FrozenSet, Optional
+
+from ..ir import types as T
+from .builder import GraphBuilder
+from .interfaces import Attributes, Calls, Expressions, Items, Loops, Statements, Tensors
+from .operators import OperatorEmitter
+from .scope import PythonScope
+from .source_map import FunctionSource
+
+__all__ = ["Compilation", "Emitter", "PENDING_RETURN"]
+
+#: The type of ``$retval`` while an unannotated function has not returned yet;
+#: replaced by the real return type at the end (``compiler._resolve_pending``).
+PENDING_RETURN = T.NamedType("$pending_return")
+
+
+class Compilation:
+    """One function being compiled.
+
+    Attributes:
+        src: its source, positions and errors (``ctx.src.fail(node, msg)``).
+        b: the :class:`~.builder.GraphBuilder` every node goes through.
+        scope: what names outside the function and annotations denote.
+        compiling: the functions whose compilation is in progress, this one
+            included: calling one of them is recursion.
+        compile_callee: ``compile_callee(fn)`` is the
+            :class:`~.script_function.ScriptFunction` a call of ``fn`` compiles
+            against (``fn`` itself if it is one; a plain function is scripted,
+            once).
+        return_type: the declared return type, or the type the returns emitted
+            so far unify to (None before the first).
+        return_annotated: whether ``return_type`` was declared.
+
+    The emitters, each used only through its interface (:mod:`.interfaces`;
+    ``ops`` through its public methods): ``ops`` operators on computed values,
+    ``exprs`` expressions, ``stmts`` statements, ``loops`` loops and
+    comprehensions, ``calls`` call targets and calls, ``attrs`` ``x.name``,
+    ``items`` ``x[i]``, ``tensors`` numpy functions and array methods.
+    """
+
+    ops: OperatorEmitter
+    exprs: Expressions
+    stmts: Statements
+    loops: Loops
+    calls: Calls
+    attrs: Attributes
+    items: Items
+    tensors: Tensors
+
+    def __init__(self, src: FunctionSource, scope: PythonScope, compiling: FrozenSet,
+                 compile_callee: Callable[[Any], Any]) -> None:
+        self.src = src
+        self.b = GraphBuilder(src)
+        self.scope = scope
+        self.compiling = compiling
+        self.compile_callee = compile_callee
+        self.return_type: Optional[T.Type] = None
+        self.return_annotated = False
+        self.ops = OperatorEmitter(self.b)
+
+    def pending_return_type(self) -> T.Type:
+        """The type ``$retval`` is carried with through loops: the declared return
+        type, or :data:`PENDING_RETURN` until every return has been seen."""
+        return self.return_type if self.return_annotated else PENDING_RETURN
+
+
+class Emitter:
+    """What every emitter keeps: the Compilation (``ctx``), and its builder (``b``)
+    and source (``src``), which every emitter uses at every step."""
+
+    def __init__(self, ctx: Compilation) -> None:
+        self.ctx = ctx
+        self.b = ctx.b
+        self.src = ctx.src
