@@ -116,3 +116,23 @@ def unicode_ord(s: str) -> int:
 @program(P, (233,), (97,), (26085,), (-1,))
 def unicode_chr(i: int) -> str:
     return chr(i)
+
+
+@program(P, *ONE)
+def unicode_pieces_rejoin(s: str) -> Tuple[bool, bool, int, int]:
+    # bytes cut apart and joined again are the text again (and the same dict key)
+    d = {s: 1}
+    rebuilt = ""
+    for c in s:
+        rebuilt = rebuilt + c
+    return s[:1] + s[1:] == s, rebuilt in d, len(rebuilt), d[rebuilt]
+
+
+@program(P, (["é", "e", "z", "日", "ab"],), ([],))
+def unicode_sort_and_extremes(l: List[str]) -> Tuple[List[str], bool]:
+    return sorted(l), "é" in l
+
+
+@program(P, ("a b c d",), (" x\ty\nz ",), ("日本 語",))
+def split_defaults_and_limits(s: str) -> Tuple[List[str], List[str], List[str], List[str]]:
+    return s.split(None, 1), s.rsplit(), s.rsplit(" ", 1), s.splitlines(True)
