@@ -2,8 +2,9 @@
 
 (``prim::If``, ``Loop``, ``Constant``, ``Load``, ``Store``, ``Drop`` and
 ``aten::wait`` are instructions of the interpreter, not operators; the code
-generator compiles ``prim::fork``'s subgraph and the runtime starts it; lists and dicts are built in :mod:`pyjit.ops.lists`
-and :mod:`pyjit.ops.dicts`.)
+generator compiles the subgraphs of ``prim::fork`` and ``prim::awaitable`` and the
+runtime runs them; lists and dicts are built in :mod:`pyjit.ops.lists` and
+:mod:`pyjit.ops.dicts`.)
 
 Most of these are specialised on the node when the Code is built, so the run
 loop does no counting or attribute reading:
