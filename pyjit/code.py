@@ -33,7 +33,7 @@ from typing import Any, Dict, List, Optional, Tuple
 import numpy as np
 
 from . import gcpause, opcodes as op
-from .codegen.seed import ForkSite, SeedLowering
+from .codegen.seed import AwaitableSite, ForkSite, SeedLowering, SubgraphSite
 from .codegen.table import COLUMNS
 from .codegen.typed import TypedLowering
 from .ir import Graph, Node
@@ -41,7 +41,7 @@ from .ir.traversal import walk_blocks
 from .passes import preprocess
 from .registry import Registry, default_registry
 
-__all__ = ["Code", "ForkSite", "default_optimize"]
+__all__ = ["Code", "SubgraphSite", "ForkSite", "AwaitableSite", "default_optimize"]
 
 _INT32_MAX = 2**31 - 1
 
@@ -150,7 +150,7 @@ class Code:
     # -- introspection --------------------------------------------------------------
     def subcodes(self) -> tuple:
         """The Codes this Code's instructions run, in instruction order: the
-        subgraphs of its forks (the seed's ``grad_executors()``); the Codes nested
+        subgraphs of its forks and awaitables (the seed's ``grad_executors()``); the Codes nested
         in those are theirs to list.  Each was compiled once, with this Code."""
         return tuple(code for _, code in self.subcode_sites())
 
@@ -159,7 +159,7 @@ class Code:
         return tuple((pc, self.callbacks[arg].code)
                      for pc, (opcode, arg) in enumerate(zip(self.columns["op"],
                                                             self.columns["arg"]))
-                     if opcode == op.CALL and type(self.callbacks[arg]) is ForkSite)
+                     if opcode == op.CALL and isinstance(self.callbacks[arg], SubgraphSite))
 
     def __len__(self) -> int:
         return len(self._names)

@@ -1,4 +1,5 @@
-"""``pyjit.Future``: a value that will exist later (the seed's ``c10::ivalue::Future``).
+"""Values that exist later: ``pyjit.Future`` (the seed's ``c10::ivalue::Future``)
+and :class:`Await` (torch's ``_Await``, the value of ``torch.jit._awaitable``).
 
 A graph that waits (``aten::wait``) on a future that is not done suspends; it is
 resumed when the future completes.  Futures are thread-safe: any thread may
@@ -19,7 +20,7 @@ from typing import Any, Callable, List, Optional
 
 from .workqueue import blocking, report_unraisable
 
-__all__ = ["Future"]
+__all__ = ["Future", "Await"]
 
 _PENDING = object()
 
@@ -159,3 +160,40 @@ def _run_callback(cb: Callable[[Future], Any], fut: Future) -> None:
         cb(fut)
     except Exception as exc:  # a callback must not break the others
         report_unraisable(exc, cb, "Exception ignored in pyjit.Future callback")
+
+
+class Await:
+    """A value computed when it is first waited for (torch's ``torch.jit._Await``).
+
+    ``Await(compute)`` calls ``compute()`` at the first :meth:`wait`, in the
+    waiting thread, and keeps its result for every later wait; if it raises, the
+    wait raises, nothing is kept, and the next wait calls it again (as torch's
+    ``Await`` does).  ``Await(value=v)`` holds ``v`` from the start (``nowait``).
+    Threads waiting together compute it once.
+    """
+
+    __slots__ = ("_compute", "_value", "_lock")
+
+    def __init__(self, compute: Optional[Callable[[], Any]] = None, *,
+                 value: Any = _PENDING) -> None:
+        if (compute is None) == (value is _PENDING):
+            raise TypeError("an Await computes its value or holds one: give exactly one")
+        self._compute = compute
+        self._value = value
+        self._lock = threading.Lock()
+
+    def done(self) -> bool:
+        """Whether the value is there (computed, or held from the start)."""
+        return self._value is not _PENDING
+
+    def wait(self) -> Any:
+        """The value: computed by the first call, kept for the others."""
+        if self._value is _PENDING:
+            with self._lock:
+                if self._value is _PENDING:
+                    self._value = self._compute()  # type: ignore[misc]
+                    self._compute = None  # its inputs are no longer needed
+        return self._value
+
+    def __repr__(self) -> str:
+        return f"<pyjit.Await {'done: ' + repr(self._value) if self.done() else 'pending'}>"

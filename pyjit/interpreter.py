@@ -27,9 +27,11 @@ queued step (``shutdown(cancel_futures=True)``) fails the run's future instead o
 leaving it pending.  A state is one run at a time, guarded by its own lock: a
 second thread's ``run`` is refused with a message naming the running thread.
 
-Linking: a :class:`~pyjit.code.Code` says what its forks run
-(:class:`~pyjit.code.ForkSite`), the runtime how: :func:`program_of` turns each
-fork site into a :class:`Fork` when it builds the loop's ``Program``.
+Linking: a :class:`~pyjit.code.Code` says what its forks and awaitables run
+(:class:`~pyjit.code.ForkSite`, :class:`~pyjit.code.AwaitableSite`), the runtime
+how: :func:`program_of` turns each site into a :class:`Fork` or an
+:class:`Awaitable` when it builds the loop's ``Program``.  An awaitable is lazy:
+its subgraph runs at the first ``prim::awaitable_wait``, with :func:`run_inline`.
 """
 
 from __future__ import annotations
@@ -43,16 +45,16 @@ from typing import Any, List, NamedTuple, Optional, Sequence
 
 from ._backend import loop as _default_loop
 from .arguments import Signature
-from .code import Code, ForkSite
+from .code import AwaitableSite, Code, ForkSite
 from .errors import InterpreterError, JITException
-from .futures import Future
+from .futures import Await, Future
 from .ir import Graph
 from .ir.printer import node_header
 from .registry import Registry
 from .workqueue import Executor, default_queue
 
 __all__ = ["InterpreterState", "Function", "located_error", "drive", "fork", "Fork",
-           "program_of"]
+           "Awaitable", "program_of", "run_inline"]
 
 
 class _RunSettings(NamedTuple):
@@ -95,7 +97,8 @@ def _enter_run(loop: ModuleType, executor: Optional[Executor]):
 def program_of(code: Code, loop: Optional[ModuleType] = None):
     """The validated ``Program`` of ``code`` for ``loop`` (the active one by
     default), built once per loop and kept with the Code, which any number of
-    runs share.  Fork sites are linked to :class:`Fork` callables here."""
+    runs share.  Fork and awaitable sites are linked to :class:`Fork` and
+    :class:`Awaitable` callables here."""
     loop = loop or _default_loop
     prog = code._programs.get(loop.__name__)
     if prog is None:
@@ -103,7 +106,8 @@ def program_of(code: Code, loop: Optional[ModuleType] = None):
             prog = code._programs.get(loop.__name__)
             if prog is None:
                 c = code.columns
-                callbacks = tuple(Fork(cb.code) if type(cb) is ForkSite else cb
+                callbacks = tuple(_SITE_CALLABLES[type(cb)](cb.code)
+                                  if type(cb) in _SITE_CALLABLES else cb
                                   for cb in code.callbacks)
                 prog = loop.Program(c["op"], c["in_start"], c["in_size"], c["flag_start"],
                                     c["out_start"], c["out_size"], c["arg"],
@@ -123,7 +127,8 @@ def located_error(code: Code, pc: int, exc: BaseException) -> InterpreterError:
     loc = node.source_location
     where = f"\n  at {loc.highlight()}" if loc is not None else ""
     if isinstance(exc, JITException) and exc.node is None:
-        cls = exc.python_class or "Exception"
+        # torch names no class for `assert` and a bare `raise E`: it says RuntimeError.
+        cls = exc.python_class or "RuntimeError"
         text = f"{cls}: {exc.msg}{where}\n  raised by: {header}"
         return JITException(text, msg=exc.msg, python_class=exc.python_class,
                             node=header, location=loc)
@@ -492,6 +497,43 @@ class Fork:
 
     def __repr__(self) -> str:
         return f"<prim::fork of {self.code!r}>"
+
+
+class Awaitable:
+    """What a ``prim::awaitable`` calls: ``Awaitable(code)(*inputs)`` is an
+    :class:`~pyjit.futures.Await` that runs the subgraph's Code on the inputs, with
+    :func:`run_inline`, when it is first waited for.
+
+    Attributes:
+        code: the subgraph's Code, compiled once with the Code that holds it.
+    """
+
+    __slots__ = ("code",)
+
+    def __init__(self, code: Code) -> None:
+        self.code = code
+
+    def __call__(self, *inputs: Any) -> Await:
+        return Await(functools.partial(run_inline, self.code, inputs))
+
+    def __repr__(self) -> str:
+        return f"<prim::awaitable of {self.code!r}>"
+
+
+#: The runtime's callable for each kind of subgraph site.
+_SITE_CALLABLES = {ForkSite: Fork, AwaitableSite: Awaitable}
+
+
+def run_inline(code: Code, args: Sequence[Any]) -> Any:
+    """Run ``code`` on ``args`` to completion in this thread, with the loop of the
+    run that calls it (the default loop outside a run), and return its output (a
+    tuple for several).  ``prim::awaitable_wait`` runs an awaitable's subgraph so;
+    a failure is the located :class:`~pyjit.InterpreterError` of the subgraph."""
+    run = _current_run.get()
+    state = InterpreterState(code, loop=run.loop if run is not None else None)
+    stack = list(args)
+    state.run(stack)
+    return state._outputs(stack)
 
 
 class Function:

@@ -14,17 +14,14 @@ the graph, builds a Function and runs every case, on each backend:
 
 from __future__ import annotations
 
-import copy
 import json
-import re
 from pathlib import Path
 
 import pytest
 
-from pyjit.errors import JITException
+from helpers.corpus_check import check_case
 from pyjit.interpreter import Function
 from pyjit.ir.parser import parse_ir
-from helpers.values import assert_same, decode
 
 CORPUS = Path(__file__).parent / "fixtures" / "corpus"
 NAMES = sorted(p.stem for p in CORPUS.glob("*.ir"))
@@ -42,37 +39,10 @@ def _program(name: str):
     return meta, text
 
 
-# The last "File ..., line N" of torch's TorchScript traceback: the failing statement.
-_TRACE_LINE = re.compile(r'File "([^"]+)", line (\d+)')
-
-
-def _expected_text(message: str) -> str:
-    """The interpreter's own message: the last line of torch's, without the
-    ``RuntimeError: `` that torch adds to every one."""
-    last = message.strip().splitlines()[-1]
-    return last[len("RuntimeError: "):] if last.startswith("RuntimeError: ") else last
-
-
 @pytest.mark.parametrize("name", NAMES)
 def test_corpus_program(name, loop):
     meta, text = _program(name)
     fn = Function(parse_ir(text), loop=loop)
     assert meta["cases"], f"{name} has no cases"
     for i, case in enumerate(meta["cases"]):
-        args = [decode(a) for a in case["args"]]
-        where = f"{name} case {i} args={case['args']!r}"
-        if "error" in case:
-            err = case["error"]
-            with pytest.raises(RuntimeError) as info:
-                fn(*copy.deepcopy(args))
-            message = str(info.value)
-            assert _expected_text(err["message"]) in message, f"{where}: {message}"
-            if err["type"] == "torch.jit.Error":
-                assert isinstance(info.value, JITException), where
-            traced = _TRACE_LINE.findall(err["message"])
-            if traced:
-                file, line = traced[-1]
-                assert f"{file}:{line}:" in message, f"{where}: no {file}:{line} in {message}"
-        else:
-            result = fn(*copy.deepcopy(args))
-            assert_same(result, decode(case["expected"]), where)
+        check_case(fn, case, f"{name} case {i} args={case['args']!r}")

@@ -331,7 +331,7 @@ graph():
     with pytest.raises(JITException) as info:
         f()
     assert (info.value.msg, info.value.python_class) == ("AssertionError: nope", None)
-    assert str(info.value) == ("Exception: AssertionError: nope\n"
+    assert str(info.value) == ("RuntimeError: AssertionError: nope\n"
                                "  raised by:  = prim::RaiseException(%m)")
 
 

@@ -18,10 +18,10 @@ import pytest
 from pyjit.errors import JITException, OperatorNotFoundError
 from pyjit.interpreter import Function
 from pyjit.ir.parser import parse_ir
-from pyjit.ops import linalg, lists, pointwise, reductions, scalars, strings
+from pyjit.ops import formatting, linalg, lists, pointwise, reductions, scalars, strings
 from pyjit.ir.constants import constant_value
 from pyjit.ops.dtypes import promote_types, result_type
-from pyjit.ops.strings import torch_str
+from pyjit.ops.formatting import torch_str
 from pyjit.ops.tensor_format import format_tensor
 from pyjit.registry import default_registry as R
 
@@ -40,12 +40,10 @@ def run(text: str, *args):
     # C functions where Python's semantics are torch's
     ("aten::add", ("float", "float"), operator.add),
     ("aten::add", ("int", "float"), operator.add),
-    ("aten::add", ("str", "str"), operator.add),
     ("aten::add", ("int[]", "int[]"), operator.add),
     ("aten::mul", ("float", "int"), operator.mul),
     ("aten::lt", ("int", "int"), operator.lt),
     ("aten::ge", ("float", "int"), scalars._COMPARISONS["ge"][1]),  # on doubles
-    ("aten::lt", ("str", "str"), operator.lt),
     ("aten::__and__", ("bool", "bool"), operator.and_),
     ("aten::__not__", ("bool",), operator.not_),
     ("aten::__is__", ("int?", "NoneType"), operator.is_),
@@ -89,9 +87,10 @@ def run(text: str, *args):
     ("aten::Float", ("str",), scalars.str_to_float),
     ("aten::pop", ("int[]", "int"), lists.pop),
     ("aten::index", ("int[]", "int"), lists.index),
-    ("aten::str", ("float",), strings.torch_str),
-    ("aten::format", ("str", "int", "float"), strings.torch_format),
+    ("aten::str", ("float",), formatting.torch_str),
+    ("aten::format", ("str", "int", "float"), formatting.torch_format),
     ("aten::len", ("str",), strings.string_len),
+    ("aten::add", ("str", "str"), strings.concat),  # joins the pieces of a character
     ("aten::mm", ("Tensor", "Tensor"), linalg.mm),
     ("aten::sum", ("Tensor", "NoneType"), reductions.DTYPE_FORMS["sum"]),
     ("aten::mean", ("Tensor", "int[]", "bool", "NoneType"), reductions.BY_NAME["mean"]),
@@ -334,8 +333,9 @@ def test_dict_operators():
     assert op("aten::pop", "Dict(str, int)", "str", out="int")(d, "c") == 3
     op("aten::update", "Dict(str, int)", "Dict(str, int)", n_out=0)(d, {"z": 0})
     assert list(d) == ["b", "a", "z"]
-    assert op("aten::popitem", "Dict(str, int)", out="(str, int)")(d) == ("z", 0)
-    assert op("aten::copy", "Dict(str, int)", out="Dict(str, int)")(d) == {"b": 1, "a": 2}
+    # torch 2.13 pops the first item (Python's dict.popitem the last one)
+    assert op("aten::popitem", "Dict(str, int)", out="(str, int)")(d) == ("b", 1)
+    assert op("aten::copy", "Dict(str, int)", out="Dict(str, int)")(d) == {"a": 2, "z": 0}
     assert op("aten::dict", "Dict(str, int)", out="Dict(str, int)")(d) is not d
 
 
@@ -378,6 +378,9 @@ def test_string_operators():
     assert op("aten::startswith", "str", "str", "int", "int", out="bool")("abc", "ab", 0, -1)
     assert op("aten::upper", "str", out="str")("ab") == "AB"
     assert op("aten::add", "str", "str", out="str")("a", "b") == "ab"
+    # byte order, which is not code-point order once a character is cut
+    assert op("aten::lt", "str", "str", out="bool")("\udc80", "é")  # 0x80 < 0xC3
+    assert op("aten::lt", "str", "str", out="bool")("a", "b")
     assert op("aten::__contains__", "str", "str", out="bool")("cat", "a")
 
 
@@ -390,6 +393,57 @@ def test_raise_exception():
     with pytest.raises(JITException) as info:
         op("prim::RaiseException", "str", "NoneType", n_out=0)("AssertionError: x", None)
     assert info.value.python_class is None
+
+
+def test_delete():
+    lst = [1, 2, 3]
+    op("aten::Delete", "int[]", "int", n_out=0)(lst, -1)
+    assert lst == [1, 2]
+    with pytest.raises(IndexError, match="^list index out of range$"):
+        op("aten::Delete", "int[]", "int", n_out=0)(lst, 2)
+    with pytest.raises(IndexError, match="^pop index out of range$"):
+        op("aten::Delete", "int[]", "int", n_out=0)([], 0)
+    d = {"a": 1, "b": 2}
+    op("aten::Delete", "Dict(str, int)", "str", n_out=0)(d, "a")
+    assert d == {"b": 2}
+    with pytest.raises(KeyError) as info:
+        op("aten::Delete", "Dict(str, int)", "str", n_out=0)(d, "a")
+    assert str(info.value) == "a"
+
+
+def test_unwrap_optional():
+    unwrap = op("aten::_unwrap_optional", "int?", out="int")
+    assert unwrap(3) == 3
+    with pytest.raises(ValueError, match="^Unwrapping null optional$"):
+        unwrap(None)
+
+
+def test_implicit_tensor_to_number():
+    to_int = op("aten::IntImplicit", "Tensor", out="int")
+    to_float = op("aten::FloatImplicit", "Tensor", out="float")
+    to_scalar = op("aten::ScalarImplicit", "Tensor", out="Scalar")
+    assert to_int(np.array(3)) == 3 and type(to_int(np.array(3, np.uint8))) is int
+    assert to_float(np.array(2, np.int64)) == 2.0 and type(to_float(np.array(2))) is float
+    assert [to_scalar(np.array(v)) for v in (2, 2.5, True)] == [2, 2.5, True]
+    assert type(to_scalar(np.array(True))) is bool
+    with pytest.raises(ValueError, match="^Cannot input a tensor of dimension other than 0 "
+                                         "as a scalar argument$"):
+        to_float(np.array([2.0]))
+    for dtype, name in [(np.float32, "Float"), (np.bool_, "Bool")]:
+        with pytest.raises(ValueError, match=f"^Cannot input a tensor of type {name} as an "
+                                             "integral argument$"):
+            to_int(np.array(1, dtype))
+
+
+def test_isinstance_looks_into_containers():
+    tensors = op("prim::isinstance", "Union(Tensor[], str[])", attrs="[types=[Tensor[]]]",
+                 out="bool")
+    assert tensors([np.zeros(1)]) and not tensors(["a"]) and tensors([])
+    dicts = op("prim::isinstance", "Any", attrs="[types=[Dict(str, Tensor)]]", out="bool")
+    assert dicts({"a": np.zeros(1)}) and not dicts({"a": 1}) and not dicts([])
+    pairs = op("prim::isinstance", "Any", attrs="[types=[(int, str?)]]", out="bool")
+    assert pairs((1, None)) and pairs((1, "x")) and not pairs((1, 2)) and not pairs((1,))
+    assert not op("prim::isinstance", "Any", attrs="[types=[int]]", out="bool")(True)
 
 
 def test_isinstance_and_casts():

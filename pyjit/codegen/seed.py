@@ -35,36 +35,59 @@ from ..registry import Registry
 from . import constants
 from .table import TableBuilder
 
-__all__ = ["SeedLowering", "ForkSite"]
+__all__ = ["SeedLowering", "SubgraphSite", "ForkSite", "AwaitableSite", "SUBGRAPH_SITES",
+           "subgraph_site"]
 
 
-class ForkSite:
-    """The callback slot of a ``prim::fork``: the subgraph's Code, which the runtime
-    links to a callable that starts a run of it and returns the run's Future
-    (:func:`pyjit.interpreter.program_of`).  The code generator knows what a fork
-    runs, not how runs are started."""
+class SubgraphSite:
+    """The callback slot of a node that runs a subgraph (``prim::fork``,
+    ``prim::awaitable``): the subgraph's Code, which the runtime links to the
+    callable that runs it (:func:`pyjit.interpreter.program_of`).  The code
+    generator knows what such a node runs, not how runs are started."""
 
     __slots__ = ("code",)
+    kind = ""
 
     def __init__(self, code) -> None:
         self.code = code
 
     def __repr__(self) -> str:
-        return f"<fork site of {self.code!r}>"
+        return f"<{self.kind} site of {self.code!r}>"
 
 
-def fork_subgraph(node: Node):
-    """A fork's subgraph: its ``Subgraph`` attribute (the ``with prim::fork_N =
-    graph(...)`` section torch prints), checked against the node."""
+class ForkSite(SubgraphSite):
+    """A ``prim::fork``: linked to a callable that starts a run of the subgraph
+    and returns the run's Future."""
+
+    __slots__ = ()
+    kind = prim.fork
+
+
+class AwaitableSite(SubgraphSite):
+    """A ``prim::awaitable``: linked to a callable that returns an Await, which
+    runs the subgraph when it is first waited for."""
+
+    __slots__ = ()
+    kind = prim.awaitable
+
+
+#: The site of each kind of node that runs a subgraph.
+SUBGRAPH_SITES = {prim.fork: ForkSite, prim.awaitable: AwaitableSite}
+
+
+def subgraph_site(node: Node, compile_subgraph: Callable) -> SubgraphSite:
+    """The site of a ``prim::fork``/``prim::awaitable`` node: its ``Subgraph``
+    attribute (the ``with prim::fork_N = graph(...)`` section torch prints),
+    checked against the node and compiled."""
     from ..ir import Graph
     sub = node.attrs.get("Subgraph") if node.attrs else None
     if not isinstance(sub, Graph):
-        raise ValueError("prim::fork needs its subgraph as a Subgraph attribute "
-                         "(the `with prim::fork_N = graph(...)` section torch prints)")
+        raise ValueError(f"{node.kind} needs its subgraph as a Subgraph attribute "
+                         f"(the `with {node.kind}_N = graph(...)` section torch prints)")
     if len(sub.inputs) != len(node.inputs):
-        raise ValueError(f"prim::fork passes {len(node.inputs)} inputs to a subgraph "
+        raise ValueError(f"{node.kind} passes {len(node.inputs)} inputs to a subgraph "
                          f"that takes {len(sub.inputs)}")
-    return sub
+    return SUBGRAPH_SITES[node.kind](compile_subgraph(sub))
 
 
 class SeedLowering:
@@ -73,7 +96,8 @@ class SeedLowering:
     Args:
         move_flags: from :func:`~pyjit.passes.find_last_uses.find_last_uses`.
         registry: where operators are looked up.
-        compile_subgraph: makes the Code of a fork's subgraph (at the same level).
+        compile_subgraph: makes the Code of a fork's or an awaitable's subgraph
+            (at the same level).
     """
 
     # The seed's table has no scalar registers and preloads nothing.
@@ -141,8 +165,8 @@ class SeedLowering:
         elif kind == aten.wait:
             constants.check_wait(node)
             self.emit(op.WAIT, kind, node, ins, flags, outs)
-        elif kind == prim.fork:
-            site = ForkSite(self.compile_subgraph(fork_subgraph(node)))
+        elif kind in SUBGRAPH_SITES:
+            site = subgraph_site(node, self.compile_subgraph)
             self.emit(op.CALL, kind, node, ins, flags, outs, t.callback(site))
         else:
             resolved = self.registry.lookup(node)

@@ -49,7 +49,7 @@ from ..registry import Registry
 from . import constants
 from .coalesce import coalesce
 from .homes import Homes, is_constant
-from .seed import ForkSite, fork_subgraph
+from .seed import SUBGRAPH_SITES, subgraph_site
 from .table import TableBuilder
 
 __all__ = ["TypedLowering"]
@@ -90,7 +90,8 @@ class TypedLowering:
         graph: the preprocessed graph, loops kept.
         move_flags: from :func:`~pyjit.passes.find_last_uses.find_last_uses`.
         registry: where operators are looked up.
-        compile_subgraph: makes the Code of a fork's subgraph (at the same level).
+        compile_subgraph: makes the Code of a fork's or an awaitable's subgraph
+            (at the same level).
     """
 
     def __init__(self, graph: Graph, move_flags: Dict[Node, List[bool]], registry: Registry,
@@ -221,8 +222,8 @@ class TypedLowering:
         elif kind == aten.wait:
             constants.check_wait(node)
             self.emit_generic(op.WAIT, kind, node)
-        elif kind == prim.fork:
-            site = ForkSite(self.compile_subgraph(fork_subgraph(node)))
+        elif kind in SUBGRAPH_SITES:
+            site = subgraph_site(node, self.compile_subgraph)
             self.emit_generic(op.CALL, kind, node, t.callback(site))
         elif node in self.homes.folded:
             pass  # emitted by the branch that uses it

@@ -29,6 +29,7 @@ class prim:
     JumpNZ = "prim::JumpNZ"
     Placeholder = "prim::Placeholder"
     fork = "prim::fork"
+    awaitable = "prim::awaitable"
     RaiseException = "prim::RaiseException"
     TupleConstruct = "prim::TupleConstruct"
 

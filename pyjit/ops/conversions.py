@@ -162,8 +162,8 @@ R.register("aten::Float", tensor_to_float, types=[_T])
 R.register("aten::Int", tensor_to_int, types=[_T])
 R.register("aten::Bool", tensor_to_bool, types=[_T])
 R.register("aten::is_nonzero", is_nonzero, types=[_T])
-for _name in ("ScalarImplicit", "IntImplicit", "FloatImplicit", "ComplexImplicit"):
-    R.register(f"aten::{_name}", item, types=[_T])
+# IntImplicit, FloatImplicit and ScalarImplicit, with torch's checks, are implicit's.
+R.register("aten::ComplexImplicit", item, types=[_T])
 R.register("prim::tolist", tolist, types=[_T, "int", "int"])
 
 R.register("aten::clone", lambda a, memory_format=None: a.copy(), types=[_T, "int?"])

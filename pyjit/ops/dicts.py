@@ -7,7 +7,7 @@ TorchScript prints it and no quotes: ``KeyError: b`` (hence this module's own
 :class:`KeyError`, a subclass of the builtin one whose text is not ``repr``-quoted).
 
 Registered: ``prim::DictConstruct``, ``aten::dict``, ``__getitem__ _set_item get
-setdefault pop popitem keys values items len __contains__ copy clear update``.
+setdefault pop popitem Delete keys values items len __contains__ copy clear update``.
 """
 
 from __future__ import annotations
@@ -18,8 +18,8 @@ from typing import Any, Dict
 
 from ..registry import default_registry as R
 
-__all__ = ["KeyError", "getitem", "keys", "values", "items", "dict_pop", "popitem",
-           "dict_construct"]
+__all__ = ["KeyError", "getitem", "keys", "values", "items", "dict_pop", "dict_delete",
+           "popitem", "dict_construct"]
 
 
 class KeyError(builtins.KeyError):
@@ -30,7 +30,7 @@ class KeyError(builtins.KeyError):
 
 
 def _missing(key: Any) -> KeyError:
-    from .strings import torch_str
+    from .formatting import torch_str
     return KeyError(torch_str(key))
 
 
@@ -60,12 +60,20 @@ def dict_pop(d: Dict[Any, Any], key: Any) -> Any:
         raise _missing(key) from None
 
 
-def popitem(d: Dict[Any, Any]) -> tuple:
-    """Removes and returns the *last* inserted item, as Python and torch do."""
+def dict_delete(d: Dict[Any, Any], key: Any) -> None:
+    """``del d[key]`` (``aten::Delete``)."""
     try:
-        return d.popitem()
+        del d[key]
     except builtins.KeyError:
-        raise KeyError("popitem(): dictionary is empty") from None
+        raise _missing(key) from None
+
+
+def popitem(d: Dict[Any, Any]) -> tuple:
+    """Removes and returns the *first* item: torch pops the head of its ordered
+    dict, where Python's ``dict.popitem`` pops the last one."""
+    for key in d:
+        return key, d.pop(key)
+    raise KeyError("popitem(): dictionary is empty")
 
 
 def dict_construct(n_inputs: int):
@@ -94,6 +102,7 @@ R.register("aten::setdefault", dict.setdefault, types=[_D, "k", "v"])
 R.register("aten::pop", dict_pop, types=[_D, "k"])
 R.register("aten::pop", dict.pop, types=[_D, "k", "v"])
 R.register("aten::popitem", popitem, types=[_D])
+R.register("aten::Delete", dict_delete, types=[_D, "k"])
 R.register("aten::keys", keys, types=[_D])
 R.register("aten::values", values, types=[_D])
 R.register("aten::items", items, types=[_D])

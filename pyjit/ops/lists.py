@@ -9,6 +9,7 @@ are registered where they behave as torch's (``list.insert``, ``list.extend``,
 ``aten::append``            returns the list (its schema's output)
 ``aten::_set_item``         returns the list; out of range is "list index out of range"
 ``aten::pop``               an index out of range is "list index out of range"
+``aten::Delete``            ``del lst[i]``: pop's messages
 ``aten::index``             "'5' is not in list" (torch quotes the value)
 ``aten::sort``              takes ``reverse`` positionally
 ``prim::ListUnpack``        "Expected 2 elements in a list but found 3"
@@ -30,8 +31,8 @@ from typing import Any, List, Optional
 from ..registry import default_registry as R
 from .scalars import int_add
 
-__all__ = ["append", "set_item", "pop", "index", "sort", "list_slice", "list_unpack", "list_min",
-           "list_max"]
+__all__ = ["append", "set_item", "pop", "delete", "index", "sort", "list_slice", "list_unpack",
+           "list_min", "list_max"]
 
 
 
@@ -65,11 +66,22 @@ def pop(lst: List[Any], i: int = -1) -> Any:
             from None
 
 
+def delete(lst: List[Any], i: int) -> None:
+    """``del lst[i]`` (``aten::Delete``); torch's message is ``pop``'s for an
+    empty list."""
+    if not lst:
+        raise IndexError("pop index out of range")
+    try:
+        del lst[i]
+    except IndexError:
+        raise IndexError("list index out of range") from None
+
+
 def index(lst: List[Any], el: Any) -> int:
     try:
         return lst.index(el)
     except ValueError:
-        from .strings import torch_str
+        from .formatting import torch_str
         raise ValueError(f"'{torch_str(el)}' is not in list") from None
 
 
@@ -130,6 +142,7 @@ R.register("aten::append", factory=_append_factory, types=["t[]", "t"])
 R.register("aten::insert", list.insert, types=["t[]", "int", "t"])
 R.register("aten::pop", pop, types=["t[]", "int"])
 R.register("aten::pop", pop, types=["t[]"])
+R.register("aten::Delete", delete, types=["t[]", "int"])
 R.register("aten::copy", list.copy, types=["t[]"])
 R.register("aten::list", list, types=["t[]"])
 R.register("aten::extend", list.extend, types=["t[]", "t[]"])

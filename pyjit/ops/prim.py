@@ -2,8 +2,9 @@
 
 (``prim::If``, ``Loop``, ``Constant``, ``Load``, ``Store``, ``Drop`` and
 ``aten::wait`` are instructions of the interpreter, not operators; the code
-generator compiles ``prim::fork``'s subgraph and the runtime starts it; lists and dicts are built in :mod:`pyjit.ops.lists`
-and :mod:`pyjit.ops.dicts`.)
+generator compiles the subgraphs of ``prim::fork`` and ``prim::awaitable`` and the
+runtime runs them; lists and dicts are built in :mod:`pyjit.ops.lists` and
+:mod:`pyjit.ops.dicts`.)
 
 Most of these are specialised on the node when the Code is built, so the run
 loop does no counting or attribute reading:
@@ -16,9 +17,11 @@ loop does no counting or attribute reading:
 ``prim::TupleSlice``       ``itemgetter(slice(beg, end))`` from the node's attributes
 ``prim::Uninitialized``    ``NoneType()`` -- a placeholder torch never reads
 ``prim::unchecked_cast``   the identity
+``aten::_unwrap_optional`` the value of an Optional; None is "Unwrapping null optional"
 ``prim::RaiseException``   raises :class:`pyjit.errors.JITException`
 ``prim::Print``            prints its inputs as TorchScript does, space separated
-``prim::isinstance``       tests the runtime value against the ``types`` attribute
+``prim::isinstance``       tests the runtime value against the ``types`` attribute,
+                           looking into lists, dicts and tuples
 ``prim::Enter``/``Exit``   calls ``__enter__``/``__exit__`` of the object, if any
 =========================  ===================================================
 """
@@ -27,14 +30,16 @@ from __future__ import annotations
 
 import operator
 import sys
-from typing import Any, Callable, List, Optional
+from typing import Any, Callable, Dict, List, Optional
 
 import numpy as np
 
 from ..errors import JITException
+from ..ir import types as T
 from ..registry import default_registry as R
 
-__all__ = ["tuple_construct", "raise_exception", "print_values", "isinstance_check"]
+__all__ = ["tuple_construct", "raise_exception", "print_values", "isinstance_check",
+           "type_check"]
 
 _NoneType = type(None)
 
@@ -65,55 +70,92 @@ def identity(x: Any) -> Any:
     return x
 
 
+def unwrap_optional(x: Any) -> Any:
+    """``aten::_unwrap_optional``: the value of an Optional that is not None."""
+    if x is None:
+        raise ValueError("Unwrapping null optional")
+    return x
+
+
 def raise_exception(msg: str, python_class: Optional[str] = None) -> None:
     """``prim::RaiseException``: the user's ``raise`` or a failed ``assert``."""
     raise JITException(msg, msg=msg, python_class=python_class)
 
 
 def print_values(*values: Any) -> None:
-    """``prim::Print``: TorchScript's text of each input, separated by spaces."""
-    from .strings import torch_str
-    sys.stdout.write(" ".join(map(torch_str, values)) + "\n")
+    """``prim::Print``: TorchScript's text of each input, separated by spaces.
+    torch writes a string's bytes, whole characters or not: so does pyjit where
+    the stream has bytes (a text-only stream gets U+FFFD for a cut character)."""
+    from .formatting import torch_str
+    text = " ".join(map(torch_str, values)) + "\n"
+    try:
+        sys.stdout.write(text)
+    except UnicodeEncodeError:  # bytes of a cut character, kept as surrogate escapes
+        from .strings import to_bytes
+        data = to_bytes(text)
+        buffer = getattr(sys.stdout, "buffer", None)
+        if buffer is None:
+            sys.stdout.write(data.decode("utf-8", "replace"))
+        else:
+            sys.stdout.flush()
+            buffer.write(data)
+            buffer.flush()
 
 
 # -- isinstance -------------------------------------------------------------------
 
-def _type_text(t: Any) -> str:
-    return str(t).strip()
+_SIMPLE_CHECKS: Dict[str, Callable[[Any], bool]] = {
+    "int": lambda v: isinstance(v, int) and not isinstance(v, bool),
+    "float": lambda v: isinstance(v, float),
+    "bool": lambda v: isinstance(v, bool),
+    "str": lambda v: isinstance(v, str),
+    "NoneType": lambda v: v is None,
+    "Any": lambda v: True,
+    "number": lambda v: isinstance(v, (int, float)),
+    "Scalar": lambda v: isinstance(v, (int, float)),
+}
 
 
-def _checker(text: str) -> Callable[[Any], bool]:
-    """A predicate for values of the TorchScript type written ``text``."""
-    if text.endswith("?"):
-        inner = _checker(text[:-1])
+def _is_tensor(v: Any) -> bool:
+    return isinstance(v, (np.ndarray, np.generic))
+
+
+def type_check(t: T.Type) -> Callable[[Any], bool]:
+    """A predicate for the values of TorchScript type ``t``.
+
+    Containers are checked element by element, since pyjit's lists and dicts do
+    not carry their element types as torch's do: ``[1, 2]`` is an ``int[]`` and
+    not a ``Tensor[]``.  An empty container passes for any element type (torch
+    would know which one it was made as)."""
+    if isinstance(t, T.OptionalType):
+        inner = type_check(t.elem)
         return lambda v: v is None or inner(v)
-    if text.endswith("[]") or text.startswith("List["):
-        return lambda v: isinstance(v, list)
-    if text.startswith("Dict"):
-        return lambda v: isinstance(v, dict)
-    if text.startswith("(") or text.startswith("Tuple"):
-        return lambda v: isinstance(v, tuple)
-    simple = {
-        "int": lambda v: isinstance(v, int) and not isinstance(v, bool),
-        "float": lambda v: isinstance(v, float),
-        "bool": lambda v: isinstance(v, bool),
-        "str": lambda v: isinstance(v, str),
-        "NoneType": lambda v: v is None,
-        "Any": lambda v: True,
-        "number": lambda v: isinstance(v, (int, float)),
-        "Scalar": lambda v: isinstance(v, (int, float)),
-    }
-    if text in simple:
-        return simple[text]
-    if text == "Tensor" or text.endswith(")") and not text.startswith("Union"):
-        return lambda v: isinstance(v, (np.ndarray, np.generic))
-    raise TypeError(f"prim::isinstance cannot test for type {text!r}")
+    if isinstance(t, T.UnionType):
+        members = [type_check(e) for e in t.elems]
+        return lambda v: any(check(v) for check in members)
+    if isinstance(t, T.ListType):
+        elem = type_check(t.elem)
+        return lambda v: isinstance(v, list) and all(elem(x) for x in v)
+    if isinstance(t, T.DictType):
+        key, value = type_check(t.key), type_check(t.value)
+        return lambda v: isinstance(v, dict) and all(key(k) and value(x) for k, x in v.items())
+    if isinstance(t, T.TupleType):
+        elems = [type_check(e) for e in t.elems]
+        return lambda v: (isinstance(v, tuple) and len(v) == len(elems)
+                          and all(check(x) for check, x in zip(elems, v)))
+    if isinstance(t, T.TensorType):
+        return _is_tensor
+    if isinstance(t, T.NamedType) and t.name in _SIMPLE_CHECKS:
+        return _SIMPLE_CHECKS[t.name]
+    raise TypeError(f"prim::isinstance cannot test for type {str(t)!r}")
 
 
 def isinstance_check(types: List[Any]) -> Callable[[Any], bool]:
     """The ``prim::isinstance[types=[...]]`` operator: true when the value is of
-    any of the listed types."""
-    checks = [_checker(_type_text(t)) for t in types]
+    any of the listed types (pyjit types, or their text)."""
+    from ..registry import parse_type_spec
+    checks = [type_check(parse_type_spec(t.strip() if isinstance(t, str) else t))
+              for t in types]
     if len(checks) == 1:
         return checks[0]
     return lambda v: any(check(v) for check in checks)
@@ -146,6 +188,7 @@ R.register("prim::TupleIndex", operator.getitem, types=["Any", "int"])
 R.register("prim::TupleSlice", factory=_tuple_slice)
 R.register("prim::Uninitialized", _NoneType, types=[])
 R.register("prim::unchecked_cast", identity, types=["t"])
+R.register("aten::_unwrap_optional", unwrap_optional, types=["t?"])
 R.register("prim::RaiseException", raise_exception, types=["str", "str?"])
 R.register("prim::RaiseException", raise_exception, types=["str"])
 R.register("prim::Print", print_values)

@@ -29,6 +29,8 @@ module                 holds
                        registry's pick for a one-node graph
 ``values``             ``decode``, ``assert_same``: the corpus's JSON value
                        encoding and exact comparison
+``corpus_check``       ``check_case``: one recorded case of a torch-made corpus
+                       run by pyjit and checked against torch
 ``frontend_programs``  ``CASES``: the frontend corpus, plain Python functions
                        with the arguments to run them on
 ``source_files``       ``load_function``, ``short_paths``: functions from

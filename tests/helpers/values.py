@@ -9,7 +9,11 @@ number, bool, str, null  int, bool, str, None
 array                    list
 ``{"dict": [[k, v]]}``   dict, in that insertion order
 ``{"tensor": ...}``      numpy array of ``dtype`` and ``shape``
+``{"enum": "Color"...}`` :class:`EnumMember` (class name, member name, value)
 =======================  =====================================================
+
+A module program's ``self`` (``"module"`` in tests/fixtures/jit_suite) decodes with
+:func:`decode_module` to a plain object holding the attributes and submodules.
 
 :func:`assert_same` compares a pyjit result with a decoded expected value: types
 exactly (an int is not a float, a list not a tuple), floats exactly (NaN equals
@@ -22,11 +26,22 @@ in which numpy and ATen sum).
 from __future__ import annotations
 
 import math
+import types
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-__all__ = ["decode", "assert_same", "assert_same_kind_of_array"]
+__all__ = ["decode", "decode_module", "assert_same", "assert_same_kind_of_array", "EnumMember"]
+
+
+@dataclass(frozen=True)
+class EnumMember:
+    """An enum value torch recorded: ``Color.RED`` is ``EnumMember("Color", "RED", 1)``."""
+
+    cls: str
+    name: str
+    value: Any
 
 _SPECIAL = {"nan": math.nan, "inf": math.inf, "-inf": -math.inf}
 
@@ -52,8 +67,19 @@ def decode(v: Any) -> Any:
             return {decode(k): decode(x) for k, x in v["dict"]}
         if "tensor" in v:
             return np.array(_elements(v["tensor"]), dtype=v["dtype"]).reshape(v["shape"])
+        if "enum" in v:
+            return EnumMember(v["enum"], v["name"], decode(v["value"]))
         raise ValueError(f"unknown encoded value {v!r}")
     return v
+
+
+def decode_module(state: dict) -> types.SimpleNamespace:
+    """The object a module program's ``self`` stands for: its attributes and, by
+    name, its submodules, as attributes of a plain object."""
+    obj = types.SimpleNamespace(**{k: decode(v) for k, v in state["attributes"]})
+    for name, sub in state["modules"]:
+        setattr(obj, name, decode_module(sub))
+    return obj
 
 
 def _is_float32(x: float) -> bool:

@@ -1,0 +1,193 @@
+"""The JIT-suite corpus: programs from PyTorch's own JIT tests, run as torch printed them.
+
+``tests/fixtures/jit_suite/<group>/<name>.json`` holds a program taken from
+PyTorch's test suite (``test/jit/test_list_dict.py``, ``test_string_formatting.py``,
+``test_union.py``...), the inputs that test uses and what torch 2.13 returned or
+raised; ``<name>.ir`` is its inlined graph (``tools/jit_suite/make_suite.py`` made
+them all).  Every program runs on both loops and must do what torch did
+(:func:`corpus_check.check_case`), except the ones :data:`NOT_YET` lists: each of
+those must still fail, with the symptom its entry names, so the list stays exact
+-- a program that starts working, or fails for another reason, fails this test
+until the list says so.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Dict, NamedTuple
+
+import pytest
+
+from helpers.corpus_check import check_case
+from pyjit.interpreter import Function
+from pyjit.ir.parser import parse_ir
+from helpers.values import decode_module
+
+SUITE = Path(__file__).parent / "fixtures" / "jit_suite"
+NAMES = sorted(p.relative_to(SUITE).with_suffix("").as_posix() for p in SUITE.glob("*/*.json"))
+GRAPHS = sorted(p.relative_to(SUITE).as_posix() for p in SUITE.glob("*/*.ir"))
+
+
+class Pending(NamedTuple):
+    """Why a program does not run yet, and a regular expression its failure must
+    match (where a program lacks two things, which one a level meets first
+    varies)."""
+
+    reason: str
+    symptom: str
+
+
+_CALLS = ("calls a function from a fork or awaitable subgraph, which torch's inliner "
+          "leaves alone: needs prim::CallFunction, issue 12 item 1")
+_CALLS_SYMPTOM = re.escape("unknown operator prim::CallFunction")
+
+
+def _calls() -> Pending:
+    return Pending(_CALLS, _CALLS_SYMPTOM)
+
+
+def _module() -> Pending:
+    return Pending("a module's forward: needs prim::GetAttr/SetAttr/CallMethod on self, "
+                   "issue 12 item 2", r"unknown operator prim::(GetAttr|SetAttr|CallMethod)")
+
+
+def _classes() -> Pending:
+    return Pending("makes objects of a TorchScript class: needs prim::CreateObject and "
+                   "methods, with the modules of issue 12 item 2",
+                   re.escape("unknown operator prim::CreateObject"))
+
+
+def _enums(symptom: str) -> Pending:
+    return Pending("enums: a graph names a member (Enum<__torch__.enums.Color.RED>) but "
+                   "not its value, which the enum class definition gives; to come with "
+                   "the class definitions of issue 12 item 2", re.escape(symptom))
+
+
+def _tensor(symptom: str, what: str) -> Pending:
+    return Pending(f"tensor work of issue 12 items 3-4 ({what}), in pyjit/ops/tensor*.py",
+                   re.escape(symptom))
+
+
+def _calls_and(tensor: Pending) -> Pending:
+    """Needs calls and tensor work: which one a level meets first varies."""
+    return Pending(f"{_CALLS}; and the {tensor.reason}", f"{_CALLS_SYMPTOM}|{tensor.symptom}")
+
+
+_TOLIST = _tensor("unknown operator prim::tolist", "prim::tolist")
+_INDEX = _tensor("no overload of aten::index accepts aten::index(Tensor, Tensor?[])",
+                 "advanced indexing")
+_TRUTH = _tensor("The truth value of an array", "torch's text for the truth value of a "
+                 "tensor: Boolean value of Tensor with more than one value is ambiguous")
+_BROADCAST = _tensor("operands could not be broadcast", "torch's text for shapes that do "
+                     "not broadcast")
+
+NOT_YET: Dict[str, Pending] = {
+    **{f"async/{n}": _calls() for n in (
+        "async_parsing_bar", "fn_int", "foo_script_args", "foo_script_kwargs", "wait_script",
+        "wait_script_error", "wait_script_multi_forks", "wait_script_multi_waits",
+        "wait_script_nest", "wait_script_nest_error")},
+    **{f"await/{n}": _calls() for n in ("await_func_arg", "await_isinstance", "await_multiout")},
+    "await/await_script": _calls_and(_tensor("unknown operator aten::eye", "aten::eye")),
+    **{f"await/{n}": _classes() for n in (
+        "await_class_arg", "await_class_return", "await_getattr_implicit_convertion",
+        "await_nested", "await_nowait_class", "awaitable_to_await")},
+    "modules/AsyncCaptureMod": _module(),
+    "modules/EnumAttrModule": _module(),
+    "modules/HasAttrMod": _module(),
+    "modules/LowestModule": _module(),
+    "modules/NamedTupleAttrMod": _module(),
+    "modules/UnionInstanceM": _module(),
+    **{f"enums/{n}": _enums("no overload of aten::eq accepts") for n in (
+        "enum_comp", "enum_comp_diff_classes", "enum_const")},
+    "enums/enum_name": _enums("unknown operator prim::EnumName"),
+    "enums/supported_enum_types": _enums("unknown operator prim::EnumName"),
+    "enums/enum_value": _enums("unknown operator prim::EnumValue"),
+    "enums/is_color_enum": _enums("cannot test for type 'Enum<__torch__.enums.Color>'"),
+    "enums/iterate_enum": _enums("no overload of aten::ne accepts"),
+    "enums/return_enum": _enums("Literal('__torch__.enums.Color.RED')"),
+    "async/t_plus_direct": _BROADCAST,
+    "await/await_nowait": _tensor("unknown operator aten::eye", "aten::eye"),
+    **{f"builtins/subscript_assign_fn{i}": _tensor("unknown operator aten::index_put_",
+                                                   "aten::index_put_") for i in (1, 3, 5)},
+    **{f"builtins/subscript_assign_fn{i}": _tensor("unknown operator aten::copy_",
+                                                   "aten::copy_") for i in (2, 4)},
+    "lists/subscript_tuple_assign": _tensor("unknown operator aten::copy_", "aten::copy_"),
+    "builtins/tensor_to_float": _tensor("unknown operator aten::addcmul", "aten::addcmul"),
+    "builtins/test_check_in_loop": _TOLIST,
+    "dicts/aug_assign_dict_tensor": _tensor("aten::fmod(Tensor, int)", "aten::fmod(Tensor, int)"),
+    "dicts/get_default": _tensor("unknown operator aten::randn", "aten::randn"),
+    "lists/tensor_list_index_not_existing": _tensor(
+        "[ CPULongType{} ]' is not in list",
+        "list.index's message prints a tensor with at::Tensor's printer: [ torch.LongTensor{} ]"),
+    "lists/test_fail": _TRUTH,
+    "lists/test_invalid_list_equality": _TRUTH,
+    **{f"lists/test_index_slice{s}": _INDEX for s in (
+        "1", "2", "3", "_empty_list", "_out_of_bounds_index")},
+    **{f"lists/to_list_{t}_{d}D": _TOLIST for t in ("bool", "int", "float") for d in range(4)},
+    "lists/to_list_type_annotation_incorrect_scalar_type": _TOLIST,
+    "lists/to_list_type_annotation_wrong_dim": _TOLIST,
+}
+
+#: Programs with a ``.deep.ir`` (fork and awaitable subgraphs inlined too) whose
+#: deep graph does not run yet.
+DEEP_NOT_YET: Dict[str, Pending] = {
+    "async/wait_script_error": _BROADCAST,
+    "await/await_script": _tensor("unknown operator aten::eye", "aten::eye"),
+    **{f"await/{n}": _classes() for n in (
+        "await_class_arg", "await_class_return", "await_getattr_implicit_convertion",
+        "await_nested", "awaitable_to_await")},
+}
+DEEP = sorted(p.relative_to(SUITE).as_posix()[:-len(".deep.ir")]
+              for p in SUITE.glob("*/*.deep.ir"))
+
+
+def _meta(name: str) -> dict:
+    return json.loads((SUITE / f"{name}.json").read_text(encoding="utf-8"))
+
+
+def _run(name: str, loop, capsys, suffix: str = ".ir") -> None:
+    meta = _meta(name)
+    fn = Function(parse_ir((SUITE / f"{name}{suffix}").read_text(encoding="utf-8")), loop=loop)
+    self_arg = decode_module(meta["module"]) if "module" in meta else None
+    assert meta["cases"], f"{name} has no cases"
+    for i, case in enumerate(meta["cases"]):
+        check_case(fn, case, f"{name} case {i} args={case['args']!r}", capsys, self_arg)
+
+
+def test_the_suite_is_there():
+    assert len(NAMES) >= 400, f"expected the recorded suite in {SUITE}, found {len(NAMES)}"
+    for name in NAMES:
+        assert (SUITE / f"{name}.ir").exists(), f"{name}.json has no {name}.ir"
+    assert not set(NOT_YET) - set(NAMES), "NOT_YET names programs that do not exist"
+    assert not set(DEEP_NOT_YET) - set(DEEP), "DEEP_NOT_YET names programs without .deep.ir"
+
+
+@pytest.mark.parametrize("graph", GRAPHS)
+def test_graph_round_trip(graph):
+    """Every graph torch printed parses, and prints back byte for byte."""
+    text = (SUITE / graph).read_text(encoding="utf-8")
+    assert str(parse_ir(text)) == text
+
+
+def _check(name: str, pending, loop, capsys, suffix: str = ".ir") -> None:
+    if pending is None:
+        _run(name, loop, capsys, suffix)
+        return
+    with pytest.raises(Exception) as info:
+        _run(name, loop, capsys, suffix)
+    assert re.search(pending.symptom, str(info.value)), \
+        f"{name} ({pending.reason}) fails otherwise than expected: {info.value}"
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_program(name, loop, capsys):
+    _check(name, NOT_YET.get(name), loop, capsys)
+
+
+@pytest.mark.parametrize("name", DEEP)
+def test_deep_inlined_program(name, loop, capsys):
+    """A program whose forks or awaitables call functions, with those calls inlined
+    too: what the forks and awaitables do, until calls run as torch printed them."""
+    _check(name, DEEP_NOT_YET.get(name), loop, capsys, ".deep.ir")
