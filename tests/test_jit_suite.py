@@ -70,18 +70,8 @@ def _tensor(symptom: str, what: str) -> Pending:
                    re.escape(symptom))
 
 
-def _calls_and(tensor: Pending) -> Pending:
-    """Needs calls and tensor work: which one a level meets first varies."""
-    return Pending(f"{_CALLS}; and the {tensor.reason}", f"{_CALLS_SYMPTOM}|{tensor.symptom}")
-
-
-_TOLIST = _tensor("unknown operator prim::tolist", "prim::tolist")
-_INDEX = _tensor("no overload of aten::index accepts aten::index(Tensor, Tensor?[])",
-                 "advanced indexing")
 _TRUTH = _tensor("The truth value of an array", "torch's text for the truth value of a "
                  "tensor: Boolean value of Tensor with more than one value is ambiguous")
-_BROADCAST = _tensor("operands could not be broadcast", "torch's text for shapes that do "
-                     "not broadcast")
 
 NOT_YET: Dict[str, Pending] = {
     **{f"async/{n}": _calls() for n in (
@@ -89,7 +79,7 @@ NOT_YET: Dict[str, Pending] = {
         "wait_script_error", "wait_script_multi_forks", "wait_script_multi_waits",
         "wait_script_nest", "wait_script_nest_error")},
     **{f"await/{n}": _calls() for n in ("await_func_arg", "await_isinstance", "await_multiout")},
-    "await/await_script": _calls_and(_tensor("unknown operator aten::eye", "aten::eye")),
+    "await/await_script": _calls(),
     **{f"await/{n}": _classes() for n in (
         "await_class_arg", "await_class_return", "await_getattr_implicit_convertion",
         "await_nested", "await_nowait_class", "awaitable_to_await")},
@@ -107,34 +97,16 @@ NOT_YET: Dict[str, Pending] = {
     "enums/is_color_enum": _enums("cannot test for type 'Enum<__torch__.enums.Color>'"),
     "enums/iterate_enum": _enums("no overload of aten::ne accepts"),
     "enums/return_enum": _enums("Literal('__torch__.enums.Color.RED')"),
-    "async/t_plus_direct": _BROADCAST,
-    "await/await_nowait": _tensor("unknown operator aten::eye", "aten::eye"),
-    **{f"builtins/subscript_assign_fn{i}": _tensor("unknown operator aten::index_put_",
-                                                   "aten::index_put_") for i in (1, 3, 5)},
-    **{f"builtins/subscript_assign_fn{i}": _tensor("unknown operator aten::copy_",
-                                                   "aten::copy_") for i in (2, 4)},
-    "lists/subscript_tuple_assign": _tensor("unknown operator aten::copy_", "aten::copy_"),
-    "builtins/tensor_to_float": _tensor("unknown operator aten::addcmul", "aten::addcmul"),
-    "builtins/test_check_in_loop": _TOLIST,
-    "dicts/aug_assign_dict_tensor": _tensor("aten::fmod(Tensor, int)", "aten::fmod(Tensor, int)"),
-    "dicts/get_default": _tensor("unknown operator aten::randn", "aten::randn"),
     "lists/tensor_list_index_not_existing": _tensor(
         "[ CPULongType{} ]' is not in list",
         "list.index's message prints a tensor with at::Tensor's printer: [ torch.LongTensor{} ]"),
     "lists/test_fail": _TRUTH,
     "lists/test_invalid_list_equality": _TRUTH,
-    **{f"lists/test_index_slice{s}": _INDEX for s in (
-        "1", "2", "3", "_empty_list", "_out_of_bounds_index")},
-    **{f"lists/to_list_{t}_{d}D": _TOLIST for t in ("bool", "int", "float") for d in range(4)},
-    "lists/to_list_type_annotation_incorrect_scalar_type": _TOLIST,
-    "lists/to_list_type_annotation_wrong_dim": _TOLIST,
 }
 
 #: Programs with a ``.deep.ir`` (fork and awaitable subgraphs inlined too) whose
 #: deep graph does not run yet.
 DEEP_NOT_YET: Dict[str, Pending] = {
-    "async/wait_script_error": _BROADCAST,
-    "await/await_script": _tensor("unknown operator aten::eye", "aten::eye"),
     **{f"await/{n}": _classes() for n in (
         "await_class_arg", "await_class_return", "await_getattr_implicit_convertion",
         "await_nested", "awaitable_to_await")},

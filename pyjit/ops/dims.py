@@ -63,11 +63,14 @@ def shape_list(shape: Sequence[int]) -> str:
 
 
 def broadcast_shapes(*shapes: Sequence[int]) -> Tuple[int, ...]:
-    """The shape operands broadcast to, failing as torch's ``infer_size`` does."""
+    """The shape operands broadcast to, failing as torch's ``infer_size`` does: the
+    shapes are combined left to right, two at a time, each pair compared from its
+    last dimension to its first (so the mismatch named is the last one)."""
     n = max((len(s) for s in shapes), default=0)
     out = [1] * n
     for s in shapes:
-        for i, size in enumerate(s, n - len(s)):
+        for i in range(n - 1, n - len(s) - 1, -1):
+            size = s[i - (n - len(s))]
             if size != out[i] and size != 1:
                 if out[i] != 1:
                     raise ValueError(f"The size of tensor a ({out[i]}) must match the size of "

@@ -153,7 +153,11 @@ def type_check(t: T.Type) -> Callable[[Any], bool]:
 def isinstance_check(types: List[Any]) -> Callable[[Any], bool]:
     """The ``prim::isinstance[types=[...]]`` operator: true when the value is of
     any of the listed types (pyjit types, or their text)."""
+    from ..ir import types as T
     from ..registry import parse_type_spec
+    for t in types:
+        if not isinstance(t, (str, T.Type)):
+            raise TypeError(f"prim::isinstance cannot test for type {str(t)!r}")
     checks = [type_check(parse_type_spec(t.strip() if isinstance(t, str) else t))
               for t in types]
     if len(checks) == 1:
