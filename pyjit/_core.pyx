@@ -46,7 +46,7 @@ here is only how it is made fast:
 
 cimport cython
 from libc.stdint cimport int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t
-from libc.string cimport memcpy
+from libc.string cimport memcpy, memset
 from libc.math cimport floor, fmod, copysign, pow, fabs, isfinite
 
 from pyjit import _slowpath as _slow
@@ -317,6 +317,7 @@ cdef class Program:
     cdef Instr* _code           # n records, built from the columns above
     cdef Word* _operands        # the operands of all instructions, in order
     cdef pyjit_callee* _callees # one per distinct callable of CALL instructions
+    cdef list _linked           # INVOKE: F[arg]()'s Program by arg, once linked (or None)
 
     # __cinit__, not __init__: it runs exactly once, so a Program cannot be
     # re-initialised under a Frame that holds its pointers.
@@ -344,6 +345,7 @@ cdef class Program:
         self._preload_values = tuple(value for _, value in t.preload)
         self._n_preload = len(t.preload)
         self._preload_objs = PySequence_Fast_ITEMS(self._preload_values)
+        self._linked = [None] * len(self._callbacks)
         self._pack(t)
 
     def __dealloc__(self):
@@ -427,6 +429,18 @@ cdef class Program:
     def __repr__(self):
         return (f"<Program n_instructions={self._n} register_size={self._register_size} "
                 f"scalar_size={self._scalar_size} max_stack={self._max_stack}>")
+
+    cdef Program _callee(self, int arg):
+        """INVOKE's callee: ``F[arg]()``, called the first time and kept (a list
+        the collector sees: a graph that calls itself makes a cycle)."""
+        cdef object p
+        if arg < PyList_GET_SIZE(self._linked):  # emptied only by the collector
+            p = <object>PyList_GET_ITEM(self._linked, arg)
+            if p is not None:
+                return <Program>p
+        p = _slow.link(<object>self._F[arg], Program, arg)
+        self._linked[arg] = p
+        return <Program>p
 
     def _takes_condition_at(self, Py_ssize_t i):
         # A JUMPZ/JUMPNZ without inputs pops the condition its ASSIGN left.
@@ -599,6 +613,110 @@ cdef int _tick(PyThreadState** released, long long* last_signals) except -1:
     return 0
 
 
+# One run of one Program inside a Frame: the block of memory that holds its value
+# stack, object registers and scalar registers, and where it is.  A block never
+# moves once allocated (a CALL's borrowed arguments and the collector's traversal
+# point into it); the array of activations may, since nothing points into it.
+cdef struct Activation:
+    PyObject* program     # a strong reference (the outermost's: Frame._program's)
+    PyObject** mem        # the block: 1 spare slot + max_stack, registers, scalars
+    Py_ssize_t cap        # slots in mem; a callee's block is kept for the next call
+    PyObject** stack      # mem + 1 (see _execute's CALL)
+    PyObject** regs       # nregs slots, NULL = empty
+    Scalar* scalars       # after the object registers, 8 bytes each too
+    Py_ssize_t nregs
+    Py_ssize_t pc         # the next instruction; a caller's is its INVOKE
+    Py_ssize_t sp         # a caller's value-stack slots in use while its callee runs
+
+
+# How many activations a Frame may hold at once (set_max_depth).
+cdef Py_ssize_t _max_depth = _slow.DEFAULT_MAX_DEPTH
+
+
+def set_max_depth(n):
+    """Set how many activations a Frame may hold at once: one for the run, plus one
+    per INVOKE in progress.  An INVOKE beyond it raises RecursionError."""
+    global _max_depth
+    _max_depth = _slow.check_max_depth(n)
+
+
+def get_max_depth():
+    """How many activations a Frame may hold at once (see ``set_max_depth``)."""
+    return _max_depth
+
+
+cdef int _enter(Activation* a, Program p) except -1:
+    """Start an activation of ``p`` in ``a``: its block (the one ``a`` kept, when it
+    is big enough), empty registers, the preloaded constants, pc 0."""
+    cdef Py_ssize_t need = p._max_stack + 1 + p._register_size + p._scalar_size
+    cdef Py_ssize_t j
+    cdef PyObject* v
+    if a.cap < need:
+        PyMem_Free(a.mem)
+        a.cap = 0
+        # Never empty (the spare slot), so calloc cannot return NULL for size 0.
+        a.mem = <PyObject**>PyMem_Calloc(need, sizeof(PyObject*))
+        if a.mem == NULL:
+            raise MemoryError()
+        a.cap = need
+    a.stack = a.mem + 1
+    a.regs = a.stack + p._max_stack
+    a.nregs = p._register_size
+    a.scalars = <Scalar*>(a.regs + a.nregs)
+    # A kept block was released (its registers are empty), but under another
+    # program's layout its stack slots may sit where these registers are.
+    memset(a.regs, 0, a.nregs * sizeof(PyObject*))
+    if p._scalar_size:
+        memcpy(a.scalars, p._scalar_init, p._scalar_size * sizeof(Scalar))
+    for j in range(p._n_preload):
+        v = p._preload_objs[j]
+        Py_INCREF(v)
+        a.regs[p._preload_regs[j]] = v
+    Py_INCREF(<PyObject*>p)
+    a.program = <PyObject*>p
+    a.pc = 0
+    a.sp = 0
+    return 0
+
+
+cdef void _release(Activation* a, Py_ssize_t sp) noexcept:
+    """Release an activation's value stack below ``sp`` (top first), then every
+    register.
+
+    Each slot is cleared before its value is released, so code run by a
+    finaliser never sees a dangling pointer.
+    """
+    cdef PyObject* v
+    cdef PyObject** regs = a.regs    # never reallocated: safe across finalisers
+    cdef PyObject** stack = a.stack
+    cdef Py_ssize_t i = a.nregs
+    while sp:
+        sp -= 1
+        v = stack[sp]
+        stack[sp] = NULL
+        Py_XDECREF(v)   # NULL: moved into a STACKCALL list
+    while i:
+        # After a run most registers are empty already (moved or dropped):
+        # skip them four at a time.  A 1,000-register frame is freed on
+        # every call of a 1,000-node graph.
+        if i >= 4 and (<size_t>regs[i - 1] | <size_t>regs[i - 2] |
+                       <size_t>regs[i - 3] | <size_t>regs[i - 4]) == 0:
+            i -= 4
+            continue
+        i -= 1
+        v = regs[i]
+        if v != NULL:
+            regs[i] = NULL
+            Py_DECREF(v)
+
+
+cdef int _move_values(PyObject** src, Py_ssize_t k, PyObject** dst) noexcept:
+    # The references move with the pointers: no count changes.
+    if k:
+        memcpy(dst, src, k * sizeof(PyObject*))
+    return 0
+
+
 @cython.final
 cdef class Frame:
     """The register file and value stack of one run of a Program.
@@ -608,17 +726,20 @@ cdef class Frame:
     cheap: make one per run.  A Frame is not meant to be shared between threads
     (its Program is).
 
+    An INVOKE runs its callee in a new *activation* of the same frame: its own
+    registers and value stack, on a stack of activations that the loop walks
+    without recursing.  The run's own activation is the outermost.
+
     Args:
         program: the Program to run.
     """
 
     cdef Program _program
-    cdef Py_ssize_t _nregs      # a copy: __dealloc__ and the GC need no Program
-    cdef PyObject** _regs       # _nregs slots, NULL = empty
-    cdef PyObject** _stack_mem  # 1 + max_stack + nregs slots, then the scalars
-    cdef PyObject** _stack      # _stack_mem + 1 (see _execute's CALL)
-    cdef Scalar* _scalars       # the scalar registers, after the object ones
-    cdef Py_ssize_t _pc
+    cdef Activation _top        # the run's own activation
+    cdef Activation* _callees   # the activations of calls: [0, _depth) in use,
+    cdef Py_ssize_t _ncallees   # _ncallees allocated (blocks kept for reuse)
+    cdef Py_ssize_t _depth      # calls in progress
+    cdef tuple _unwound         # after an error: the pcs of the activations it unwound
     cdef bint _failed
     cdef bint _running
 
@@ -626,36 +747,104 @@ cdef class Frame:
         if not isinstance(program, Program):
             raise TypeError(f"Frame() expects a Program, got {type(program).__name__}")
         self._program = <Program>program
-        cdef Program p = self._program
-        cdef Py_ssize_t j
-        cdef PyObject* v
-        self._nregs = p._register_size
-        # One block: the value stack (with its spare slot in front), the object
-        # registers, the scalar registers (8 bytes each too).  Never empty, so
-        # calloc cannot return NULL for size 0.
-        self._stack_mem = <PyObject**>PyMem_Calloc(
-            p._max_stack + 1 + self._nregs + p._scalar_size, sizeof(PyObject*))
-        if self._stack_mem == NULL:
-            raise MemoryError()
-        self._stack = self._stack_mem + 1
-        self._regs = self._stack + p._max_stack
-        self._scalars = <Scalar*>(self._regs + self._nregs)
-        if p._scalar_size:
-            memcpy(self._scalars, p._scalar_init, p._scalar_size * sizeof(Scalar))
-        for j in range(p._n_preload):
-            v = p._preload_objs[j]
-            Py_INCREF(v)
-            self._regs[p._preload_regs[j]] = v
+        _enter(&self._top, self._program)
+        # _enter took a reference for the activation; the field holds one already.
+        Py_DECREF(self._top.program)
 
     def __dealloc__(self):
-        if self._stack_mem != NULL:
-            self._release(0)
-        PyMem_Free(self._stack_mem)
+        cdef Py_ssize_t d
+        self._unwind(0)
+        PyMem_Free(self._top.mem)
+        for d in range(self._ncallees):
+            PyMem_Free(self._callees[d].mem)
+        PyMem_Free(self._callees)
+
+    cdef inline Activation* _innermost(self) noexcept:
+        return &self._callees[self._depth - 1] if self._depth else &self._top
+
+    cdef Activation* _invoke(self, Program callee, Py_ssize_t pc,
+                             Py_ssize_t sp) except NULL:
+        """Start a call of ``callee``: the running activation waits at its INVOKE
+        ``pc`` with ``sp`` values on its stack (the inputs).  Returns the callee's
+        activation, now the innermost."""
+        cdef Activation* caller = self._innermost()
+        cdef Activation* grown
+        cdef Py_ssize_t n
+        if self._depth + 1 >= _max_depth:
+            raise _slow.too_deep(_max_depth)
+        caller.pc = pc
+        caller.sp = sp
+        if self._depth == self._ncallees:
+            n = 2 * self._ncallees + 4
+            grown = <Activation*>PyMem_Calloc(n, sizeof(Activation))
+            if grown == NULL:
+                raise MemoryError()
+            if self._ncallees:
+                memcpy(grown, self._callees, self._ncallees * sizeof(Activation))
+            PyMem_Free(self._callees)
+            self._callees = grown
+            self._ncallees = n
+        _enter(&self._callees[self._depth], callee)
+        self._depth += 1
+        return &self._callees[self._depth - 1]
+
+    cdef Activation* _return(self) noexcept:
+        """The innermost call ended (its stack is empty): release it; returns its
+        caller's activation, waiting at its INVOKE."""
+        cdef Activation* a = &self._callees[self._depth - 1]
+        cdef PyObject* p = a.program
+        self._depth -= 1
+        _release(a, 0)   # what the callee left: its preloaded constants
+        a.program = NULL
+        Py_DECREF(p)
+        return self._innermost()
+
+    cdef void _unwind(self, Py_ssize_t sp) noexcept:
+        """Release every activation, the innermost (with ``sp`` values on its stack)
+        first; the calls in progress end."""
+        cdef Activation* a
+        cdef PyObject* p
+        while self._depth:
+            a = &self._callees[self._depth - 1]
+            _release(a, sp)
+            p = a.program
+            a.program = NULL
+            self._depth -= 1
+            Py_XDECREF(p)
+            sp = self._innermost().sp
+        if self._top.mem != NULL:
+            _release(&self._top, sp)
+
+    cdef int _fail(self, Py_ssize_t sp) except -1:
+        """An error unwinds the run: keep every activation's pc, then release it all."""
+        cdef Py_ssize_t d
+        self._failed = True
+        self._unwound = (self._top.pc,) + tuple(self._callees[d].pc
+                                                for d in range(self._depth))
+        self._unwind(sp)
+        return 0
 
     @property
     def pc(self):
-        """The next instruction to run: a suspended WAIT, the failed instruction, or n."""
-        return self._pc
+        """The next instruction of the outermost activation: a suspended WAIT (or the
+        INVOKE whose callee is suspended), the failed instruction (or the INVOKE
+        whose callee failed), or n."""
+        return self._top.pc
+
+    @property
+    def pcs(self):
+        """The pc of every activation, outermost first: each caller's is the INVOKE
+        that runs the next one.  After an error, the activations it unwound."""
+        cdef Py_ssize_t d
+        if self._unwound is not None:
+            return self._unwound
+        return (self._top.pc,) + tuple(self._callees[d].pc for d in range(self._depth))
+
+    @property
+    def depth(self):
+        """How many activations the frame holds: 1, plus one per call in progress
+        (while suspended, or unwound by the error that failed the frame)."""
+        return len(self._unwound) if self._unwound is not None else self._depth + 1
 
     @property
     def failed(self):
@@ -665,7 +854,7 @@ cdef class Frame:
     @property
     def finished(self):
         """True once the run reached the end (pc == n)."""
-        return self._pc >= self._program._n
+        return self._top.pc >= self._program._n
 
     @property
     def program(self):
@@ -673,19 +862,19 @@ cdef class Frame:
         return self._program
 
     def registers(self):
-        """A copy of the object register file, None for an empty register (for
-        debugging)."""
+        """A copy of the outermost activation's object registers, None for an empty
+        register (for debugging)."""
         cdef Py_ssize_t i
-        return [None if self._regs[i] == NULL else <object>self._regs[i]
-                for i in range(self._nregs)]
+        return [None if self._top.regs[i] == NULL else <object>self._top.regs[i]
+                for i in range(self._top.nregs)]
 
     def scalars(self):
-        """A copy of the scalar register file, each as its kind reads it (for
-        debugging)."""
+        """A copy of the outermost activation's scalar registers, each as its kind
+        reads it (for debugging)."""
         kinds = self._program._table.scalar_kinds
         cdef Py_ssize_t i
-        return [self._scalars[i].f if kinds[i] == "F" else
-                (self._scalars[i].i != 0 if kinds[i] == "B" else self._scalars[i].i)
+        cdef Scalar* S = self._top.scalars
+        return [S[i].f if kinds[i] == "F" else (S[i].i != 0 if kinds[i] == "B" else S[i].i)
                 for i in range(self._program._scalar_size)]
 
     def run(self, stack):
@@ -712,7 +901,7 @@ cdef class Frame:
             TypeError: ``stack`` is not a list.
         """
         if type(stack) is not list or self._failed or self._running:
-            _slow.refuse_run(stack, self._failed, self._running, self._pc)
+            _slow.refuse_run(stack, self._failed, self._running, self._top.pc)
         Py_EnterRecursiveCall(" while running a pyjit graph")
         self._running = True
         try:
@@ -721,33 +910,27 @@ cdef class Frame:
             self._running = False
             Py_LeaveRecursiveCall()
 
-    cdef void _release(self, Py_ssize_t sp) noexcept:
-        """Release the value stack below ``sp`` (top first), then every register.
+    cdef int _load(self, PyObject** vs, Py_ssize_t k) except -1:
+        """A callee's LOAD: move the last ``k`` values of its caller's stack to
+        ``vs[0:k]``."""
+        cdef Activation* caller = &self._top if self._depth == 1 else \
+            &self._callees[self._depth - 2]
+        if caller.sp < k:
+            raise _slow.load_short(k, caller.sp)
+        caller.sp -= k
+        return _move_values(caller.stack + caller.sp, k, vs)
 
-        Each slot is cleared before its value is released, so code run by a
-        finaliser never sees a dangling pointer.
-        """
-        cdef PyObject* v
-        cdef PyObject** regs = self._regs    # never reallocated: safe across finalisers
-        cdef Py_ssize_t i = self._nregs
-        while sp:
-            sp -= 1
-            v = self._stack[sp]
-            self._stack[sp] = NULL
-            Py_XDECREF(v)   # NULL: moved into a STACKCALL list
-        while i:
-            # After a run most registers are empty already (moved or dropped):
-            # skip them four at a time.  A 1,000-register frame is freed on
-            # every call of a 1,000-node graph.
-            if i >= 4 and (<size_t>regs[i - 1] | <size_t>regs[i - 2] |
-                           <size_t>regs[i - 3] | <size_t>regs[i - 4]) == 0:
-                i -= 4
-                continue
-            i -= 1
-            v = regs[i]
-            if v != NULL:
-                regs[i] = NULL
-                Py_DECREF(v)
+    cdef int _store(self, PyObject** vs, Py_ssize_t k) except -1:
+        """A callee's STORE: move ``vs[0:k]`` onto its caller's stack, which holds no
+        more than its INVOKE takes."""
+        cdef Activation* caller = &self._top if self._depth == 1 else \
+            &self._callees[self._depth - 2]
+        cdef Program p = <Program>caller.program
+        if caller.sp + k > p._out_size[caller.pc]:
+            raise _slow.store_too_many(k, p._out_size[caller.pc] - caller.sp)
+        _move_values(vs, k, caller.stack + caller.sp)
+        caller.sp += k
+        return 0
 
     # ---- The dispatch loop: one switch, the typed tier first ----
 
@@ -755,21 +938,24 @@ cdef class Frame:
     @cython.wraparound(False)
     @cython.cdivision(True)
     cdef object _execute(self, list caller):
-        cdef Program prog = self._program
+        # The running activation (the innermost); a call or a return switches
+        # every local below to another one.
+        cdef Activation* act = self._innermost()
+        cdef Program prog = <Program>act.program
         cdef const Instr* code = prog._code
         cdef const Instr* end = code + prog._n
         # The running instruction; its index (the pc) is `ins - code`, worked out
         # only where it is needed: jumps, errors, suspension.
-        cdef const Instr* ins = code + self._pc
+        cdef const Instr* ins = code + act.pc
         cdef const Instr* target
         cdef PyObject** K = prog._K
-        cdef PyObject** regs = self._regs
-        cdef Scalar* S = self._scalars
+        cdef PyObject** regs = act.regs
+        cdef Scalar* S = act.scalars
         # vs[-1] is a spare slot of our own: that is what lets CALL pass
         # PY_VECTORCALL_ARGUMENTS_OFFSET, so a bound-method callee can prepend
         # `self` in place instead of copying the arguments.  Between
         # instructions the stack is empty, so MOVE borrows it as scratch space.
-        cdef PyObject** vs = self._stack
+        cdef PyObject** vs = act.stack
         cdef Scalar* scratch = <Scalar*>vs
         cdef Py_ssize_t sp = 0, k, j, nin
         cdef Word w
@@ -785,223 +971,476 @@ cdef class Frame:
         cdef int ticks = TICK
         cdef long long last_signals = 0
         try:
-            while ins < end:
-                opc = ins.op
-                words = ins.words
-                if released != NULL and (opc < 0 or not _GIL_FREE[opc]):
-                    _hold_gil(&released)
+            while True:
+                while ins < end:
+                    opc = ins.op
+                    words = ins.words
+                    if released != NULL and (opc < 0 or not _GIL_FREE[opc]):
+                        _hold_gil(&released)
 
-                # ---- the typed tier: scalar registers, no stack, no objects ----
-                if opc == OP_ADD_I:
-                    S[words[2]].i = <int64_t>(<uint64_t>S[words[0] >> 1].i +
-                                              <uint64_t>S[words[1] >> 1].i)
-                elif opc == OP_SUB_I:
-                    S[words[2]].i = <int64_t>(<uint64_t>S[words[0] >> 1].i -
-                                              <uint64_t>S[words[1] >> 1].i)
-                elif opc == OP_MUL_I:
-                    S[words[2]].i = <int64_t>(<uint64_t>S[words[0] >> 1].i *
-                                              <uint64_t>S[words[1] >> 1].i)
-                elif opc == OP_FLOORDIV_I:
-                    a = S[words[0] >> 1].i
-                    b = S[words[1] >> 1].i
-                    if b == 0:
-                        _hold_gil(&released)
-                        _intrinsic_slow(prog, ins, S, 0)
-                    elif b == -1:
-                        S[words[2]].i = <int64_t>(0 - <uint64_t>a)  # INT64_MIN wraps
-                    else:
-                        q = a / b
-                        if q * b != a and (a < 0) != (b < 0):
-                            q -= 1
-                        S[words[2]].i = q
-                elif opc == OP_REM_I:
-                    a = S[words[0] >> 1].i
-                    b = S[words[1] >> 1].i
-                    if b == 0:
-                        _hold_gil(&released)
-                        _intrinsic_slow(prog, ins, S, 0)
-                    elif b == -1:
-                        S[words[2]].i = 0  # C's INT64_MIN % -1 would trap
-                    else:
-                        q = a % b
-                        if q != 0 and (q < 0) != (b < 0):
-                            q += b
-                        S[words[2]].i = q
-                elif opc == OP_NEG_I:
-                    S[words[1]].i = <int64_t>(0 - <uint64_t>S[words[0] >> 1].i)
-                elif opc == OP_ABS_I:
-                    a = S[words[0] >> 1].i
-                    S[words[1]].i = <int64_t>(0 - <uint64_t>a) if a < 0 else a
-                elif opc == OP_MIN_I:
-                    a = S[words[0] >> 1].i
-                    b = S[words[1] >> 1].i
-                    S[words[2]].i = b if b < a else a
-                elif opc == OP_MAX_I:
-                    a = S[words[0] >> 1].i
-                    b = S[words[1] >> 1].i
-                    S[words[2]].i = b if b > a else a
-                elif opc == OP_AND_I or opc == OP_AND_B:
-                    S[words[2]].i = S[words[0] >> 1].i & S[words[1] >> 1].i
-                elif opc == OP_OR_I or opc == OP_OR_B:
-                    S[words[2]].i = S[words[0] >> 1].i | S[words[1] >> 1].i
-                elif opc == OP_XOR_I or opc == OP_XOR_B:
-                    S[words[2]].i = S[words[0] >> 1].i ^ S[words[1] >> 1].i
-                elif opc == OP_DIV_I:
-                    # IEEE: x / 0 is +-inf, 0 / 0 nan, as the operator's result
-                    S[words[2]].f = <double>S[words[0] >> 1].i / <double>S[words[1] >> 1].i
-                elif opc == OP_LT_I:
-                    S[words[2]].i = S[words[0] >> 1].i < S[words[1] >> 1].i
-                elif opc == OP_LE_I:
-                    S[words[2]].i = S[words[0] >> 1].i <= S[words[1] >> 1].i
-                elif opc == OP_GT_I:
-                    S[words[2]].i = S[words[0] >> 1].i > S[words[1] >> 1].i
-                elif opc == OP_GE_I:
-                    S[words[2]].i = S[words[0] >> 1].i >= S[words[1] >> 1].i
-                elif opc == OP_EQ_I or opc == OP_EQ_B:
-                    S[words[2]].i = S[words[0] >> 1].i == S[words[1] >> 1].i
-                elif opc == OP_NE_I or opc == OP_NE_B:
-                    S[words[2]].i = S[words[0] >> 1].i != S[words[1] >> 1].i
-                elif opc == OP_ADD_F:
-                    S[words[2]].f = S[words[0] >> 1].f + S[words[1] >> 1].f
-                elif opc == OP_SUB_F:
-                    S[words[2]].f = S[words[0] >> 1].f - S[words[1] >> 1].f
-                elif opc == OP_MUL_F:
-                    S[words[2]].f = S[words[0] >> 1].f * S[words[1] >> 1].f
-                elif opc == OP_DIV_F:
-                    S[words[2]].f = S[words[0] >> 1].f / S[words[1] >> 1].f
-                elif opc == OP_FLOORDIV_F:
-                    x = S[words[0] >> 1].f / S[words[1] >> 1].f
-                    if isfinite(x):
-                        y = floor(x)
-                        x = y if y != 0 else copysign(0.0, x)
-                    S[words[2]].f = x
-                elif opc == OP_REM_F:
-                    # Python's float %: fmod, then the sign of the divisor
-                    y = S[words[1] >> 1].f
-                    if y == 0:
-                        x = 0.0 / y  # nan, as the operator returns
-                    else:
-                        x = fmod(S[words[0] >> 1].f, y)
-                        if x != 0:
-                            if (y < 0) != (x < 0):
-                                x += y
+                    # ---- the typed tier: scalar registers, no stack, no objects ----
+                    if opc == OP_ADD_I:
+                        S[words[2]].i = <int64_t>(<uint64_t>S[words[0] >> 1].i +
+                                                  <uint64_t>S[words[1] >> 1].i)
+                    elif opc == OP_SUB_I:
+                        S[words[2]].i = <int64_t>(<uint64_t>S[words[0] >> 1].i -
+                                                  <uint64_t>S[words[1] >> 1].i)
+                    elif opc == OP_MUL_I:
+                        S[words[2]].i = <int64_t>(<uint64_t>S[words[0] >> 1].i *
+                                                  <uint64_t>S[words[1] >> 1].i)
+                    elif opc == OP_FLOORDIV_I:
+                        a = S[words[0] >> 1].i
+                        b = S[words[1] >> 1].i
+                        if b == 0:
+                            _hold_gil(&released)
+                            _intrinsic_slow(prog, ins, S, 0)
+                        elif b == -1:
+                            S[words[2]].i = <int64_t>(0 - <uint64_t>a)  # INT64_MIN wraps
                         else:
-                            x = copysign(0.0, y)
-                    S[words[2]].f = x
-                elif opc == OP_POW_F:
-                    x = S[words[0] >> 1].f
-                    y = S[words[1] >> 1].f
-                    if x > 0 and isfinite(x) and isfinite(y):
-                        x = pow(x, y)
-                    else:
-                        x = -1  # not the common case
-                    if x >= 0 and isfinite(x):
+                            q = a / b
+                            if q * b != a and (a < 0) != (b < 0):
+                                q -= 1
+                            S[words[2]].i = q
+                    elif opc == OP_REM_I:
+                        a = S[words[0] >> 1].i
+                        b = S[words[1] >> 1].i
+                        if b == 0:
+                            _hold_gil(&released)
+                            _intrinsic_slow(prog, ins, S, 0)
+                        elif b == -1:
+                            S[words[2]].i = 0  # C's INT64_MIN % -1 would trap
+                        else:
+                            q = a % b
+                            if q != 0 and (q < 0) != (b < 0):
+                                q += b
+                            S[words[2]].i = q
+                    elif opc == OP_NEG_I:
+                        S[words[1]].i = <int64_t>(0 - <uint64_t>S[words[0] >> 1].i)
+                    elif opc == OP_ABS_I:
+                        a = S[words[0] >> 1].i
+                        S[words[1]].i = <int64_t>(0 - <uint64_t>a) if a < 0 else a
+                    elif opc == OP_MIN_I:
+                        a = S[words[0] >> 1].i
+                        b = S[words[1] >> 1].i
+                        S[words[2]].i = b if b < a else a
+                    elif opc == OP_MAX_I:
+                        a = S[words[0] >> 1].i
+                        b = S[words[1] >> 1].i
+                        S[words[2]].i = b if b > a else a
+                    elif opc == OP_AND_I or opc == OP_AND_B:
+                        S[words[2]].i = S[words[0] >> 1].i & S[words[1] >> 1].i
+                    elif opc == OP_OR_I or opc == OP_OR_B:
+                        S[words[2]].i = S[words[0] >> 1].i | S[words[1] >> 1].i
+                    elif opc == OP_XOR_I or opc == OP_XOR_B:
+                        S[words[2]].i = S[words[0] >> 1].i ^ S[words[1] >> 1].i
+                    elif opc == OP_DIV_I:
+                        # IEEE: x / 0 is +-inf, 0 / 0 nan, as the operator's result
+                        S[words[2]].f = <double>S[words[0] >> 1].i / <double>S[words[1] >> 1].i
+                    elif opc == OP_LT_I:
+                        S[words[2]].i = S[words[0] >> 1].i < S[words[1] >> 1].i
+                    elif opc == OP_LE_I:
+                        S[words[2]].i = S[words[0] >> 1].i <= S[words[1] >> 1].i
+                    elif opc == OP_GT_I:
+                        S[words[2]].i = S[words[0] >> 1].i > S[words[1] >> 1].i
+                    elif opc == OP_GE_I:
+                        S[words[2]].i = S[words[0] >> 1].i >= S[words[1] >> 1].i
+                    elif opc == OP_EQ_I or opc == OP_EQ_B:
+                        S[words[2]].i = S[words[0] >> 1].i == S[words[1] >> 1].i
+                    elif opc == OP_NE_I or opc == OP_NE_B:
+                        S[words[2]].i = S[words[0] >> 1].i != S[words[1] >> 1].i
+                    elif opc == OP_ADD_F:
+                        S[words[2]].f = S[words[0] >> 1].f + S[words[1] >> 1].f
+                    elif opc == OP_SUB_F:
+                        S[words[2]].f = S[words[0] >> 1].f - S[words[1] >> 1].f
+                    elif opc == OP_MUL_F:
+                        S[words[2]].f = S[words[0] >> 1].f * S[words[1] >> 1].f
+                    elif opc == OP_DIV_F:
+                        S[words[2]].f = S[words[0] >> 1].f / S[words[1] >> 1].f
+                    elif opc == OP_FLOORDIV_F:
+                        x = S[words[0] >> 1].f / S[words[1] >> 1].f
+                        if isfinite(x):
+                            y = floor(x)
+                            x = y if y != 0 else copysign(0.0, x)
                         S[words[2]].f = x
+                    elif opc == OP_REM_F:
+                        # Python's float %: fmod, then the sign of the divisor
+                        y = S[words[1] >> 1].f
+                        if y == 0:
+                            x = 0.0 / y  # nan, as the operator returns
+                        else:
+                            x = fmod(S[words[0] >> 1].f, y)
+                            if x != 0:
+                                if (y < 0) != (x < 0):
+                                    x += y
+                            else:
+                                x = copysign(0.0, y)
+                        S[words[2]].f = x
+                    elif opc == OP_POW_F:
+                        x = S[words[0] >> 1].f
+                        y = S[words[1] >> 1].f
+                        if x > 0 and isfinite(x) and isfinite(y):
+                            x = pow(x, y)
+                        else:
+                            x = -1  # not the common case
+                        if x >= 0 and isfinite(x):
+                            S[words[2]].f = x
+                        else:
+                            _hold_gil(&released)
+                            _intrinsic_slow(prog, ins, S, 1)
+                    elif opc == OP_NEG_F:
+                        S[words[1]].f = -S[words[0] >> 1].f
+                    elif opc == OP_ABS_F:
+                        S[words[1]].f = fabs(S[words[0] >> 1].f)
+                    elif opc == OP_MIN_F:
+                        x = S[words[0] >> 1].f
+                        y = S[words[1] >> 1].f
+                        S[words[2]].f = x if x < y else y
+                    elif opc == OP_MAX_F:
+                        x = S[words[0] >> 1].f
+                        y = S[words[1] >> 1].f
+                        S[words[2]].f = x if x > y else y
+                    elif opc == OP_LT_F:
+                        S[words[2]].i = S[words[0] >> 1].f < S[words[1] >> 1].f
+                    elif opc == OP_LE_F:
+                        S[words[2]].i = S[words[0] >> 1].f <= S[words[1] >> 1].f
+                    elif opc == OP_GT_F:
+                        S[words[2]].i = S[words[0] >> 1].f > S[words[1] >> 1].f
+                    elif opc == OP_GE_F:
+                        S[words[2]].i = S[words[0] >> 1].f >= S[words[1] >> 1].f
+                    elif opc == OP_EQ_F:
+                        S[words[2]].i = S[words[0] >> 1].f == S[words[1] >> 1].f
+                    elif opc == OP_NE_F:
+                        S[words[2]].i = S[words[0] >> 1].f != S[words[1] >> 1].f
+                    elif opc == OP_NOT_B:
+                        S[words[1]].i = not S[words[0] >> 1].i
+                    elif opc == OP_I2F or opc == OP_B2F:
+                        S[words[1]].f = <double>S[words[0] >> 1].i
+                    elif opc == OP_F2I:
+                        # C++'s cast: nan, inf and values outside int64 give INT64_MIN
+                        x = S[words[0] >> 1].f
+                        if x >= -9223372036854775808.0 and x < 9223372036854775808.0:
+                            S[words[1]].i = <int64_t>x
+                        else:
+                            S[words[1]].i = <int64_t>(<uint64_t>1 << 63)
+                    elif opc == OP_B2I:
+                        S[words[1]].i = S[words[0] >> 1].i
+                    elif opc == OP_I2B:
+                        S[words[1]].i = S[words[0] >> 1].i != 0
+                    elif opc == OP_F2B:
+                        S[words[1]].i = S[words[0] >> 1].f != 0
+                    elif opc == OP_MOVE:
+                        nin = ins.n_in
+                        if nin == 1:
+                            S[words[1]] = S[words[0] >> 1]
+                        elif nin == 2:
+                            t0 = S[words[0] >> 1]
+                            t1 = S[words[1] >> 1]
+                            S[words[2]] = t0
+                            S[words[3]] = t1
+                        else:
+                            if nin == BIG:
+                                nin = prog._in_size[ins - code]
+                            for j in range(nin):
+                                scratch[j] = S[words[j] >> 1]
+                            for j in range(nin):
+                                S[words[nin + j]] = scratch[j]
+                    elif opc == OP_LOOP_BACK:
+                        a = S[words[0] >> 1].i + 1
+                        S[words[3]].i = a
+                        if a < S[words[1] >> 1].i and S[words[2] >> 1].i:
+                            ins = code + ins.arg
+                            ticks -= 1
+                            if ticks == 0:
+                                ticks = TICK
+                                _tick(&released, &last_signals)
+                            continue
+                    elif opc == OP_LOOP_ENTER:
+                        S[words[2]].i = 0
+                        if not (0 < S[words[0] >> 1].i and S[words[1] >> 1].i):
+                            ins = code + ins.arg
+                            continue
+                    elif (opc == OP_JT or opc == OP_JF or opc == OP_JLT_I or opc == OP_JLE_I
+                          or opc == OP_JEQ_I or opc == OP_JNE_I or opc == OP_JLT_F
+                          or opc == OP_JLE_F or opc == OP_JEQ_F or opc == OP_JNE_F
+                          or opc == OP_JNLT_F or opc == OP_JNLE_F):
+                        if opc == OP_JT:
+                            truth = S[words[0] >> 1].i != 0
+                        elif opc == OP_JF:
+                            truth = S[words[0] >> 1].i == 0
+                        elif opc == OP_JLT_I:
+                            truth = S[words[0] >> 1].i < S[words[1] >> 1].i
+                        elif opc == OP_JLE_I:
+                            truth = S[words[0] >> 1].i <= S[words[1] >> 1].i
+                        elif opc == OP_JEQ_I:
+                            truth = S[words[0] >> 1].i == S[words[1] >> 1].i
+                        elif opc == OP_JNE_I:
+                            truth = S[words[0] >> 1].i != S[words[1] >> 1].i
+                        elif opc == OP_JLT_F:
+                            truth = S[words[0] >> 1].f < S[words[1] >> 1].f
+                        elif opc == OP_JLE_F:
+                            truth = S[words[0] >> 1].f <= S[words[1] >> 1].f
+                        elif opc == OP_JEQ_F:
+                            truth = S[words[0] >> 1].f == S[words[1] >> 1].f
+                        elif opc == OP_JNE_F:
+                            truth = S[words[0] >> 1].f != S[words[1] >> 1].f
+                        elif opc == OP_JNLT_F:
+                            truth = not (S[words[0] >> 1].f < S[words[1] >> 1].f)
+                        else:
+                            truth = not (S[words[0] >> 1].f <= S[words[1] >> 1].f)
+                        if truth:
+                            target = code + ins.arg
+                            if target <= ins:
+                                ticks -= 1
+                                if ticks == 0:
+                                    ticks = TICK
+                                    _tick(&released, &last_signals)
+                            ins = target
+                            continue
+                    elif opc == OP_BOX_I or opc == OP_BOX_F or opc == OP_BOX_B:
+                        if opc == OP_BOX_I:
+                            v = PyLong_FromLongLong(S[words[0] >> 1].i)
+                        elif opc == OP_BOX_F:
+                            v = PyFloat_FromDouble(S[words[0] >> 1].f)
+                        else:
+                            v = Py_True_ if S[words[0] >> 1].i else Py_False_
+                            Py_INCREF(v)
+                        j = words[1]
+                        old = regs[j]
+                        regs[j] = v
+                        Py_XDECREF(old)
+                    elif opc == OP_UNBOX_I or opc == OP_UNBOX_F or opc == OP_UNBOX_B:
+                        w = words[0]
+                        v = regs[w >> 1]
+                        if v == NULL:
+                            _raise_empty(w >> 1, ins - code)
+                        if opc == OP_UNBOX_I and PyLong_CheckExact(v):
+                            overflow = 0
+                            a = PyLong_AsLongLongAndOverflow(v, &overflow)
+                            if overflow:
+                                _unbox(opc, v, &S[words[1]])
+                            else:
+                                S[words[1]].i = a
+                        elif opc == OP_UNBOX_F and PyFloat_CheckExact(v):
+                            S[words[1]].f = PyFloat_AS_DOUBLE(v)
+                        elif opc == OP_UNBOX_B and (v == Py_True_ or v == Py_False_):
+                            S[words[1]].i = v == Py_True_
+                        else:
+                            _unbox(opc, v, &S[words[1]])
+                        if w & 1:
+                            regs[w >> 1] = NULL
+                            Py_DECREF(v)
+
+                    # ---- the seed's CALL, specialised by shape ----
+                    # CALL's arguments are read in place: a copied input is borrowed
+                    # (its register holds it through the call, and nothing the callee
+                    # can reach writes registers), a moved one leaves its register
+                    # empty and is released after the call.  sp stays 0, so an error
+                    # never releases a borrowed argument.
+                    elif opc == OP_CALL2:
+                        w = words[0]
+                        v = regs[w >> 1]
+                        if v == NULL:
+                            _call_input_empty(vs, words, 0, ins - code)
+                        vs[0] = v
+                        if w & 1:
+                            regs[w >> 1] = NULL
+                        w = words[1]
+                        v = regs[w >> 1]
+                        if v == NULL:
+                            _call_input_empty(vs, words, 1, ins - code)
+                        vs[1] = v
+                        if w & 1:
+                            regs[w >> 1] = NULL
+                        v = pyjit_call(ins.callee, vs, 2)
+                        if words[0] & 1:
+                            Py_DECREF(vs[0])
+                        if words[1] & 1:
+                            Py_DECREF(vs[1])
+                        if v == NULL:
+                            _call_failed(prog, ins - code)
+                        j = words[2]
+                        old = regs[j]
+                        regs[j] = v
+                        Py_XDECREF(old)  # after the store: a finaliser sees a sane frame
+                    elif opc == OP_CALL1:
+                        w = words[0]
+                        v = regs[w >> 1]
+                        if v == NULL:
+                            _call_input_empty(vs, words, 0, ins - code)
+                        vs[0] = v
+                        if w & 1:
+                            regs[w >> 1] = NULL
+                        v = pyjit_call(ins.callee, vs, 1)
+                        if w & 1:
+                            Py_DECREF(vs[0])
+                        if v == NULL:
+                            _call_failed(prog, ins - code)
+                        j = words[1]
+                        old = regs[j]
+                        regs[j] = v
+                        Py_XDECREF(old)
+                    elif opc == OP_CONST:
+                        # No inputs, one output (the validator saw to it).
+                        v = K[ins.arg]
+                        Py_INCREF(v)
+                        j = words[0]
+                        old = regs[j]
+                        regs[j] = v
+                        Py_XDECREF(old)
+
+                    # ---- the seed's protocol: push, act, pop ----
                     else:
-                        _hold_gil(&released)
-                        _intrinsic_slow(prog, ins, S, 1)
-                elif opc == OP_NEG_F:
-                    S[words[1]].f = -S[words[0] >> 1].f
-                elif opc == OP_ABS_F:
-                    S[words[1]].f = fabs(S[words[0] >> 1].f)
-                elif opc == OP_MIN_F:
-                    x = S[words[0] >> 1].f
-                    y = S[words[1] >> 1].f
-                    S[words[2]].f = x if x < y else y
-                elif opc == OP_MAX_F:
-                    x = S[words[0] >> 1].f
-                    y = S[words[1] >> 1].f
-                    S[words[2]].f = x if x > y else y
-                elif opc == OP_LT_F:
-                    S[words[2]].i = S[words[0] >> 1].f < S[words[1] >> 1].f
-                elif opc == OP_LE_F:
-                    S[words[2]].i = S[words[0] >> 1].f <= S[words[1] >> 1].f
-                elif opc == OP_GT_F:
-                    S[words[2]].i = S[words[0] >> 1].f > S[words[1] >> 1].f
-                elif opc == OP_GE_F:
-                    S[words[2]].i = S[words[0] >> 1].f >= S[words[1] >> 1].f
-                elif opc == OP_EQ_F:
-                    S[words[2]].i = S[words[0] >> 1].f == S[words[1] >> 1].f
-                elif opc == OP_NE_F:
-                    S[words[2]].i = S[words[0] >> 1].f != S[words[1] >> 1].f
-                elif opc == OP_NOT_B:
-                    S[words[1]].i = not S[words[0] >> 1].i
-                elif opc == OP_I2F or opc == OP_B2F:
-                    S[words[1]].f = <double>S[words[0] >> 1].i
-                elif opc == OP_F2I:
-                    # C++'s cast: nan, inf and values outside int64 give INT64_MIN
-                    x = S[words[0] >> 1].f
-                    if x >= -9223372036854775808.0 and x < 9223372036854775808.0:
-                        S[words[1]].i = <int64_t>x
-                    else:
-                        S[words[1]].i = <int64_t>(<uint64_t>1 << 63)
-                elif opc == OP_B2I:
-                    S[words[1]].i = S[words[0] >> 1].i
-                elif opc == OP_I2B:
-                    S[words[1]].i = S[words[0] >> 1].i != 0
-                elif opc == OP_F2B:
-                    S[words[1]].i = S[words[0] >> 1].f != 0
-                elif opc == OP_MOVE:
-                    nin = ins.n_in
-                    if nin == 1:
-                        S[words[1]] = S[words[0] >> 1]
-                    elif nin == 2:
-                        t0 = S[words[0] >> 1]
-                        t1 = S[words[1] >> 1]
-                        S[words[2]] = t0
-                        S[words[3]] = t1
-                    else:
+                        nin = ins.n_in
                         if nin == BIG:
                             nin = prog._in_size[ins - code]
-                        for j in range(nin):
-                            scratch[j] = S[words[j] >> 1]
-                        for j in range(nin):
-                            S[words[nin + j]] = scratch[j]
-                elif opc == OP_LOOP_BACK:
-                    a = S[words[0] >> 1].i + 1
-                    S[words[3]].i = a
-                    if a < S[words[1] >> 1].i and S[words[2] >> 1].i:
-                        ins = code + ins.arg
-                        ticks -= 1
-                        if ticks == 0:
-                            ticks = TICK
-                            _tick(&released, &last_signals)
-                        continue
-                elif opc == OP_LOOP_ENTER:
-                    S[words[2]].i = 0
-                    if not (0 < S[words[0] >> 1].i and S[words[1] >> 1].i):
-                        ins = code + ins.arg
-                        continue
-                elif (opc == OP_JT or opc == OP_JF or opc == OP_JLT_I or opc == OP_JLE_I
-                      or opc == OP_JEQ_I or opc == OP_JNE_I or opc == OP_JLT_F
-                      or opc == OP_JLE_F or opc == OP_JEQ_F or opc == OP_JNE_F
-                      or opc == OP_JNLT_F or opc == OP_JNLE_F):
-                    if opc == OP_JT:
-                        truth = S[words[0] >> 1].i != 0
-                    elif opc == OP_JF:
-                        truth = S[words[0] >> 1].i == 0
-                    elif opc == OP_JLT_I:
-                        truth = S[words[0] >> 1].i < S[words[1] >> 1].i
-                    elif opc == OP_JLE_I:
-                        truth = S[words[0] >> 1].i <= S[words[1] >> 1].i
-                    elif opc == OP_JEQ_I:
-                        truth = S[words[0] >> 1].i == S[words[1] >> 1].i
-                    elif opc == OP_JNE_I:
-                        truth = S[words[0] >> 1].i != S[words[1] >> 1].i
-                    elif opc == OP_JLT_F:
-                        truth = S[words[0] >> 1].f < S[words[1] >> 1].f
-                    elif opc == OP_JLE_F:
-                        truth = S[words[0] >> 1].f <= S[words[1] >> 1].f
-                    elif opc == OP_JEQ_F:
-                        truth = S[words[0] >> 1].f == S[words[1] >> 1].f
-                    elif opc == OP_JNE_F:
-                        truth = S[words[0] >> 1].f != S[words[1] >> 1].f
-                    elif opc == OP_JNLT_F:
-                        truth = not (S[words[0] >> 1].f < S[words[1] >> 1].f)
-                    else:
-                        truth = not (S[words[0] >> 1].f <= S[words[1] >> 1].f)
-                    if truth:
-                        target = code + ins.arg
+                        target = ins + 1
+                        if opc == OP_CALL:
+                            for j in range(nin):
+                                w = words[j]
+                                v = regs[w >> 1]
+                                if v == NULL:
+                                    _call_input_empty(vs, words, j, ins - code)
+                                vs[j] = v
+                                if w & 1:
+                                    regs[w >> 1] = NULL
+                            v = pyjit_call(ins.callee, vs, nin)
+                            for j in range(nin):
+                                if words[j] & 1:
+                                    Py_DECREF(vs[j])
+                            if v == NULL:
+                                _call_failed(prog, ins - code)
+                            k = ins.n_out
+                            if k == 1:
+                                j = words[nin]
+                                old = regs[j]
+                                regs[j] = v
+                                Py_XDECREF(old)
+                                ins += 1
+                                continue
+                            if k == 0:
+                                Py_DECREF(v)
+                                ins += 1
+                                continue
+                            if k == BIG:
+                                k = prog._out_size[ins - code]
+                            sp = _unpack(v, vs, k, ins.arg)
+                        else:
+                            # Push the inputs; a moved input leaves its register empty.
+                            for j in range(nin):
+                                w = words[j]
+                                v = regs[w >> 1]
+                                if v == NULL:
+                                    _raise_empty(w >> 1, ins - code)
+                                if w & 1:
+                                    regs[w >> 1] = NULL
+                                else:
+                                    Py_INCREF(v)
+                                vs[sp] = v
+                                sp += 1
+                            if PYJIT_DEBUG:
+                                assert sp <= prog._max_stack, (ins - code, sp)
+
+                            if opc == OP_ASSIGN:
+                                pass  # the pops below do the parallel move; a condition stays
+                            elif opc == OP_JUMPNZ or opc == OP_JUMPZ:
+                                v = vs[sp - 1]
+                                if v == Py_True_:
+                                    truth = 1
+                                elif v == Py_False_:
+                                    truth = 0
+                                else:
+                                    truth = PyObject_IsTrue(v)
+                                sp -= 1
+                                Py_DECREF(v)
+                                if truth == (opc == OP_JUMPNZ):
+                                    target = code + ins.arg
+                            elif opc == OP_DROP:
+                                while sp:
+                                    sp -= 1
+                                    Py_DECREF(vs[sp])
+                            elif opc == OP_JUMP:
+                                target = code + ins.arg
+                            elif opc == OP_STACKCALL:
+                                k = prog._out_size[ins - code]
+                                target = code + _stackcall(prog, ins - code, vs, sp, k)
+                                sp = k
+                            elif opc == OP_WAIT:
+                                if not _wait(prog, vs):
+                                    # Suspend: nothing stays on the stack; a moved future
+                                    # goes back to its register, so the resumed WAIT
+                                    # finds it.
+                                    sp = 0
+                                    v = vs[0]
+                                    result = <object>v
+                                    if words[0] & 1:
+                                        regs[words[0] >> 1] = v
+                                    else:
+                                        Py_DECREF(v)
+                                    act.pc = ins - code
+                                    return result
+                            elif opc == OP_INVOKE:
+                                # The inputs stay on this activation's stack for the
+                                # callee's LOAD; the outputs are popped when it ends.
+                                act = self._invoke(prog._callee(ins.arg), ins - code, sp)
+                                sp = 0
+                                prog = <Program>act.program
+                                code = prog._code
+                                end = code + prog._n
+                                K = prog._K
+                                regs = act.regs
+                                S = act.scalars
+                                vs = act.stack
+                                scratch = <Scalar*>vs
+                                ins = code
+                                ticks -= 1  # a call counts as a backward jump
+                                if ticks == 0:
+                                    ticks = TICK
+                                    _tick(&released, &last_signals)
+                                continue
+                            elif opc == OP_LOAD:
+                                k = prog._out_size[ins - code]
+                                if self._depth:
+                                    self._load(vs, k)
+                                else:
+                                    _load(caller, vs, k)
+                                sp = k
+                            elif opc == OP_STORE:
+                                if self._depth:
+                                    self._store(vs, sp)
+                                else:
+                                    _store(caller, vs, sp)
+                                sp = 0
+
+                        # Pop the outputs into their registers, last first.
+                        k = ins.n_out
+                        if k == BIG:
+                            k = prog._out_size[ins - code]
+                        words += nin
+                        while k:
+                            k -= 1
+                            sp -= 1
+                            old = regs[words[k]]
+                            regs[words[k]] = vs[sp]
+                            Py_XDECREF(old)  # after the store: a finaliser sees a sane frame
+                        if PYJIT_DEBUG:
+                            assert sp == 0 or (sp == 1 and opc == OP_ASSIGN), (ins - code, sp)
+                        if sp:
+                            # A Loop's ASSIGN left its condition: the JUMPZ/JUMPNZ that
+                            # takes it comes next (the validator saw to it), so run it
+                            # here rather than through another dispatch.
+                            ins += 1
+                            v = vs[0]
+                            if v == Py_True_:
+                                truth = 1
+                            elif v == Py_False_:
+                                truth = 0
+                            else:
+                                truth = PyObject_IsTrue(v)
+                            sp = 0
+                            Py_DECREF(v)
+                            target = ins + 1
+                            if truth == (ins.op == OP_JUMPNZ):
+                                target = code + ins.arg
                         if target <= ins:
                             ticks -= 1
                             if ticks == 0:
@@ -1009,242 +1448,45 @@ cdef class Frame:
                                 _tick(&released, &last_signals)
                         ins = target
                         continue
-                elif opc == OP_BOX_I or opc == OP_BOX_F or opc == OP_BOX_B:
-                    if opc == OP_BOX_I:
-                        v = PyLong_FromLongLong(S[words[0] >> 1].i)
-                    elif opc == OP_BOX_F:
-                        v = PyFloat_FromDouble(S[words[0] >> 1].f)
-                    else:
-                        v = Py_True_ if S[words[0] >> 1].i else Py_False_
-                        Py_INCREF(v)
-                    j = words[1]
-                    old = regs[j]
-                    regs[j] = v
+                    ins += 1
+
+                # ---- the activation reached its end: back to its INVOKE ----
+                _hold_gil(&released)
+                if self._depth == 0:
+                    break
+                act = self._return()
+                prog = <Program>act.program
+                code = prog._code
+                end = code + prog._n
+                K = prog._K
+                regs = act.regs
+                S = act.scalars
+                vs = act.stack
+                scratch = <Scalar*>vs
+                ins = code + act.pc
+                sp = act.sp
+                nin = ins.n_in
+                if nin == BIG:
+                    nin = prog._in_size[ins - code]
+                k = ins.n_out
+                if k == BIG:
+                    k = prog._out_size[ins - code]
+                if sp != k:
+                    raise _slow.bad_return(ins.arg, sp, k)
+                words = ins.words + nin
+                while k:  # the INVOKE's outputs, last first
+                    k -= 1
+                    sp -= 1
+                    old = regs[words[k]]
+                    regs[words[k]] = vs[sp]
                     Py_XDECREF(old)
-                elif opc == OP_UNBOX_I or opc == OP_UNBOX_F or opc == OP_UNBOX_B:
-                    w = words[0]
-                    v = regs[w >> 1]
-                    if v == NULL:
-                        _raise_empty(w >> 1, ins - code)
-                    if opc == OP_UNBOX_I and PyLong_CheckExact(v):
-                        overflow = 0
-                        a = PyLong_AsLongLongAndOverflow(v, &overflow)
-                        if overflow:
-                            _unbox(opc, v, &S[words[1]])
-                        else:
-                            S[words[1]].i = a
-                    elif opc == OP_UNBOX_F and PyFloat_CheckExact(v):
-                        S[words[1]].f = PyFloat_AS_DOUBLE(v)
-                    elif opc == OP_UNBOX_B and (v == Py_True_ or v == Py_False_):
-                        S[words[1]].i = v == Py_True_
-                    else:
-                        _unbox(opc, v, &S[words[1]])
-                    if w & 1:
-                        regs[w >> 1] = NULL
-                        Py_DECREF(v)
-
-                # ---- the seed's CALL, specialised by shape ----
-                # CALL's arguments are read in place: a copied input is borrowed
-                # (its register holds it through the call, and nothing the callee
-                # can reach writes registers), a moved one leaves its register
-                # empty and is released after the call.  sp stays 0, so an error
-                # never releases a borrowed argument.
-                elif opc == OP_CALL2:
-                    w = words[0]
-                    v = regs[w >> 1]
-                    if v == NULL:
-                        _call_input_empty(vs, words, 0, ins - code)
-                    vs[0] = v
-                    if w & 1:
-                        regs[w >> 1] = NULL
-                    w = words[1]
-                    v = regs[w >> 1]
-                    if v == NULL:
-                        _call_input_empty(vs, words, 1, ins - code)
-                    vs[1] = v
-                    if w & 1:
-                        regs[w >> 1] = NULL
-                    v = pyjit_call(ins.callee, vs, 2)
-                    if words[0] & 1:
-                        Py_DECREF(vs[0])
-                    if words[1] & 1:
-                        Py_DECREF(vs[1])
-                    if v == NULL:
-                        _call_failed(prog, ins - code)
-                    j = words[2]
-                    old = regs[j]
-                    regs[j] = v
-                    Py_XDECREF(old)  # after the store: a finaliser sees a sane frame
-                elif opc == OP_CALL1:
-                    w = words[0]
-                    v = regs[w >> 1]
-                    if v == NULL:
-                        _call_input_empty(vs, words, 0, ins - code)
-                    vs[0] = v
-                    if w & 1:
-                        regs[w >> 1] = NULL
-                    v = pyjit_call(ins.callee, vs, 1)
-                    if w & 1:
-                        Py_DECREF(vs[0])
-                    if v == NULL:
-                        _call_failed(prog, ins - code)
-                    j = words[1]
-                    old = regs[j]
-                    regs[j] = v
-                    Py_XDECREF(old)
-                elif opc == OP_CONST:
-                    # No inputs, one output (the validator saw to it).
-                    v = K[ins.arg]
-                    Py_INCREF(v)
-                    j = words[0]
-                    old = regs[j]
-                    regs[j] = v
-                    Py_XDECREF(old)
-
-                # ---- the seed's protocol: push, act, pop ----
-                else:
-                    nin = ins.n_in
-                    if nin == BIG:
-                        nin = prog._in_size[ins - code]
-                    target = ins + 1
-                    if opc == OP_CALL:
-                        for j in range(nin):
-                            w = words[j]
-                            v = regs[w >> 1]
-                            if v == NULL:
-                                _call_input_empty(vs, words, j, ins - code)
-                            vs[j] = v
-                            if w & 1:
-                                regs[w >> 1] = NULL
-                        v = pyjit_call(ins.callee, vs, nin)
-                        for j in range(nin):
-                            if words[j] & 1:
-                                Py_DECREF(vs[j])
-                        if v == NULL:
-                            _call_failed(prog, ins - code)
-                        k = ins.n_out
-                        if k == 1:
-                            j = words[nin]
-                            old = regs[j]
-                            regs[j] = v
-                            Py_XDECREF(old)
-                            ins += 1
-                            continue
-                        if k == 0:
-                            Py_DECREF(v)
-                            ins += 1
-                            continue
-                        if k == BIG:
-                            k = prog._out_size[ins - code]
-                        sp = _unpack(v, vs, k, ins.arg)
-                    else:
-                        # Push the inputs; a moved input leaves its register empty.
-                        for j in range(nin):
-                            w = words[j]
-                            v = regs[w >> 1]
-                            if v == NULL:
-                                _raise_empty(w >> 1, ins - code)
-                            if w & 1:
-                                regs[w >> 1] = NULL
-                            else:
-                                Py_INCREF(v)
-                            vs[sp] = v
-                            sp += 1
-                        if PYJIT_DEBUG:
-                            assert sp <= prog._max_stack, (ins - code, sp)
-
-                        if opc == OP_ASSIGN:
-                            pass  # the pops below do the parallel move; a condition stays
-                        elif opc == OP_JUMPNZ or opc == OP_JUMPZ:
-                            v = vs[sp - 1]
-                            if v == Py_True_:
-                                truth = 1
-                            elif v == Py_False_:
-                                truth = 0
-                            else:
-                                truth = PyObject_IsTrue(v)
-                            sp -= 1
-                            Py_DECREF(v)
-                            if truth == (opc == OP_JUMPNZ):
-                                target = code + ins.arg
-                        elif opc == OP_DROP:
-                            while sp:
-                                sp -= 1
-                                Py_DECREF(vs[sp])
-                        elif opc == OP_JUMP:
-                            target = code + ins.arg
-                        elif opc == OP_STACKCALL:
-                            k = prog._out_size[ins - code]
-                            target = code + _stackcall(prog, ins - code, vs, sp, k)
-                            sp = k
-                        elif opc == OP_WAIT:
-                            if not _wait(prog, vs):
-                                # Suspend: nothing stays on the stack; a moved future
-                                # goes back to its register, so the resumed WAIT
-                                # finds it.
-                                sp = 0
-                                v = vs[0]
-                                result = <object>v
-                                if words[0] & 1:
-                                    regs[words[0] >> 1] = v
-                                else:
-                                    Py_DECREF(v)
-                                self._pc = ins - code
-                                return result
-                        elif opc == OP_LOAD:
-                            k = prog._out_size[ins - code]
-                            _load(caller, vs, k)
-                            sp = k
-                        elif opc == OP_STORE:
-                            _store(caller, vs, sp)
-                            sp = 0
-
-                    # Pop the outputs into their registers, last first.
-                    k = ins.n_out
-                    if k == BIG:
-                        k = prog._out_size[ins - code]
-                    words += nin
-                    while k:
-                        k -= 1
-                        sp -= 1
-                        old = regs[words[k]]
-                        regs[words[k]] = vs[sp]
-                        Py_XDECREF(old)  # after the store: a finaliser sees a sane frame
-                    if PYJIT_DEBUG:
-                        assert sp == 0 or (sp == 1 and opc == OP_ASSIGN), (ins - code, sp)
-                    if sp:
-                        # A Loop's ASSIGN left its condition: the JUMPZ/JUMPNZ that
-                        # takes it comes next (the validator saw to it), so run it
-                        # here rather than through another dispatch.
-                        ins += 1
-                        v = vs[0]
-                        if v == Py_True_:
-                            truth = 1
-                        elif v == Py_False_:
-                            truth = 0
-                        else:
-                            truth = PyObject_IsTrue(v)
-                        sp = 0
-                        Py_DECREF(v)
-                        target = ins + 1
-                        if truth == (ins.op == OP_JUMPNZ):
-                            target = code + ins.arg
-                    if target <= ins:
-                        ticks -= 1
-                        if ticks == 0:
-                            ticks = TICK
-                            _tick(&released, &last_signals)
-                    ins = target
-                    continue
                 ins += 1
         except:
             _hold_gil(&released)
-            self._pc = ins - code
-            self._failed = True
-            self._release(sp)
+            act.pc = ins - code
+            self._fail(sp)
             raise
-        _hold_gil(&released)
-        self._pc = ins - code
+        act.pc = ins - code
         return None
 
 
@@ -1260,24 +1502,50 @@ cdef class Frame:
 cdef traverseproc _generated_traverse = (<PyTypeObject*>Frame).tp_traverse
 
 
-cdef int _frame_traverse(PyObject* o, visitproc visit, void* arg) noexcept:
-    cdef PyObject** regs = (<Frame>o)._regs
+cdef int _visit_activation(Activation* a, Py_ssize_t sp, visitproc visit,
+                           void* arg) noexcept:
     cdef Py_ssize_t i
+    cdef int r
+    if a.mem == NULL:
+        return 0
+    for i in range(sp):
+        if a.stack[i] != NULL:
+            r = visit(a.stack[i], arg)
+            if r:
+                return r
+    for i in range(a.nregs):
+        if a.regs[i] != NULL:
+            r = visit(a.regs[i], arg)
+            if r:
+                return r
+    return 0
+
+
+cdef int _frame_traverse(PyObject* o, visitproc visit, void* arg) noexcept:
+    # Every activation: the calls' programs, the callers' stacks (their calls'
+    # inputs or outputs, in flight) and all registers.
+    cdef Frame f = <Frame>o
+    cdef Py_ssize_t d
+    cdef Activation* a
     cdef int r = _generated_traverse(o, visit, arg)
-    if r == 0 and regs != NULL:
-        for i in range((<Frame>o)._nregs):
-            if regs[i] != NULL:
-                r = visit(regs[i], arg)
-                if r:
-                    break
+    if r == 0:
+        r = _visit_activation(&f._top, f._top.sp if f._depth else 0, visit, arg)
+    for d in range(f._depth):
+        if r:
+            break
+        a = &f._callees[d]
+        r = visit(a.program, arg)
+        if r == 0:
+            r = _visit_activation(a, a.sp if d + 1 < f._depth else 0, visit, arg)
     return r
 
 
 cdef int _frame_clear(PyObject* o) noexcept:
-    # Breaks a cycle by emptying the registers; the program stays, so every
-    # property of a frame the collector cleared still works.  Running it again
-    # fails at the first read of a register (it reads as empty), not before.
-    (<Frame>o)._release(0)
+    # Breaks a cycle by emptying the registers and ending the calls in progress;
+    # the program stays, so every property of a frame the collector cleared still
+    # works.  Running it again fails at the first read of a register (it reads as
+    # empty), not before.
+    (<Frame>o)._unwind(0)
     return 0
 
 

@@ -21,9 +21,16 @@ resumes inline instead, in the thread that waits.  ``prim::fork`` starts its
 subgraph with :func:`fork`: a new state on the forking run's executor, with the
 forking run's loop, in a copy of its context.
 
-Linking: a :class:`~pyjit.code.Code` says what its forks run
-(:class:`~pyjit.code.ForkSite`), the runtime how: :func:`program_of` turns each
-fork site into a :class:`Fork` when it builds the loop's ``Program``.
+Calls: a ``prim::CallFunction``/``prim::CallMethod`` is an ``INVOKE``, which runs
+the callee in a new activation of the same frame (no Python recursion per call);
+a run that fails inside calls raises an error whose traceback
+(``InterpreterError.frames``) has a frame per activation, innermost last.  How
+deep calls may nest is :func:`set_recursion_limit`'s to say.
+
+Linking: a :class:`~pyjit.code.Code` says what its forks and calls run
+(:class:`~pyjit.code.ForkSite`, :class:`~pyjit.code.CallSite`), the runtime how:
+:func:`program_of` turns each fork site into a :class:`Fork` and each call site
+into a :class:`Link` when it builds the loop's ``Program``.
 """
 
 from __future__ import annotations
@@ -31,11 +38,13 @@ from __future__ import annotations
 import contextvars
 import threading
 from types import ModuleType
-from typing import Any, List, NamedTuple, Optional, Sequence
+from typing import Any, List, NamedTuple, Optional, Sequence, Union
 
+from . import _backend
 from ._backend import loop as _default_loop
-from .code import Code, ForkSite
-from .errors import InterpreterError, JITException
+from .code import CallSite, Code, ForkSite
+from .errors import (GraphRecursionError, InterpreterError, JITException, TraceFrame,
+                     format_frames)
 from .futures import Future
 from .ir import Graph
 from .ir.printer import node_header
@@ -43,7 +52,7 @@ from .registry import Registry
 from .workqueue import Executor, default_queue
 
 __all__ = ["InterpreterState", "Function", "located_error", "drive", "fork", "Fork",
-           "program_of"]
+           "Link", "program_of", "set_recursion_limit", "get_recursion_limit"]
 
 
 class _RunSettings(NamedTuple):
@@ -86,7 +95,8 @@ def _enter_run(loop: ModuleType, executor: Optional[Executor]):
 def program_of(code: Code, loop: Optional[ModuleType] = None):
     """The validated ``Program`` of ``code`` for ``loop`` (the active one by
     default), built once per loop and kept with the Code, which any number of
-    runs share.  Fork sites are linked to :class:`Fork` callables here."""
+    runs share.  Fork sites are linked to :class:`Fork` callables and call sites
+    to :class:`Link` s here."""
     loop = loop or _default_loop
     prog = code._programs.get(loop.__name__)
     if prog is None:
@@ -94,8 +104,7 @@ def program_of(code: Code, loop: Optional[ModuleType] = None):
             prog = code._programs.get(loop.__name__)
             if prog is None:
                 c = code.columns
-                callbacks = tuple(Fork(cb.code) if type(cb) is ForkSite else cb
-                                  for cb in code.callbacks)
+                callbacks = tuple(_linked(cb, loop) for cb in code.callbacks)
                 prog = loop.Program(c["op"], c["in_start"], c["in_size"], c["flag_start"],
                                     c["out_start"], c["out_size"], c["arg"],
                                     code.int_data, code.bool_data, callbacks,
@@ -105,28 +114,109 @@ def program_of(code: Code, loop: Optional[ModuleType] = None):
     return prog
 
 
-def located_error(code: Code, pc: int, exc: BaseException) -> InterpreterError:
+def _linked(callback: Any, loop: ModuleType) -> Any:
+    kind = type(callback)
+    if kind is ForkSite:
+        return Fork(callback.code)
+    if kind is CallSite:
+        return Link(callback, loop)
+    return callback
+
+
+class Link:
+    """What an ``INVOKE`` calls for its callee: ``Link(site, loop)()`` is the
+    callee's Program for that loop (the loop calls it the first time the
+    instruction runs, so the callee's Code is compiled and linked then: a
+    function may call itself).
+
+    Attributes:
+        site: the :class:`~pyjit.code.CallSite` (its callee and level).
+    """
+
+    __slots__ = ("site", "_loop")
+
+    def __init__(self, site: CallSite, loop: ModuleType) -> None:
+        self.site = site
+        self._loop = loop
+
+    def __call__(self) -> Any:
+        return program_of(self.site.code, self._loop)
+
+    def __repr__(self) -> str:
+        return f"<call of {self.site.name}>"
+
+
+def set_recursion_limit(limit: int) -> None:
+    """Set how deeply graphs may call one another: the activations one run may hold
+    at once (its own, plus one per call in progress; 1000 to begin with, as
+    Python's own limit).  A call beyond it raises
+    :class:`~pyjit.GraphRecursionError`, which names the limit.  Calls do not
+    recurse in Python or C, so the limit is only a guard against runaway
+    recursion: it may be raised far beyond Python's."""
+    for loop in _loops():
+        loop.set_max_depth(limit)
+
+
+def get_recursion_limit() -> int:
+    """How deeply graphs may call one another (see :func:`set_recursion_limit`)."""
+    return _backend.pure().get_max_depth()
+
+
+def _loops():
+    yield _backend.pure()
+    try:
+        yield _backend.compiled()
+    except ImportError:  # no compiled loop: the pure one is all there is
+        pass
+
+
+def trace_frames(code: Code, pcs: Union[int, Sequence[int]]) -> List[TraceFrame]:
+    """The traceback of a run of ``code`` whose activations are at ``pcs``
+    (outermost first, as ``Frame.pcs`` gives them; an int for one): each caller's
+    pc is an INVOKE, which says what the next activation runs."""
+    if isinstance(pcs, int):
+        pcs = (pcs,)
+    frames = []
+    for i, pc in enumerate(pcs):
+        node = code.node_at(pc)
+        frames.append(TraceFrame(code.name, node_header(node), node.source_location))
+        if i + 1 < len(pcs):
+            site = code.callbacks[int(code.columns["arg"][pc])]
+            if type(site) is not CallSite:  # pragma: no cover - the loops never do this
+                break
+            code = site.code
+    return frames
+
+
+def located_error(code: Code, pcs: Union[int, Sequence[int]],
+                  exc: BaseException) -> InterpreterError:
     """The :class:`InterpreterError` (or :class:`JITException`) for ``exc`` raised by
-    instruction ``pc`` of ``code``: the original message, the failing node, and its
-    ``file:line:col`` with the source line and a caret when the file is readable."""
-    node = code.node_at(pc)
-    header = node_header(node)
-    loc = node.source_location
-    where = f"\n  at {loc.highlight()}" if loc is not None else ""
+    a run of ``code`` whose activations were at ``pcs`` (``Frame.pcs``; an int for a
+    run without calls): the original message, then every activation, innermost
+    last, with the node it was at and its ``file:line:col``, the source line and a
+    caret when the file is readable (:func:`pyjit.errors.format_frames`)."""
+    frames = trace_frames(code, pcs)
+    inner = frames[-1]
+    header, loc = inner.node, inner.location
     if isinstance(exc, JITException) and exc.node is None:
         cls = exc.python_class or "Exception"
-        text = f"{cls}: {exc.msg}{where}\n  raised by: {header}"
+        text = f"{cls}: {exc.msg}" + format_frames(frames, "raised by")
         return JITException(text, msg=exc.msg, python_class=exc.python_class,
-                            node=header, location=loc)
+                            node=header, location=loc, frames=frames)
     if isinstance(exc, InterpreterError):
-        # Already located (e.g. by a nested graph); add where this graph met it.
-        text = f"{exc}\n  while running: {header}{where}"
+        # Already located (e.g. by a nested graph); add where this run met it.
+        if len(frames) == 1 and inner.function is None:
+            where = f"\n  at {loc.highlight()}" if loc is not None else ""
+            text = f"{exc}\n  while running: {header}{where}"
+        else:
+            text = f"{exc}" + format_frames(frames)
         if isinstance(exc, JITException):
             return JITException(text, msg=exc.msg, python_class=exc.python_class,
-                                node=header, location=loc)
-        return type(exc)(text, node=header, location=loc)
-    text = f"{type(exc).__name__}: {exc}{where}\n  while running: {header}"
-    return InterpreterError(text, node=header, location=loc)
+                                node=header, location=loc, frames=frames)
+        return type(exc)(text, node=header, location=loc, frames=frames)
+    text = f"{type(exc).__name__}: {exc}" + format_frames(frames)
+    cls = GraphRecursionError if isinstance(exc, RecursionError) else InterpreterError
+    return cls(text, node=header, location=loc, frames=frames)
 
 
 def drive(code: Code, frame: Any, stack: List[Any], *, loop: Optional[ModuleType] = None,
@@ -148,7 +238,7 @@ def drive(code: Code, frame: Any, stack: List[Any], *, loop: Optional[ModuleType
             pending.join()
             pending = frame.run(stack)
     except Exception as exc:
-        raise located_error(code, frame.pc, exc) from exc
+        raise located_error(code, frame.pcs, exc) from exc
     finally:
         if token is not None:
             _current_run.reset(token)
@@ -274,7 +364,7 @@ class InterpreterState:
             try:
                 pending = frame.run(stack)
             except Exception as exc:
-                raise located_error(self.code, frame.pc, exc) from exc
+                raise located_error(self.code, frame.pcs, exc) from exc
         except BaseException as exc:
             self._fail(exc)
             return
@@ -359,14 +449,22 @@ class Function:
     Returns the graph's single output, or a tuple when it has several (none: None).
     ``loop`` picks the run loop (the active backend by default); ``registry`` is
     where the Code looks its operators up (the default registry unless given);
-    ``optimize`` is the Code's level (see :class:`~pyjit.code.Code`).
+    ``optimize`` is the Code's level (see :class:`~pyjit.code.Code`).  A Code
+    built already (a :class:`~pyjit.CompilationUnit`'s) may be given instead of
+    the graph.
     """
 
     __slots__ = ("code", "_program", "_loop", "_n_inputs", "_n_outputs")
 
-    def __init__(self, graph: Graph, *, loop: Optional[ModuleType] = None,
+    def __init__(self, graph: Union[Graph, Code], *, loop: Optional[ModuleType] = None,
                  registry: Optional[Registry] = None, optimize: Optional[bool] = None) -> None:
-        self.code = Code(graph, registry=registry, optimize=optimize)
+        if isinstance(graph, Code):
+            if registry is not None or optimize is not None:
+                raise TypeError("Function(code) takes the Code as it was built: no "
+                                "registry or optimize")
+            self.code = graph
+        else:
+            self.code = Code(graph, registry=registry, optimize=optimize)
         self._loop = loop or _default_loop
         self._program = program_of(self.code, self._loop)
         self._n_inputs = self.code.n_inputs
@@ -386,7 +484,7 @@ class Function:
             try:
                 pending = frame.run(stack)
             except Exception as exc:
-                raise located_error(self.code, frame.pc, exc) from exc
+                raise located_error(self.code, frame.pcs, exc) from exc
             if pending is not None:
                 drive(self.code, frame, stack, loop=self._loop)
         else:

@@ -46,7 +46,8 @@ COMPARISONS = frozenset({"LT", "LE", "GT", "GE", "EQ", "NE"})
 
 # Nodes the lowering handles itself, never through the registry.
 _INSTRUCTION_KINDS = frozenset({prim.Constant, prim.If, prim.Loop, prim.Load, prim.Store,
-                                prim.Drop, "aten::wait", prim.fork})
+                                prim.Drop, "aten::wait", prim.fork, prim.CallFunction,
+                                prim.CallMethod})
 _INT64_MAX = 2 ** 63 - 1
 
 

@@ -34,6 +34,8 @@ from ..ir.constants import constant_value
 from ..ir.symbols import aten, prim
 from ..registry import Registry
 from . import constants
+from .calls import (CALL_KINDS, CallSite, call_operands, is_call_constant, listing_name,
+                    resolve_call)
 from .table import TableBuilder
 
 __all__ = ["SeedLowering", "ForkSite"]
@@ -75,6 +77,7 @@ class SeedLowering:
         move_flags: from :func:`~pyjit.passes.find_last_uses.find_last_uses`.
         registry: where operators are looked up.
         compile_subgraph: makes the Code of a fork's subgraph (at the same level).
+        unit: where calls find their callees (:mod:`.calls`), or None.
     """
 
     # The seed's table has no scalar registers and preloads nothing.
@@ -84,7 +87,8 @@ class SeedLowering:
     scalar_constants: Tuple[Tuple[int, object], ...] = ()
 
     def __init__(self, move_flags: Dict[Node, List[bool]], registry: Registry,
-                 compile_subgraph: Callable) -> None:
+                 compile_subgraph: Callable, unit=None) -> None:
+        self.unit = unit
         self.move_flags = move_flags
         self.registry = registry
         self.compile_subgraph = compile_subgraph
@@ -124,6 +128,8 @@ class SeedLowering:
         kind = node.kind
         ins, outs, flags = node.inputs, node.outputs, self.move_flags[node]
         t = self.table
+        if kind == prim.Constant and is_call_constant(outs[0]):
+            return  # stands for its callee: resolved below, never a value
         if kind == prim.Constant:
             value = constant_value(node)
             name = constants.listing_name(node)
@@ -138,12 +144,19 @@ class SeedLowering:
         elif kind == prim.Store:
             self.emit(op.STORE, kind, node, ins, flags, outs)
         elif kind == prim.Drop:
-            self.emit(op.DROP, kind, node, ins, flags, outs)
+            keep = [(v, f) for v, f in zip(ins, flags) if not is_call_constant(v)]
+            if keep:
+                self.emit(op.DROP, kind, node, [v for v, _ in keep], [f for _, f in keep], outs)
         elif kind == aten.wait:
             self.emit(op.WAIT, kind, node, ins, flags, outs)
         elif kind == prim.fork:
             site = ForkSite(self.compile_subgraph(fork_subgraph(node)))
             self.emit(op.CALL, kind, node, ins, flags, outs, t.callback(site))
+        elif kind in CALL_KINDS:
+            callee = resolve_call(node, self.unit)
+            args, arg_flags = call_operands(node, flags)
+            self.emit(op.INVOKE, listing_name(node, callee), node, args, arg_flags, outs,
+                      t.callback(CallSite(callee, optimize=False)))
         else:
             resolved = self.registry.lookup(node)
             opcode = op.STACKCALL if resolved.stack else op.CALL

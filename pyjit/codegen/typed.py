@@ -48,6 +48,7 @@ from ..ir.constants import constant_value
 from ..ir.symbols import aten, prim
 from ..registry import Registry
 from . import constants
+from .calls import CALL_KINDS, CallSite, call_operands, listing_name, resolve_call
 from .homes import Homes, is_constant
 from .seed import ForkSite, fork_subgraph
 from .table import TableBuilder
@@ -91,10 +92,12 @@ class TypedLowering:
         move_flags: from :func:`~pyjit.passes.find_last_uses.find_last_uses`.
         registry: where operators are looked up.
         compile_subgraph: makes the Code of a fork's subgraph (at the same level).
+        unit: where calls find their callees (:mod:`.calls`), or None.
     """
 
     def __init__(self, graph: Graph, move_flags: Dict[Node, List[bool]], registry: Registry,
-                 compile_subgraph: Callable) -> None:
+                 compile_subgraph: Callable, unit=None) -> None:
+        self.unit = unit
         self.homes = Homes(graph, registry)
         self.move_flags = move_flags
         self.compile_subgraph = compile_subgraph
@@ -178,11 +181,13 @@ class TypedLowering:
         return r
 
     # -- nodes ----------------------------------------------------------------------
-    def emit_generic(self, opcode: int, name: str, node: Node, arg: int = 0) -> int:
+    def emit_generic(self, opcode: int, name: str, node: Node, arg: int = 0,
+                     operands=None) -> int:
         """A seed-protocol instruction for ``node``: scalar inputs boxed first, scalar
-        outputs unboxed after."""
-        flags = self.move_flags[node]
-        ins = [self.r_in(node, v, f) for v, f in zip(node.inputs, flags)]
+        outputs unboxed after.  ``operands``: the (inputs, move flags) it takes, when
+        not all of the node's."""
+        inputs, flags = operands or (node.inputs, self.move_flags[node])
+        ins = [self.r_in(node, v, f) for v, f in zip(inputs, flags)]
         outs, unbox = [], []
         for v in node.outputs:
             k = self.homes.kind(v)
@@ -218,6 +223,12 @@ class TypedLowering:
         elif kind == prim.fork:
             site = ForkSite(self.compile_subgraph(fork_subgraph(node)))
             self.emit_generic(op.CALL, kind, node, t.callback(site))
+        elif kind in CALL_KINDS:
+            # Scalars are boxed for the callee's LOAD, as for any generic call.
+            callee = resolve_call(node, self.unit)
+            self.emit_generic(op.INVOKE, listing_name(node, callee), node,
+                              t.callback(CallSite(callee, optimize=True)),
+                              call_operands(node, self.move_flags[node]))
         elif node in self.homes.folded:
             pass  # emitted by the branch that uses it
         elif node in self.homes.intrinsic:

@@ -31,6 +31,10 @@ class prim:
     fork = "prim::fork"
     RaiseException = "prim::RaiseException"
     TupleConstruct = "prim::TupleConstruct"
+    CallFunction = "prim::CallFunction"
+    CallMethod = "prim::CallMethod"
+    GetAttr = "prim::GetAttr"
+    SetAttr = "prim::SetAttr"
 
 
 class aten:
