@@ -34,6 +34,7 @@ from typing import Any, Dict, List, Mapping, Optional, Tuple, Union
 from .code import Code, default_optimize
 from .interpreter import Function
 from .ir import Graph
+from .ir.calls import describe_target
 from .ir.parser import parse_ir
 from .registry import Registry
 
@@ -152,9 +153,7 @@ class CompilationUnit:
     def _get(self, key: _Key) -> _Callee:
         callee = self._callees.get(key)
         if callee is None:
-            cls, name = key
-            what = f"function '{name}'" if cls is None else f"method '{name}' of {cls}"
-            raise LookupError(f"the compilation unit holds no {what}")
+            raise LookupError(f"the compilation unit holds no {describe_target(key)}")
         return callee
 
     # -- compiling ----------------------------------------------------------------------

@@ -88,9 +88,11 @@ def format_frames(frames: Sequence[TraceFrame], verb: str = "while running") -> 
           while running: %q : int = aten::floordiv(%s, %y) # f.py:3:11
 
     the innermost frame's node introduced by ``verb``, the calls' by "while
-    running".  Of identical frames in a row (a recursion), the first
-    :data:`REPEATED_FRAMES_SHOWN` show, then ``[Previous frame repeated N more
-    times]``, as Python's traceback cuts them."""
+    running"; the functions are named when there are calls (one frame is the
+    failing node alone, as ever).  Of identical frames in a row (a recursion),
+    the first :data:`REPEATED_FRAMES_SHOWN` show, then ``[Previous frame repeated
+    N more times]``, as Python's traceback cuts them."""
+    named = len(frames) > 1
     out = []
     i = 0
     while i < len(frames):
@@ -99,7 +101,7 @@ def format_frames(frames: Sequence[TraceFrame], verb: str = "while running") -> 
             run += 1
         for j in range(min(run, REPEATED_FRAMES_SHOWN)):
             last = i + run == len(frames) and j == min(run, REPEATED_FRAMES_SHOWN) - 1
-            out.append(_format_frame(frames[i], verb if last else "while running"))
+            out.append(_format_frame(frames[i], verb if last else "while running", named))
         if run > REPEATED_FRAMES_SHOWN:
             n = run - REPEATED_FRAMES_SHOWN
             out.append(f"\n  [Previous frame repeated {n} more time{'s' if n > 1 else ''}]")
@@ -107,18 +109,19 @@ def format_frames(frames: Sequence[TraceFrame], verb: str = "while running") -> 
     return "".join(out)
 
 
-def _format_frame(frame: TraceFrame, verb: str) -> str:
+def _format_frame(frame: TraceFrame, verb: str, named: bool) -> str:
     loc = frame.location
+    function = frame.function if named else None
     line = ""
     if loc is not None:
         line = f"\n  at {loc}"
-        if frame.function:
-            line += f", in {frame.function}"
+        if function:
+            line += f", in {function}"
         text = loc.source_line()
         if text is not None:
             line += "\n" + caret_snippet(text, loc.col)
-    elif frame.function:
-        line = f"\n  in {frame.function}"
+    elif function:
+        line = f"\n  in {function}"
     return f"{line}\n  {verb}: {frame.node}"
 
 

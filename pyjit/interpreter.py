@@ -205,7 +205,7 @@ def located_error(code: Code, pcs: Union[int, Sequence[int]],
                             node=header, location=loc, frames=frames)
     if isinstance(exc, InterpreterError):
         # Already located (e.g. by a nested graph); add where this run met it.
-        if len(frames) == 1 and inner.function is None:
+        if len(frames) == 1:
             where = f"\n  at {loc.highlight()}" if loc is not None else ""
             text = f"{exc}\n  while running: {header}{where}"
         else:

@@ -21,20 +21,17 @@ links each site, lazily, which is what lets a function call itself).
 
 from __future__ import annotations
 
-from typing import Any, Optional, Protocol
+from typing import Any, Optional, Protocol, Sequence, Tuple
 
 from ..errors import OperatorNotFoundError
 from ..ir import Node, Value
 from ..ir import types as T
+from ..ir.calls import CALL_KINDS, call_arguments, call_target, describe_target
 from ..ir.printer import node_header
 from ..ir.symbols import prim
 
 __all__ = ["CALL_KINDS", "CallSite", "Callee", "Unit", "resolve_call", "call_operands",
            "listing_name", "is_call_constant"]
-
-#: The node kinds that become an INVOKE.
-CALL_KINDS = frozenset({prim.CallFunction, prim.CallMethod})
-
 
 class Callee(Protocol):
     """What a unit resolves a call to."""
@@ -97,30 +94,20 @@ def resolve_call(node: Node, unit: Optional[Unit]) -> Callee:
             is not a named constant, or the call and the callee disagree; the
             message names the node and its location.
     """
-    if node.kind == prim.CallFunction:
-        fn = node.inputs[0] if node.inputs else None
-        if fn is None or fn.node.kind != prim.Constant or "name" not in fn.node.attrs:
-            raise _located(node, "the function called must be a "
-                                 "prim::Constant[name=...] (a Function constant)")
-        name = fn.node.attrs["name"]
-        what = f"function '{name}'"
-        callee = unit.find_function(name) if unit is not None else None
-        args = node.inputs[1:]
-    else:
-        name = node.attrs.get("name")
-        if not isinstance(name, str) or not node.inputs:
-            raise _located(node, "a method call needs its name (prim::CallMethod[name=...]) "
-                                 "and a receiver")
-        cls = str(node.inputs[0].type)
-        what = f"method '{name}' of {cls}"
-        callee = unit.find_method(cls, name) if unit is not None else None
-        args = node.inputs
+    try:
+        target = call_target(node)
+    except ValueError as exc:
+        raise _located(node, str(exc)) from None
+    what = describe_target(target)
     if unit is None:
         raise _located(node, f"calls {what}, but the graph is not compiled in a unit "
                              "that holds it (pyjit.CompilationUnit)")
+    cls, name = target
+    callee = unit.find_function(name) if cls is None else unit.find_method(cls, name)
     if callee is None:
         raise _located(node, f"calls {what}, which its compilation unit does not hold")
     g = callee.graph
+    args = call_arguments(node)
     if len(args) != len(g.inputs) or len(node.outputs) != len(g.outputs):
         raise _located(node, f"passes {len(args)} arguments and takes {len(node.outputs)} "
                              f"results, but {callee.qualified_name} takes "
@@ -128,12 +115,10 @@ def resolve_call(node: Node, unit: Optional[Unit]) -> Callee:
     return callee
 
 
-def call_operands(node: Node, flags):
-    """The values (and their move flags) a call pushes: every input but a called
-    function's constant."""
-    if node.kind == prim.CallFunction:
-        return node.inputs[1:], flags[1:]
-    return node.inputs, flags
+def call_operands(node: Node, flags: Sequence[bool]) -> Tuple[Sequence[Value], Sequence[bool]]:
+    """The values (with their move flags) a call pushes: its arguments."""
+    args = call_arguments(node)
+    return args, flags[len(node.inputs) - len(args):]
 
 
 def listing_name(node: Node, callee: Callee) -> str:

@@ -45,7 +45,7 @@ interfaces          the emitters' interfaces, and Callee
 statements          statements and blocks; if; assignments; exits
 loops               for/while loops, iteration, comprehensions
 expressions         operators, conditions, literals, comprehensions
-calls               call targets resolved; scripted functions inlined
+calls               call targets resolved; calls of scripted functions
 builtin_calls       len, min, int, print ...
 spec_calls          list/dict/str methods and math, from :mod:`.signatures`
 tensors             numpy functions and array methods, from :mod:`.numpy_api`
@@ -62,7 +62,6 @@ typing_rules        annotations -> types; the types of constants
 builder             typed, located node creation
 cleanup             dead flag removal and constant pooling
 operator_check      every node has an operator, checked at decoration
-inlining            copying a callee graph into a caller
 source_map          the function's source and its positions in the file
 ==================  ============================================================
 

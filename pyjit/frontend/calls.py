@@ -14,8 +14,20 @@ callee                          kind      emitted by
 ``xs.append(1)``, ``x.sum()``   METHOD    by the receiver's type: ``ctx.tensors`` for
                                           Tensors, :class:`~.spec_calls.SpecCalls` for
                                           lists, dicts and strings
-``helper(x)``                   FUNCTION  here: the callee's graph is inlined
+``helper(x)``                   FUNCTION  here: a ``prim::CallFunction`` of the
+                                          scripted callee, by name
 ==============================  ========  =============================================
+
+A call of another function is a call in the graph, as torch prints it::
+
+    %f : Function = prim::Constant[name="helper"]()
+    %y : int = prim::CallFunction(%f, %x)
+
+and the callee's graph goes into the caller's compilation unit
+(:attr:`~.script_function.ScriptFunction.unit`), which the interpreter runs by
+``INVOKE``; :attr:`~.script_function.ScriptFunction.inlined_graph` is the
+one-graph form.  As in torch, a function may not call itself, directly or
+through others.
 
 Names resolve the way Python resolves them (locals, then the function's closure
 and globals, then builtins: ``ctx.scope``), and builtins are recognised by
@@ -39,7 +51,6 @@ from .arguments import bind
 from .builtin_calls import BuiltinCalls
 from .context import Compilation, Emitter
 from .environment import Env
-from .inlining import inline_graph
 from .interfaces import BUILTIN, FUNCTION, LOCAL, MATH, METHOD, NUMPY, OTHER, Callee
 from .operators import is_tensor
 from .script_function import ScriptFunction
@@ -119,7 +130,7 @@ class CallEmitter(Emitter):
     def _call_function(self, callee: Callee, node: ast.Call, env: Env) -> Value:
         """A call of a scripted function (a plain function is scripted first, as torch
         does): bind the arguments to its parameters (defaults filled in, ints
-        converted for float parameters) and splice its graph in."""
+        converted for float parameters) and call it by name."""
         fn = callee.obj
         if isinstance(fn, _pytypes.FunctionType) and fn in self.ctx.compiling:
             self.src.fail(node, f"recursive call of '{fn.__name__}': recursion is not "
@@ -143,8 +154,26 @@ class CallEmitter(Emitter):
                 self.src.fail(node, f"argument '{p.name}' of {name}() must be {want}, "
                               f"not {a.type}")
             inputs.append(a)
-        outputs = inline_graph(self.b.graph, compiled.graph, inputs)
-        return outputs[0]
+        fn_value = self.b.function_constant(self._unit_name(compiled, node))
+        return self.b.emit1("prim::CallFunction", [fn_value] + inputs, compiled.return_type,
+                            node)
+
+    def _unit_name(self, sf: ScriptFunction, node: ast.Call) -> str:
+        """The name ``sf`` is called by, once its unit and this function's agree:
+        a name stands for one function in a unit, as in torch's printed calls."""
+        own = self.src.tree.name
+        known = self.ctx.functions
+        for name, other in sf.functions.items():
+            have = known.get(name)
+            if name == own or (have is not None and have.function is not other.function):
+                first = "this function" if name == own else \
+                    f"{have.function.__module__}.{have.function.__qualname__}"
+                self.src.fail(node, f"two functions are both named '{name}' here ({first} "
+                              f"and {other.function.__module__}."
+                              f"{other.function.__qualname__}): calls name their callee, so "
+                              "one of them needs another name")
+        known.update(sf.functions)
+        return sf.__name__
 
     # -- everything else ------------------------------------------------------------------------
     def _unsupported(self, callee: Callee, node: ast.Call) -> Value:

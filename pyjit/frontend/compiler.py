@@ -16,7 +16,8 @@ the language in it, and drives them.  Compiling a function:
    needs exists (:mod:`.operator_check`).
 
 A scripted function calling a plain Python function scripts that one too, once
-(``Compilation.compile_callee``).
+(``Compilation.compile_callee``), and calls it by name (``prim::CallFunction``):
+the callees' graphs are in the :class:`~.script_function.ScriptFunction`'s unit.
 """
 
 from __future__ import annotations
@@ -156,7 +157,7 @@ class FunctionCompiler:
         self.graph.lint()
         check_operators(self.graph)
         return CompiledFunction(self.graph, src, tuple(names), tuple(types),
-                                tuple(defaults), return_type)
+                                tuple(defaults), return_type, dict(ctx.functions))
 
     def _check_default(self, a: ast.arg, default: Any, t: T.Type) -> None:
         try:

@@ -7,7 +7,7 @@ each of them; an emitter keeps it and reaches the others as ``ctx.exprs``,
 
 from __future__ import annotations
 
-from typing import Any, Callable, FrozenSet, Optional
+from typing import Any, Callable, Dict, FrozenSet, Optional
 
 from ..ir import types as T
 from .builder import GraphBuilder
@@ -36,6 +36,9 @@ class Compilation:
             :class:`~.script_function.ScriptFunction` a call of ``fn`` compiles
             against (``fn`` itself if it is one; a plain function is scripted,
             once).
+        functions: the scripted functions this one calls, and those they call,
+            by the names their calls print (``prim::Constant[name=...]``): what
+            its compilation unit holds besides itself.
         return_type: the declared return type, or the type the returns emitted
             so far unify to (None before the first).
         return_annotated: whether ``return_type`` was declared.
@@ -63,6 +66,7 @@ class Compilation:
         self.scope = scope
         self.compiling = compiling
         self.compile_callee = compile_callee
+        self.functions: Dict[str, Any] = {}
         self.return_type: Optional[T.Type] = None
         self.return_annotated = False
         self.ops = OperatorEmitter(self.b)

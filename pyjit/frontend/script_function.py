@@ -16,6 +16,11 @@ The function is compiled when it is decorated: anything outside the supported
 subset is a :class:`~pyjit.CompileError` right there, pointing at the line.  The
 Code is built on first use.
 
+A call of another function stays a call (``prim::CallFunction``, as torch
+prints it): the function's :attr:`~ScriptFunction.unit` holds its graph and those
+of every function it calls, which the interpreter runs as calls;
+:attr:`~ScriptFunction.inlined_graph` is the same computation as one graph.
+
 Where TorchScript's semantics differ from Python's, the graph has TorchScript's
 (these are the operators' semantics, shared with graphs torch prints):
 
@@ -33,8 +38,9 @@ from __future__ import annotations
 import functools
 import inspect
 import threading
-from typing import Any, NamedTuple, Tuple
+from typing import Any, Dict, NamedTuple, Tuple
 
+from ..compilation_unit import CompilationUnit
 from ..ir import Graph
 from ..ir import types as T
 from ..ir.type_relation import check_value
@@ -52,6 +58,8 @@ class CompiledFunction(NamedTuple):
     param_types: Tuple[T.Type, ...]
     param_defaults: Tuple[Tuple[str, Any], ...]   # (name, default or Parameter.empty)
     return_type: T.Type
+    #: What it calls, and what those call: ScriptFunctions by the name calls print.
+    callees: Dict[str, Any]
 
 
 class ScriptFunction:
@@ -62,12 +70,14 @@ class ScriptFunction:
         source: the function's source text (dedented).
         function: the original Python function.
         code: the :class:`~pyjit.code.Code` the interpreter runs (built lazily).
+        unit: the :class:`~pyjit.CompilationUnit` of its graph and its callees'.
     """
 
     def __init__(self, fn, compiled: CompiledFunction) -> None:
         self.function = fn
         self._compiled = compiled
         self._runner = None
+        self._unit = None
         self._lock = threading.Lock()
         self._signature = inspect.signature(fn)
         functools.update_wrapper(self, fn, updated=())
@@ -98,6 +108,31 @@ class ScriptFunction:
         return self._compiled.return_type
 
     @property
+    def functions(self) -> Dict[str, "ScriptFunction"]:
+        """This function and every function it calls, directly or not, by the names
+        calls print (``prim::Constant[name=...]``)."""
+        return {self.__name__: self, **self._compiled.callees}
+
+    @property
+    def unit(self) -> CompilationUnit:
+        """The compilation unit of :attr:`functions`' graphs, made on first use."""
+        if self._unit is None:
+            with self._lock:
+                if self._unit is None:
+                    self._unit = CompilationUnit({name: sf.graph for name, sf
+                                                  in self.functions.items()})
+        return self._unit
+
+    @property
+    def inlined_graph(self) -> Graph:
+        """The graph with every call replaced by the graph it calls (torch's
+        ``inlined_graph``; :func:`pyjit.passes.inline_calls`)."""
+        from ..passes import inline_calls
+        g = self.graph.copy()
+        inline_calls(g, self.unit)
+        return g
+
+    @property
     def schema(self) -> str:
         """``name(x : int, y : float) -> int``: the signature in graph types."""
         params = ", ".join(f"{n} : {t}" for n, t in zip(self.param_names, self.param_types))
@@ -107,10 +142,10 @@ class ScriptFunction:
     def _function(self):
         runner = self._runner
         if runner is None:
+            unit = self.unit
             with self._lock:
                 if self._runner is None:
-                    from ..interpreter import Function
-                    self._runner = Function(self.graph)
+                    self._runner = unit.function(self.__name__)
                 runner = self._runner
         return runner
 

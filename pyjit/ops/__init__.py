@@ -9,6 +9,7 @@ TorchScript's semantics (checked against torch 2.13), one module per kind of val
 ====================  ==========================================================
 ``prim``              tuples, ``unchecked_cast``, ``RaiseException``, ``Print``,
                       ``isinstance``, ``Uninitialized``, ``Enter``/``Exit``
+``objects``           attributes of objects: ``GetAttr``, ``SetAttr``
 ``scalars``           int/float/bool arithmetic, comparisons, casts, ``math``
 ``lists``             list construction, indexing and methods
 ``dicts``             dict construction, indexing and methods
@@ -25,7 +26,7 @@ Overloads are chosen by input types when a Code is built (see
 ``list.insert``...) are registered wherever their semantics are torch's.
 """
 
-from . import dicts, lists, prim, scalars, strings  # noqa: F401
+from . import dicts, lists, objects, prim, scalars, strings  # noqa: F401
 from . import tensor_factories, tensor_shapes, tensors  # noqa: F401
 from .strings import torch_str
 
