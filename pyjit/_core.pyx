@@ -911,12 +911,13 @@ cdef class Frame:
             Py_LeaveRecursiveCall()
 
     cdef int _load(self, PyObject** vs, Py_ssize_t k) except -1:
-        """A callee's LOAD: move the last ``k`` values of its caller's stack to
-        ``vs[0:k]``."""
+        """A callee's LOAD: move the ``k`` values on its caller's stack (all it
+        holds) to ``vs[0:k]``."""
         cdef Activation* caller = &self._top if self._depth == 1 else \
             &self._callees[self._depth - 2]
-        if caller.sp < k:
-            raise _slow.load_short(k, caller.sp)
+        if caller.sp != k:  # a callee takes all its INVOKE pushed
+            raise _slow.load_short(k, caller.sp) if caller.sp < k else \
+                _slow.load_mismatch(k, caller.sp)
         caller.sp -= k
         return _move_values(caller.stack + caller.sp, k, vs)
 

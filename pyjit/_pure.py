@@ -440,6 +440,8 @@ class Frame:
                         k = len(outputs)
                         if len(caller) < k:
                             raise _slow.load_short(k, len(caller))
+                        if len(acts) > 1 and len(caller) != k:  # a callee takes them all
+                            raise _slow.load_mismatch(k, len(caller))
                         if k:
                             vs.extend(caller[-k:])
                             del caller[-k:]

@@ -18,6 +18,7 @@ import numpy as np
 __all__ = ["refuse_run", "empty_register", "unpack", "stackcall", "not_a_future",
            "call_returned_null", "unbox_int", "unbox_float", "unbox_bool",
            "DEFAULT_MAX_DEPTH", "check_max_depth", "link", "too_deep", "load_short",
+           "load_mismatch",
            "store_too_many", "bad_return"]
 
 _INT64_MIN, _INT64_MAX = -2 ** 63, 2 ** 63 - 1
@@ -36,6 +37,11 @@ def refuse_run(stack: Any, failed: bool, running: bool, pc: int) -> None:
 def load_short(k: int, have: int) -> TypeError:
     """LOAD found fewer values than it takes on the caller's stack."""
     return TypeError(f"LOAD takes {k} values but the stack holds {have}")
+
+
+def load_mismatch(k: int, given: int) -> TypeError:
+    """A callee's LOAD takes other than all the values its INVOKE pushed."""
+    return TypeError(f"LOAD takes {k} values but the INVOKE that called it gives {given}")
 
 
 def empty_register(reg: int, pc: int) -> RuntimeError:
