@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import threading
 from types import ModuleType
-from typing import Any, Dict, List, Mapping, Optional, Tuple, Union
+from typing import Dict, List, Mapping, Optional, Tuple, Union
 
 from .code import Code, default_optimize
 from .interpreter import Function

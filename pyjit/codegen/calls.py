@@ -31,7 +31,7 @@ from ..ir.printer import node_header
 from ..ir.symbols import prim
 
 __all__ = ["CALL_KINDS", "CallSite", "Callee", "Unit", "resolve_call", "call_operands",
-           "listing_name", "is_call_constant"]
+           "is_call_constant"]
 
 class Callee(Protocol):
     """What a unit resolves a call to."""
@@ -119,11 +119,6 @@ def call_operands(node: Node, flags: Sequence[bool]) -> Tuple[Sequence[Value], S
     """The values (with their move flags) a call pushes: its arguments."""
     args = call_arguments(node)
     return args, flags[len(node.inputs) - len(args):]
-
-
-def listing_name(node: Node, callee: Callee) -> str:
-    """What the listing prints for a call: ``prim::CallFunction[helper]``."""
-    return f"{node.kind}[{callee.qualified_name}]"
 
 
 def is_call_constant(v: Value) -> bool:

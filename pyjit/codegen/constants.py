@@ -14,20 +14,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from ..ir import Node
-from ..ir.printer import format_attr_value
-from ..ir.symbols import prim
-
-__all__ = ["listing_name", "is_mutable", "fresh_copy", "shared"]
-
-
-def listing_name(node: Node) -> str:
-    """``prim::Constant[value=3]``: what the listing prints for a constant."""
-    name = prim.Constant
-    if node.attrs:
-        name += "[" + ", ".join(f"{k}={format_attr_value(v)}"
-                                for k, v in node.attrs.items()) + "]"
-    return name
+__all__ = ["is_mutable", "fresh_copy", "shared"]
 
 
 def is_mutable(value: Any) -> bool:

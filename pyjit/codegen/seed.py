@@ -34,9 +34,8 @@ from ..ir.constants import constant_value
 from ..ir.symbols import aten, prim
 from ..registry import Registry
 from . import constants
-from .calls import (CALL_KINDS, CallSite, call_operands, is_call_constant, listing_name,
-                    resolve_call)
-from .table import TableBuilder
+from .calls import CALL_KINDS, CallSite, call_operands, is_call_constant, resolve_call
+from .table import TableBuilder, listing_name
 
 __all__ = ["SeedLowering", "ForkSite"]
 
@@ -132,7 +131,7 @@ class SeedLowering:
             return  # stands for its callee: resolved below, never a value
         if kind == prim.Constant:
             value = constant_value(node)
-            name = constants.listing_name(node)
+            name = listing_name(node)
             if constants.is_mutable(value):
                 self.emit(op.CALL, name, node, ins, flags, outs,
                           t.callback(constants.fresh_copy(value)))
@@ -155,12 +154,13 @@ class SeedLowering:
         elif kind in CALL_KINDS:
             callee = resolve_call(node, self.unit)
             args, arg_flags = call_operands(node, flags)
-            self.emit(op.INVOKE, listing_name(node, callee), node, args, arg_flags, outs,
-                      t.callback(CallSite(callee, optimize=False)))
+            self.emit(op.INVOKE, listing_name(node, callee.qualified_name), node, args,
+                      arg_flags, outs, t.callback(CallSite(callee, optimize=False)))
         else:
             resolved = self.registry.lookup(node)
             opcode = op.STACKCALL if resolved.stack else op.CALL
-            self.emit(opcode, kind, node, ins, flags, outs, t.callback(resolved.fn))
+            self.emit(opcode, listing_name(node), node, ins, flags, outs,
+                      t.callback(resolved.fn))
 
     def emit_block(self, block: Block) -> Iterator[Block]:
         """Emit a block's instructions; a generator for

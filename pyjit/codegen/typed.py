@@ -48,10 +48,10 @@ from ..ir.constants import constant_value
 from ..ir.symbols import aten, prim
 from ..registry import Registry
 from . import constants
-from .calls import CALL_KINDS, CallSite, call_operands, listing_name, resolve_call
+from .calls import CALL_KINDS, CallSite, call_operands, resolve_call
 from .homes import Homes, is_constant
 from .seed import ForkSite, fork_subgraph
-from .table import TableBuilder
+from .table import TableBuilder, listing_name
 
 __all__ = ["TypedLowering"]
 
@@ -209,7 +209,7 @@ class TypedLowering:
         if node.outputs and is_constant(node.outputs[0]):
             value = self._constant(node.outputs[0])
             if constants.is_mutable(value):
-                self.emit_generic(op.CALL, constants.listing_name(node), node,
+                self.emit_generic(op.CALL, listing_name(node), node,
                                   t.callback(constants.fresh_copy(value)))
             return  # preloaded where it is used
         if kind == prim.Load:
@@ -226,7 +226,7 @@ class TypedLowering:
         elif kind in CALL_KINDS:
             # Scalars are boxed for the callee's LOAD, as for any generic call.
             callee = resolve_call(node, self.unit)
-            self.emit_generic(op.INVOKE, listing_name(node, callee), node,
+            self.emit_generic(op.INVOKE, listing_name(node, callee.qualified_name), node,
                               t.callback(CallSite(callee, optimize=True)),
                               call_operands(node, self.move_flags[node]))
         elif node in self.homes.folded:
@@ -238,8 +238,8 @@ class TypedLowering:
                    t.callback(self.homes.resolved[node].fn))
         else:
             resolved = self.homes.resolved[node]
-            self.emit_generic(op.STACKCALL if resolved.stack else op.CALL, kind, node,
-                              t.callback(resolved.fn))
+            self.emit_generic(op.STACKCALL if resolved.stack else op.CALL, listing_name(node),
+                              node, t.callback(resolved.fn))
 
     def emit_drop(self, node: Node) -> None:
         """Only object-homed values are released: scalars and preloaded constants
