@@ -38,6 +38,7 @@ from __future__ import annotations
 import functools
 import inspect
 import threading
+import types
 from typing import Any, Dict, NamedTuple, Tuple
 
 from ..compilation_unit import CompilationUnit
@@ -60,6 +61,8 @@ class CompiledFunction(NamedTuple):
     return_type: T.Type
     #: What it calls, and what those call: ScriptFunctions by the name calls print.
     callees: Dict[str, Any]
+    #: The methods it calls, and those they call, by (class name, method name).
+    methods: Dict[Tuple[str, str], Any]
 
 
 class ScriptFunction:
@@ -71,10 +74,12 @@ class ScriptFunction:
         function: the original Python function.
         code: the :class:`~pyjit.code.Code` the interpreter runs (built lazily).
         unit: the :class:`~pyjit.CompilationUnit` of its graph and its callees'.
+        owner: for a method, its :class:`~.classes.ScriptClass`; else None.
     """
 
-    def __init__(self, fn, compiled: CompiledFunction) -> None:
+    def __init__(self, fn, compiled: CompiledFunction, owner=None) -> None:
         self.function = fn
+        self.owner = owner
         self._compiled = compiled
         self._runner = None
         self._unit = None
@@ -109,18 +114,32 @@ class ScriptFunction:
 
     @property
     def functions(self) -> Dict[str, "ScriptFunction"]:
-        """This function and every function it calls, directly or not, by the names
-        calls print (``prim::Constant[name=...]``)."""
-        return {self.__name__: self, **self._compiled.callees}
+        """This function (not a method) and every function it calls, directly or
+        not, by the names calls print (``prim::Constant[name=...]``)."""
+        own = {} if self.owner is not None else {self.__name__: self}
+        return {**own, **self._compiled.callees}
+
+    @property
+    def methods(self) -> Dict[Tuple[str, str], "ScriptFunction"]:
+        """This method and every method it calls, directly or not, by
+        ``(class name, method name)``."""
+        own = {(self.owner.name, self.__name__): self} if self.owner is not None else {}
+        return {**own, **self._compiled.methods}
 
     @property
     def unit(self) -> CompilationUnit:
-        """The compilation unit of :attr:`functions`' graphs, made on first use."""
+        """The compilation unit of the graphs of :attr:`functions` and
+        :attr:`methods` (a method's is its class's), made on first use."""
+        if self.owner is not None:
+            return self.owner.unit
         if self._unit is None:
             with self._lock:
                 if self._unit is None:
+                    tables: Dict[str, Dict[str, Graph]] = {}
+                    for (cls, name), sf in self.methods.items():
+                        tables.setdefault(cls, {})[name] = sf.graph
                     self._unit = CompilationUnit({name: sf.graph for name, sf
-                                                  in self.functions.items()})
+                                                  in self.functions.items()}, methods=tables)
         return self._unit
 
     @property
@@ -145,9 +164,16 @@ class ScriptFunction:
             unit = self.unit
             with self._lock:
                 if self._runner is None:
-                    self._runner = unit.function(self.__name__)
+                    self._runner = unit.function(self.__name__) if self.owner is None \
+                        else unit.method(self.owner.name, self.__name__)
                 runner = self._runner
         return runner
+
+    def __get__(self, obj: Any, objtype: Any = None) -> Any:
+        # A method of a scripted class, looked up on an instance: bound to it.
+        if obj is None or self.owner is None:
+            return self
+        return types.MethodType(self, obj)
 
     @property
     def code(self):

@@ -187,18 +187,18 @@ class _Mismatch(Exception):
     pass
 
 
-def check_value(value: Any, t: T.Type) -> Any:
+def check_value(value: Any, t: T.Type, *, items: bool = True) -> Any:
     """``value`` checked against ``t``, converted where a graph needs it: a top-level
     int (or numpy scalar) passed for a ``float`` becomes a float, a numpy integer for
     an ``int`` an int.  Elements of lists and dicts are checked but never converted,
     so the graph gets the caller's own container (and may mutate it, as the
-    Python function would).
+    Python function would); ``items=False`` checks only the container itself.
 
     Raises:
         TypeError: ``expected <t>, got <what>`` (the caller names the parameter).
     """
     try:
-        return _check(value, t, True)
+        return _check(value, t, True, items)
     except _Mismatch:
         raise TypeError(f"expected {t}, got {describe_value(value)}") from None
 
@@ -220,7 +220,7 @@ def _is_int(value: Any) -> bool:
     return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
 
 
-def _check(value: Any, t: T.Type, convert: bool) -> Any:
+def _check(value: Any, t: T.Type, convert: bool, items: bool = True) -> Any:
     if t == T.INT:
         if type(value) is int:
             return value
@@ -252,24 +252,26 @@ def _check(value: Any, t: T.Type, convert: bool) -> Any:
             return value
         raise _Mismatch
     if isinstance(t, T.OptionalType):
-        return None if value is None else _check(value, t.elem, convert)
+        return None if value is None else _check(value, t.elem, convert, items)
     if isinstance(t, T.ListType):
         if not isinstance(value, list):
             raise _Mismatch
-        for v in value:
+        for v in value if items else ():
             _check(v, t.elem, False)
         return value
     if isinstance(t, T.TupleType):
         if not isinstance(value, tuple) or len(value) != len(t.elems):
             raise _Mismatch
+        if not items:
+            return value
         return tuple(_check(v, e, convert) for v, e in zip(value, t.elems))
     if isinstance(t, T.DictType):
         if not isinstance(value, dict):
             raise _Mismatch
-        for k, v in value.items():
+        for k, v in value.items() if items else ():
             _check(k, t.key, False)
             _check(v, t.value, False)
         return value
-    if t == T.ANY:
-        return value
+    if t == T.ANY or _is_class(t):
+        return value  # an object of a class is duck-typed: its attributes are read later
     raise _Mismatch
