@@ -204,6 +204,12 @@ cdef enum:
     TICK = 4096
     SIGNAL_MS = 5      # while running without the GIL: how often signals are seen
 
+# How Frame._run leaves the activation it runs.
+cdef enum:
+    ENDED = 0          # it reached its end
+    SUSPENDED = 1      # a WAIT met a pending future (given back to Frame._execute)
+    CALLED = 2         # an INVOKE made its callee the innermost activation
+
 
 cdef const int32_t* _ints(const int32_t[::1] a):
     # The array outlives the view: Program keeps it, read-only, for its lifetime.
@@ -647,33 +653,35 @@ def get_max_depth():
 
 cdef int _enter(Activation* a, Program p) except -1:
     """Start an activation of ``p`` in ``a``: its block (the one ``a`` kept, when it
-    is big enough), empty registers, the preloaded constants, pc 0."""
+    is big enough), empty registers, the preloaded constants, pc 0.  The caller
+    sets ``a.program``."""
     cdef Py_ssize_t need = p._max_stack + 1 + p._register_size + p._scalar_size
     cdef Py_ssize_t j
     cdef PyObject* v
     if a.cap < need:
-        PyMem_Free(a.mem)
+        if a.mem != NULL:
+            PyMem_Free(a.mem)
         a.cap = 0
         # Never empty (the spare slot), so calloc cannot return NULL for size 0.
         a.mem = <PyObject**>PyMem_Calloc(need, sizeof(PyObject*))
         if a.mem == NULL:
             raise MemoryError()
         a.cap = need
+        a.regs = a.mem + 1 + p._max_stack
+    else:
+        # A kept block was released (its registers are empty), but under another
+        # program's layout its stack slots may sit where these registers are.
+        a.regs = a.mem + 1 + p._max_stack
+        memset(a.regs, 0, p._register_size * sizeof(PyObject*))
     a.stack = a.mem + 1
-    a.regs = a.stack + p._max_stack
     a.nregs = p._register_size
     a.scalars = <Scalar*>(a.regs + a.nregs)
-    # A kept block was released (its registers are empty), but under another
-    # program's layout its stack slots may sit where these registers are.
-    memset(a.regs, 0, a.nregs * sizeof(PyObject*))
     if p._scalar_size:
         memcpy(a.scalars, p._scalar_init, p._scalar_size * sizeof(Scalar))
     for j in range(p._n_preload):
         v = p._preload_objs[j]
         Py_INCREF(v)
         a.regs[p._preload_regs[j]] = v
-    Py_INCREF(<PyObject*>p)
-    a.program = <PyObject*>p
     a.pc = 0
     a.sp = 0
     return 0
@@ -739,7 +747,9 @@ cdef class Frame:
     cdef Activation* _callees   # the activations of calls: [0, _depth) in use,
     cdef Py_ssize_t _ncallees   # _ncallees allocated (blocks kept for reuse)
     cdef Py_ssize_t _depth      # calls in progress
-    cdef tuple _unwound         # after an error: the pcs of the activations it unwound
+    cdef Py_ssize_t _unwound    # after an error: how many calls it unwound (their pcs stay)
+    cdef int _ticks             # backward jumps and calls until the next _tick
+    cdef long long _last_signals
     cdef bint _failed
     cdef bint _running
 
@@ -747,17 +757,18 @@ cdef class Frame:
         if not isinstance(program, Program):
             raise TypeError(f"Frame() expects a Program, got {type(program).__name__}")
         self._program = <Program>program
+        self._ticks = TICK
         _enter(&self._top, self._program)
-        # _enter took a reference for the activation; the field holds one already.
-        Py_DECREF(self._top.program)
+        self._top.program = <PyObject*>self._program   # borrowed: the field holds it
 
     def __dealloc__(self):
         cdef Py_ssize_t d
         self._unwind(0)
         PyMem_Free(self._top.mem)
-        for d in range(self._ncallees):
-            PyMem_Free(self._callees[d].mem)
-        PyMem_Free(self._callees)
+        if self._callees != NULL:
+            for d in range(self._ncallees):
+                PyMem_Free(self._callees[d].mem)
+            PyMem_Free(self._callees)
 
     cdef inline Activation* _innermost(self) noexcept:
         return &self._callees[self._depth - 1] if self._depth else &self._top
@@ -785,19 +796,10 @@ cdef class Frame:
             self._callees = grown
             self._ncallees = n
         _enter(&self._callees[self._depth], callee)
+        Py_INCREF(<PyObject*>callee)
+        self._callees[self._depth].program = <PyObject*>callee
         self._depth += 1
         return &self._callees[self._depth - 1]
-
-    cdef Activation* _return(self) noexcept:
-        """The innermost call ended (its stack is empty): release it; returns its
-        caller's activation, waiting at its INVOKE."""
-        cdef Activation* a = &self._callees[self._depth - 1]
-        cdef PyObject* p = a.program
-        self._depth -= 1
-        _release(a, 0)   # what the callee left: its preloaded constants
-        a.program = NULL
-        Py_DECREF(p)
-        return self._innermost()
 
     cdef void _unwind(self, Py_ssize_t sp) noexcept:
         """Release every activation, the innermost (with ``sp`` values on its stack)
@@ -817,10 +819,8 @@ cdef class Frame:
 
     cdef int _fail(self, Py_ssize_t sp) except -1:
         """An error unwinds the run: keep every activation's pc, then release it all."""
-        cdef Py_ssize_t d
         self._failed = True
-        self._unwound = (self._top.pc,) + tuple(self._callees[d].pc
-                                                for d in range(self._depth))
+        self._unwound = self._depth
         self._unwind(sp)
         return 0
 
@@ -836,15 +836,14 @@ cdef class Frame:
         """The pc of every activation, outermost first: each caller's is the INVOKE
         that runs the next one.  After an error, the activations it unwound."""
         cdef Py_ssize_t d
-        if self._unwound is not None:
-            return self._unwound
-        return (self._top.pc,) + tuple(self._callees[d].pc for d in range(self._depth))
+        cdef Py_ssize_t n = self._unwound if self._failed else self._depth
+        return (self._top.pc,) + tuple(self._callees[d].pc for d in range(n))
 
     @property
     def depth(self):
         """How many activations the frame holds: 1, plus one per call in progress
         (while suspended, or unwound by the error that failed the frame)."""
-        return len(self._unwound) if self._unwound is not None else self._depth + 1
+        return (self._unwound if self._failed else self._depth) + 1
 
     @property
     def failed(self):
@@ -938,9 +937,13 @@ cdef class Frame:
     @cython.boundscheck(False)
     @cython.wraparound(False)
     @cython.cdivision(True)
-    cdef object _execute(self, list caller):
-        # The running activation (the innermost); a call or a return switches
-        # every local below to another one.
+    cdef int _run(self, list caller, PyObject** pending) except -1:
+        """Run the innermost activation until it ends (ENDED), a WAIT suspends it
+        (SUSPENDED, a new reference to the future in ``*pending``) or an INVOKE
+        starts a callee
+        (CALLED: the callee is the innermost now).  Nothing here changes which
+        activation runs, so the C compiler keeps the table, the registers and the
+        stack in machine registers for the whole loop."""
         cdef Activation* act = self._innermost()
         cdef Program prog = <Program>act.program
         cdef const Instr* code = prog._code
@@ -969,479 +972,226 @@ cdef class Frame:
         cdef Scalar t0, t1
         # Not NULL while the loop runs without the GIL (see _tick).
         cdef PyThreadState* released = NULL
-        cdef int ticks = TICK
-        cdef long long last_signals = 0
+        cdef int ticks = self._ticks
+        cdef long long last_signals = self._last_signals
         try:
-            while True:
-                while ins < end:
-                    opc = ins.op
-                    words = ins.words
-                    if released != NULL and (opc < 0 or not _GIL_FREE[opc]):
+            while ins < end:
+                opc = ins.op
+                words = ins.words
+                if released != NULL and (opc < 0 or not _GIL_FREE[opc]):
+                    _hold_gil(&released)
+
+                # ---- the typed tier: scalar registers, no stack, no objects ----
+                if opc == OP_ADD_I:
+                    S[words[2]].i = <int64_t>(<uint64_t>S[words[0] >> 1].i +
+                                              <uint64_t>S[words[1] >> 1].i)
+                elif opc == OP_SUB_I:
+                    S[words[2]].i = <int64_t>(<uint64_t>S[words[0] >> 1].i -
+                                              <uint64_t>S[words[1] >> 1].i)
+                elif opc == OP_MUL_I:
+                    S[words[2]].i = <int64_t>(<uint64_t>S[words[0] >> 1].i *
+                                              <uint64_t>S[words[1] >> 1].i)
+                elif opc == OP_FLOORDIV_I:
+                    a = S[words[0] >> 1].i
+                    b = S[words[1] >> 1].i
+                    if b == 0:
                         _hold_gil(&released)
-
-                    # ---- the typed tier: scalar registers, no stack, no objects ----
-                    if opc == OP_ADD_I:
-                        S[words[2]].i = <int64_t>(<uint64_t>S[words[0] >> 1].i +
-                                                  <uint64_t>S[words[1] >> 1].i)
-                    elif opc == OP_SUB_I:
-                        S[words[2]].i = <int64_t>(<uint64_t>S[words[0] >> 1].i -
-                                                  <uint64_t>S[words[1] >> 1].i)
-                    elif opc == OP_MUL_I:
-                        S[words[2]].i = <int64_t>(<uint64_t>S[words[0] >> 1].i *
-                                                  <uint64_t>S[words[1] >> 1].i)
-                    elif opc == OP_FLOORDIV_I:
-                        a = S[words[0] >> 1].i
-                        b = S[words[1] >> 1].i
-                        if b == 0:
-                            _hold_gil(&released)
-                            _intrinsic_slow(prog, ins, S, 0)
-                        elif b == -1:
-                            S[words[2]].i = <int64_t>(0 - <uint64_t>a)  # INT64_MIN wraps
-                        else:
-                            q = a / b
-                            if q * b != a and (a < 0) != (b < 0):
-                                q -= 1
-                            S[words[2]].i = q
-                    elif opc == OP_REM_I:
-                        a = S[words[0] >> 1].i
-                        b = S[words[1] >> 1].i
-                        if b == 0:
-                            _hold_gil(&released)
-                            _intrinsic_slow(prog, ins, S, 0)
-                        elif b == -1:
-                            S[words[2]].i = 0  # C's INT64_MIN % -1 would trap
-                        else:
-                            q = a % b
-                            if q != 0 and (q < 0) != (b < 0):
-                                q += b
-                            S[words[2]].i = q
-                    elif opc == OP_NEG_I:
-                        S[words[1]].i = <int64_t>(0 - <uint64_t>S[words[0] >> 1].i)
-                    elif opc == OP_ABS_I:
-                        a = S[words[0] >> 1].i
-                        S[words[1]].i = <int64_t>(0 - <uint64_t>a) if a < 0 else a
-                    elif opc == OP_MIN_I:
-                        a = S[words[0] >> 1].i
-                        b = S[words[1] >> 1].i
-                        S[words[2]].i = b if b < a else a
-                    elif opc == OP_MAX_I:
-                        a = S[words[0] >> 1].i
-                        b = S[words[1] >> 1].i
-                        S[words[2]].i = b if b > a else a
-                    elif opc == OP_AND_I or opc == OP_AND_B:
-                        S[words[2]].i = S[words[0] >> 1].i & S[words[1] >> 1].i
-                    elif opc == OP_OR_I or opc == OP_OR_B:
-                        S[words[2]].i = S[words[0] >> 1].i | S[words[1] >> 1].i
-                    elif opc == OP_XOR_I or opc == OP_XOR_B:
-                        S[words[2]].i = S[words[0] >> 1].i ^ S[words[1] >> 1].i
-                    elif opc == OP_DIV_I:
-                        # IEEE: x / 0 is +-inf, 0 / 0 nan, as the operator's result
-                        S[words[2]].f = <double>S[words[0] >> 1].i / <double>S[words[1] >> 1].i
-                    elif opc == OP_LT_I:
-                        S[words[2]].i = S[words[0] >> 1].i < S[words[1] >> 1].i
-                    elif opc == OP_LE_I:
-                        S[words[2]].i = S[words[0] >> 1].i <= S[words[1] >> 1].i
-                    elif opc == OP_GT_I:
-                        S[words[2]].i = S[words[0] >> 1].i > S[words[1] >> 1].i
-                    elif opc == OP_GE_I:
-                        S[words[2]].i = S[words[0] >> 1].i >= S[words[1] >> 1].i
-                    elif opc == OP_EQ_I or opc == OP_EQ_B:
-                        S[words[2]].i = S[words[0] >> 1].i == S[words[1] >> 1].i
-                    elif opc == OP_NE_I or opc == OP_NE_B:
-                        S[words[2]].i = S[words[0] >> 1].i != S[words[1] >> 1].i
-                    elif opc == OP_ADD_F:
-                        S[words[2]].f = S[words[0] >> 1].f + S[words[1] >> 1].f
-                    elif opc == OP_SUB_F:
-                        S[words[2]].f = S[words[0] >> 1].f - S[words[1] >> 1].f
-                    elif opc == OP_MUL_F:
-                        S[words[2]].f = S[words[0] >> 1].f * S[words[1] >> 1].f
-                    elif opc == OP_DIV_F:
-                        S[words[2]].f = S[words[0] >> 1].f / S[words[1] >> 1].f
-                    elif opc == OP_FLOORDIV_F:
-                        x = S[words[0] >> 1].f / S[words[1] >> 1].f
-                        if isfinite(x):
-                            y = floor(x)
-                            x = y if y != 0 else copysign(0.0, x)
-                        S[words[2]].f = x
-                    elif opc == OP_REM_F:
-                        # Python's float %: fmod, then the sign of the divisor
-                        y = S[words[1] >> 1].f
-                        if y == 0:
-                            x = 0.0 / y  # nan, as the operator returns
-                        else:
-                            x = fmod(S[words[0] >> 1].f, y)
-                            if x != 0:
-                                if (y < 0) != (x < 0):
-                                    x += y
-                            else:
-                                x = copysign(0.0, y)
-                        S[words[2]].f = x
-                    elif opc == OP_POW_F:
-                        x = S[words[0] >> 1].f
-                        y = S[words[1] >> 1].f
-                        if x > 0 and isfinite(x) and isfinite(y):
-                            x = pow(x, y)
-                        else:
-                            x = -1  # not the common case
-                        if x >= 0 and isfinite(x):
-                            S[words[2]].f = x
-                        else:
-                            _hold_gil(&released)
-                            _intrinsic_slow(prog, ins, S, 1)
-                    elif opc == OP_NEG_F:
-                        S[words[1]].f = -S[words[0] >> 1].f
-                    elif opc == OP_ABS_F:
-                        S[words[1]].f = fabs(S[words[0] >> 1].f)
-                    elif opc == OP_MIN_F:
-                        x = S[words[0] >> 1].f
-                        y = S[words[1] >> 1].f
-                        S[words[2]].f = x if x < y else y
-                    elif opc == OP_MAX_F:
-                        x = S[words[0] >> 1].f
-                        y = S[words[1] >> 1].f
-                        S[words[2]].f = x if x > y else y
-                    elif opc == OP_LT_F:
-                        S[words[2]].i = S[words[0] >> 1].f < S[words[1] >> 1].f
-                    elif opc == OP_LE_F:
-                        S[words[2]].i = S[words[0] >> 1].f <= S[words[1] >> 1].f
-                    elif opc == OP_GT_F:
-                        S[words[2]].i = S[words[0] >> 1].f > S[words[1] >> 1].f
-                    elif opc == OP_GE_F:
-                        S[words[2]].i = S[words[0] >> 1].f >= S[words[1] >> 1].f
-                    elif opc == OP_EQ_F:
-                        S[words[2]].i = S[words[0] >> 1].f == S[words[1] >> 1].f
-                    elif opc == OP_NE_F:
-                        S[words[2]].i = S[words[0] >> 1].f != S[words[1] >> 1].f
-                    elif opc == OP_NOT_B:
-                        S[words[1]].i = not S[words[0] >> 1].i
-                    elif opc == OP_I2F or opc == OP_B2F:
-                        S[words[1]].f = <double>S[words[0] >> 1].i
-                    elif opc == OP_F2I:
-                        # C++'s cast: nan, inf and values outside int64 give INT64_MIN
-                        x = S[words[0] >> 1].f
-                        if x >= -9223372036854775808.0 and x < 9223372036854775808.0:
-                            S[words[1]].i = <int64_t>x
-                        else:
-                            S[words[1]].i = <int64_t>(<uint64_t>1 << 63)
-                    elif opc == OP_B2I:
-                        S[words[1]].i = S[words[0] >> 1].i
-                    elif opc == OP_I2B:
-                        S[words[1]].i = S[words[0] >> 1].i != 0
-                    elif opc == OP_F2B:
-                        S[words[1]].i = S[words[0] >> 1].f != 0
-                    elif opc == OP_MOVE:
-                        nin = ins.n_in
-                        if nin == 1:
-                            S[words[1]] = S[words[0] >> 1]
-                        elif nin == 2:
-                            t0 = S[words[0] >> 1]
-                            t1 = S[words[1] >> 1]
-                            S[words[2]] = t0
-                            S[words[3]] = t1
-                        else:
-                            if nin == BIG:
-                                nin = prog._in_size[ins - code]
-                            for j in range(nin):
-                                scratch[j] = S[words[j] >> 1]
-                            for j in range(nin):
-                                S[words[nin + j]] = scratch[j]
-                    elif opc == OP_LOOP_BACK:
-                        a = S[words[0] >> 1].i + 1
-                        S[words[3]].i = a
-                        if a < S[words[1] >> 1].i and S[words[2] >> 1].i:
-                            ins = code + ins.arg
-                            ticks -= 1
-                            if ticks == 0:
-                                ticks = TICK
-                                _tick(&released, &last_signals)
-                            continue
-                    elif opc == OP_LOOP_ENTER:
-                        S[words[2]].i = 0
-                        if not (0 < S[words[0] >> 1].i and S[words[1] >> 1].i):
-                            ins = code + ins.arg
-                            continue
-                    elif (opc == OP_JT or opc == OP_JF or opc == OP_JLT_I or opc == OP_JLE_I
-                          or opc == OP_JEQ_I or opc == OP_JNE_I or opc == OP_JLT_F
-                          or opc == OP_JLE_F or opc == OP_JEQ_F or opc == OP_JNE_F
-                          or opc == OP_JNLT_F or opc == OP_JNLE_F):
-                        if opc == OP_JT:
-                            truth = S[words[0] >> 1].i != 0
-                        elif opc == OP_JF:
-                            truth = S[words[0] >> 1].i == 0
-                        elif opc == OP_JLT_I:
-                            truth = S[words[0] >> 1].i < S[words[1] >> 1].i
-                        elif opc == OP_JLE_I:
-                            truth = S[words[0] >> 1].i <= S[words[1] >> 1].i
-                        elif opc == OP_JEQ_I:
-                            truth = S[words[0] >> 1].i == S[words[1] >> 1].i
-                        elif opc == OP_JNE_I:
-                            truth = S[words[0] >> 1].i != S[words[1] >> 1].i
-                        elif opc == OP_JLT_F:
-                            truth = S[words[0] >> 1].f < S[words[1] >> 1].f
-                        elif opc == OP_JLE_F:
-                            truth = S[words[0] >> 1].f <= S[words[1] >> 1].f
-                        elif opc == OP_JEQ_F:
-                            truth = S[words[0] >> 1].f == S[words[1] >> 1].f
-                        elif opc == OP_JNE_F:
-                            truth = S[words[0] >> 1].f != S[words[1] >> 1].f
-                        elif opc == OP_JNLT_F:
-                            truth = not (S[words[0] >> 1].f < S[words[1] >> 1].f)
-                        else:
-                            truth = not (S[words[0] >> 1].f <= S[words[1] >> 1].f)
-                        if truth:
-                            target = code + ins.arg
-                            if target <= ins:
-                                ticks -= 1
-                                if ticks == 0:
-                                    ticks = TICK
-                                    _tick(&released, &last_signals)
-                            ins = target
-                            continue
-                    elif opc == OP_BOX_I or opc == OP_BOX_F or opc == OP_BOX_B:
-                        if opc == OP_BOX_I:
-                            v = PyLong_FromLongLong(S[words[0] >> 1].i)
-                        elif opc == OP_BOX_F:
-                            v = PyFloat_FromDouble(S[words[0] >> 1].f)
-                        else:
-                            v = Py_True_ if S[words[0] >> 1].i else Py_False_
-                            Py_INCREF(v)
-                        j = words[1]
-                        old = regs[j]
-                        regs[j] = v
-                        Py_XDECREF(old)
-                    elif opc == OP_UNBOX_I or opc == OP_UNBOX_F or opc == OP_UNBOX_B:
-                        w = words[0]
-                        v = regs[w >> 1]
-                        if v == NULL:
-                            _raise_empty(w >> 1, ins - code)
-                        if opc == OP_UNBOX_I and PyLong_CheckExact(v):
-                            overflow = 0
-                            a = PyLong_AsLongLongAndOverflow(v, &overflow)
-                            if overflow:
-                                _unbox(opc, v, &S[words[1]])
-                            else:
-                                S[words[1]].i = a
-                        elif opc == OP_UNBOX_F and PyFloat_CheckExact(v):
-                            S[words[1]].f = PyFloat_AS_DOUBLE(v)
-                        elif opc == OP_UNBOX_B and (v == Py_True_ or v == Py_False_):
-                            S[words[1]].i = v == Py_True_
-                        else:
-                            _unbox(opc, v, &S[words[1]])
-                        if w & 1:
-                            regs[w >> 1] = NULL
-                            Py_DECREF(v)
-
-                    # ---- the seed's CALL, specialised by shape ----
-                    # CALL's arguments are read in place: a copied input is borrowed
-                    # (its register holds it through the call, and nothing the callee
-                    # can reach writes registers), a moved one leaves its register
-                    # empty and is released after the call.  sp stays 0, so an error
-                    # never releases a borrowed argument.
-                    elif opc == OP_CALL2:
-                        w = words[0]
-                        v = regs[w >> 1]
-                        if v == NULL:
-                            _call_input_empty(vs, words, 0, ins - code)
-                        vs[0] = v
-                        if w & 1:
-                            regs[w >> 1] = NULL
-                        w = words[1]
-                        v = regs[w >> 1]
-                        if v == NULL:
-                            _call_input_empty(vs, words, 1, ins - code)
-                        vs[1] = v
-                        if w & 1:
-                            regs[w >> 1] = NULL
-                        v = pyjit_call(ins.callee, vs, 2)
-                        if words[0] & 1:
-                            Py_DECREF(vs[0])
-                        if words[1] & 1:
-                            Py_DECREF(vs[1])
-                        if v == NULL:
-                            _call_failed(prog, ins - code)
-                        j = words[2]
-                        old = regs[j]
-                        regs[j] = v
-                        Py_XDECREF(old)  # after the store: a finaliser sees a sane frame
-                    elif opc == OP_CALL1:
-                        w = words[0]
-                        v = regs[w >> 1]
-                        if v == NULL:
-                            _call_input_empty(vs, words, 0, ins - code)
-                        vs[0] = v
-                        if w & 1:
-                            regs[w >> 1] = NULL
-                        v = pyjit_call(ins.callee, vs, 1)
-                        if w & 1:
-                            Py_DECREF(vs[0])
-                        if v == NULL:
-                            _call_failed(prog, ins - code)
-                        j = words[1]
-                        old = regs[j]
-                        regs[j] = v
-                        Py_XDECREF(old)
-                    elif opc == OP_CONST:
-                        # No inputs, one output (the validator saw to it).
-                        v = K[ins.arg]
-                        Py_INCREF(v)
-                        j = words[0]
-                        old = regs[j]
-                        regs[j] = v
-                        Py_XDECREF(old)
-
-                    # ---- the seed's protocol: push, act, pop ----
+                        _intrinsic_slow(prog, ins, S, 0)
+                    elif b == -1:
+                        S[words[2]].i = <int64_t>(0 - <uint64_t>a)  # INT64_MIN wraps
                     else:
-                        nin = ins.n_in
+                        q = a / b
+                        if q * b != a and (a < 0) != (b < 0):
+                            q -= 1
+                        S[words[2]].i = q
+                elif opc == OP_REM_I:
+                    a = S[words[0] >> 1].i
+                    b = S[words[1] >> 1].i
+                    if b == 0:
+                        _hold_gil(&released)
+                        _intrinsic_slow(prog, ins, S, 0)
+                    elif b == -1:
+                        S[words[2]].i = 0  # C's INT64_MIN % -1 would trap
+                    else:
+                        q = a % b
+                        if q != 0 and (q < 0) != (b < 0):
+                            q += b
+                        S[words[2]].i = q
+                elif opc == OP_NEG_I:
+                    S[words[1]].i = <int64_t>(0 - <uint64_t>S[words[0] >> 1].i)
+                elif opc == OP_ABS_I:
+                    a = S[words[0] >> 1].i
+                    S[words[1]].i = <int64_t>(0 - <uint64_t>a) if a < 0 else a
+                elif opc == OP_MIN_I:
+                    a = S[words[0] >> 1].i
+                    b = S[words[1] >> 1].i
+                    S[words[2]].i = b if b < a else a
+                elif opc == OP_MAX_I:
+                    a = S[words[0] >> 1].i
+                    b = S[words[1] >> 1].i
+                    S[words[2]].i = b if b > a else a
+                elif opc == OP_AND_I or opc == OP_AND_B:
+                    S[words[2]].i = S[words[0] >> 1].i & S[words[1] >> 1].i
+                elif opc == OP_OR_I or opc == OP_OR_B:
+                    S[words[2]].i = S[words[0] >> 1].i | S[words[1] >> 1].i
+                elif opc == OP_XOR_I or opc == OP_XOR_B:
+                    S[words[2]].i = S[words[0] >> 1].i ^ S[words[1] >> 1].i
+                elif opc == OP_DIV_I:
+                    # IEEE: x / 0 is +-inf, 0 / 0 nan, as the operator's result
+                    S[words[2]].f = <double>S[words[0] >> 1].i / <double>S[words[1] >> 1].i
+                elif opc == OP_LT_I:
+                    S[words[2]].i = S[words[0] >> 1].i < S[words[1] >> 1].i
+                elif opc == OP_LE_I:
+                    S[words[2]].i = S[words[0] >> 1].i <= S[words[1] >> 1].i
+                elif opc == OP_GT_I:
+                    S[words[2]].i = S[words[0] >> 1].i > S[words[1] >> 1].i
+                elif opc == OP_GE_I:
+                    S[words[2]].i = S[words[0] >> 1].i >= S[words[1] >> 1].i
+                elif opc == OP_EQ_I or opc == OP_EQ_B:
+                    S[words[2]].i = S[words[0] >> 1].i == S[words[1] >> 1].i
+                elif opc == OP_NE_I or opc == OP_NE_B:
+                    S[words[2]].i = S[words[0] >> 1].i != S[words[1] >> 1].i
+                elif opc == OP_ADD_F:
+                    S[words[2]].f = S[words[0] >> 1].f + S[words[1] >> 1].f
+                elif opc == OP_SUB_F:
+                    S[words[2]].f = S[words[0] >> 1].f - S[words[1] >> 1].f
+                elif opc == OP_MUL_F:
+                    S[words[2]].f = S[words[0] >> 1].f * S[words[1] >> 1].f
+                elif opc == OP_DIV_F:
+                    S[words[2]].f = S[words[0] >> 1].f / S[words[1] >> 1].f
+                elif opc == OP_FLOORDIV_F:
+                    x = S[words[0] >> 1].f / S[words[1] >> 1].f
+                    if isfinite(x):
+                        y = floor(x)
+                        x = y if y != 0 else copysign(0.0, x)
+                    S[words[2]].f = x
+                elif opc == OP_REM_F:
+                    # Python's float %: fmod, then the sign of the divisor
+                    y = S[words[1] >> 1].f
+                    if y == 0:
+                        x = 0.0 / y  # nan, as the operator returns
+                    else:
+                        x = fmod(S[words[0] >> 1].f, y)
+                        if x != 0:
+                            if (y < 0) != (x < 0):
+                                x += y
+                        else:
+                            x = copysign(0.0, y)
+                    S[words[2]].f = x
+                elif opc == OP_POW_F:
+                    x = S[words[0] >> 1].f
+                    y = S[words[1] >> 1].f
+                    if x > 0 and isfinite(x) and isfinite(y):
+                        x = pow(x, y)
+                    else:
+                        x = -1  # not the common case
+                    if x >= 0 and isfinite(x):
+                        S[words[2]].f = x
+                    else:
+                        _hold_gil(&released)
+                        _intrinsic_slow(prog, ins, S, 1)
+                elif opc == OP_NEG_F:
+                    S[words[1]].f = -S[words[0] >> 1].f
+                elif opc == OP_ABS_F:
+                    S[words[1]].f = fabs(S[words[0] >> 1].f)
+                elif opc == OP_MIN_F:
+                    x = S[words[0] >> 1].f
+                    y = S[words[1] >> 1].f
+                    S[words[2]].f = x if x < y else y
+                elif opc == OP_MAX_F:
+                    x = S[words[0] >> 1].f
+                    y = S[words[1] >> 1].f
+                    S[words[2]].f = x if x > y else y
+                elif opc == OP_LT_F:
+                    S[words[2]].i = S[words[0] >> 1].f < S[words[1] >> 1].f
+                elif opc == OP_LE_F:
+                    S[words[2]].i = S[words[0] >> 1].f <= S[words[1] >> 1].f
+                elif opc == OP_GT_F:
+                    S[words[2]].i = S[words[0] >> 1].f > S[words[1] >> 1].f
+                elif opc == OP_GE_F:
+                    S[words[2]].i = S[words[0] >> 1].f >= S[words[1] >> 1].f
+                elif opc == OP_EQ_F:
+                    S[words[2]].i = S[words[0] >> 1].f == S[words[1] >> 1].f
+                elif opc == OP_NE_F:
+                    S[words[2]].i = S[words[0] >> 1].f != S[words[1] >> 1].f
+                elif opc == OP_NOT_B:
+                    S[words[1]].i = not S[words[0] >> 1].i
+                elif opc == OP_I2F or opc == OP_B2F:
+                    S[words[1]].f = <double>S[words[0] >> 1].i
+                elif opc == OP_F2I:
+                    # C++'s cast: nan, inf and values outside int64 give INT64_MIN
+                    x = S[words[0] >> 1].f
+                    if x >= -9223372036854775808.0 and x < 9223372036854775808.0:
+                        S[words[1]].i = <int64_t>x
+                    else:
+                        S[words[1]].i = <int64_t>(<uint64_t>1 << 63)
+                elif opc == OP_B2I:
+                    S[words[1]].i = S[words[0] >> 1].i
+                elif opc == OP_I2B:
+                    S[words[1]].i = S[words[0] >> 1].i != 0
+                elif opc == OP_F2B:
+                    S[words[1]].i = S[words[0] >> 1].f != 0
+                elif opc == OP_MOVE:
+                    nin = ins.n_in
+                    if nin == 1:
+                        S[words[1]] = S[words[0] >> 1]
+                    elif nin == 2:
+                        t0 = S[words[0] >> 1]
+                        t1 = S[words[1] >> 1]
+                        S[words[2]] = t0
+                        S[words[3]] = t1
+                    else:
                         if nin == BIG:
                             nin = prog._in_size[ins - code]
-                        target = ins + 1
-                        if opc == OP_CALL:
-                            for j in range(nin):
-                                w = words[j]
-                                v = regs[w >> 1]
-                                if v == NULL:
-                                    _call_input_empty(vs, words, j, ins - code)
-                                vs[j] = v
-                                if w & 1:
-                                    regs[w >> 1] = NULL
-                            v = pyjit_call(ins.callee, vs, nin)
-                            for j in range(nin):
-                                if words[j] & 1:
-                                    Py_DECREF(vs[j])
-                            if v == NULL:
-                                _call_failed(prog, ins - code)
-                            k = ins.n_out
-                            if k == 1:
-                                j = words[nin]
-                                old = regs[j]
-                                regs[j] = v
-                                Py_XDECREF(old)
-                                ins += 1
-                                continue
-                            if k == 0:
-                                Py_DECREF(v)
-                                ins += 1
-                                continue
-                            if k == BIG:
-                                k = prog._out_size[ins - code]
-                            sp = _unpack(v, vs, k, ins.arg)
-                        else:
-                            # Push the inputs; a moved input leaves its register empty.
-                            for j in range(nin):
-                                w = words[j]
-                                v = regs[w >> 1]
-                                if v == NULL:
-                                    _raise_empty(w >> 1, ins - code)
-                                if w & 1:
-                                    regs[w >> 1] = NULL
-                                else:
-                                    Py_INCREF(v)
-                                vs[sp] = v
-                                sp += 1
-                            if PYJIT_DEBUG:
-                                assert sp <= prog._max_stack, (ins - code, sp)
-
-                            if opc == OP_ASSIGN:
-                                pass  # the pops below do the parallel move; a condition stays
-                            elif opc == OP_JUMPNZ or opc == OP_JUMPZ:
-                                v = vs[sp - 1]
-                                if v == Py_True_:
-                                    truth = 1
-                                elif v == Py_False_:
-                                    truth = 0
-                                else:
-                                    truth = PyObject_IsTrue(v)
-                                sp -= 1
-                                Py_DECREF(v)
-                                if truth == (opc == OP_JUMPNZ):
-                                    target = code + ins.arg
-                            elif opc == OP_DROP:
-                                while sp:
-                                    sp -= 1
-                                    Py_DECREF(vs[sp])
-                            elif opc == OP_JUMP:
-                                target = code + ins.arg
-                            elif opc == OP_STACKCALL:
-                                k = prog._out_size[ins - code]
-                                target = code + _stackcall(prog, ins - code, vs, sp, k)
-                                sp = k
-                            elif opc == OP_WAIT:
-                                if not _wait(prog, vs):
-                                    # Suspend: nothing stays on the stack; a moved future
-                                    # goes back to its register, so the resumed WAIT
-                                    # finds it.
-                                    sp = 0
-                                    v = vs[0]
-                                    result = <object>v
-                                    if words[0] & 1:
-                                        regs[words[0] >> 1] = v
-                                    else:
-                                        Py_DECREF(v)
-                                    act.pc = ins - code
-                                    return result
-                            elif opc == OP_INVOKE:
-                                # The inputs stay on this activation's stack for the
-                                # callee's LOAD; the outputs are popped when it ends.
-                                act = self._invoke(prog._callee(ins.arg), ins - code, sp)
-                                sp = 0
-                                prog = <Program>act.program
-                                code = prog._code
-                                end = code + prog._n
-                                K = prog._K
-                                regs = act.regs
-                                S = act.scalars
-                                vs = act.stack
-                                scratch = <Scalar*>vs
-                                ins = code
-                                ticks -= 1  # a call counts as a backward jump
-                                if ticks == 0:
-                                    ticks = TICK
-                                    _tick(&released, &last_signals)
-                                continue
-                            elif opc == OP_LOAD:
-                                k = prog._out_size[ins - code]
-                                if self._depth:
-                                    self._load(vs, k)
-                                else:
-                                    _load(caller, vs, k)
-                                sp = k
-                            elif opc == OP_STORE:
-                                if self._depth:
-                                    self._store(vs, sp)
-                                else:
-                                    _store(caller, vs, sp)
-                                sp = 0
-
-                        # Pop the outputs into their registers, last first.
-                        k = ins.n_out
-                        if k == BIG:
-                            k = prog._out_size[ins - code]
-                        words += nin
-                        while k:
-                            k -= 1
-                            sp -= 1
-                            old = regs[words[k]]
-                            regs[words[k]] = vs[sp]
-                            Py_XDECREF(old)  # after the store: a finaliser sees a sane frame
-                        if PYJIT_DEBUG:
-                            assert sp == 0 or (sp == 1 and opc == OP_ASSIGN), (ins - code, sp)
-                        if sp:
-                            # A Loop's ASSIGN left its condition: the JUMPZ/JUMPNZ that
-                            # takes it comes next (the validator saw to it), so run it
-                            # here rather than through another dispatch.
-                            ins += 1
-                            v = vs[0]
-                            if v == Py_True_:
-                                truth = 1
-                            elif v == Py_False_:
-                                truth = 0
-                            else:
-                                truth = PyObject_IsTrue(v)
-                            sp = 0
-                            Py_DECREF(v)
-                            target = ins + 1
-                            if truth == (ins.op == OP_JUMPNZ):
-                                target = code + ins.arg
+                        for j in range(nin):
+                            scratch[j] = S[words[j] >> 1]
+                        for j in range(nin):
+                            S[words[nin + j]] = scratch[j]
+                elif opc == OP_LOOP_BACK:
+                    a = S[words[0] >> 1].i + 1
+                    S[words[3]].i = a
+                    if a < S[words[1] >> 1].i and S[words[2] >> 1].i:
+                        ins = code + ins.arg
+                        ticks -= 1
+                        if ticks == 0:
+                            ticks = TICK
+                            _tick(&released, &last_signals)
+                        continue
+                elif opc == OP_LOOP_ENTER:
+                    S[words[2]].i = 0
+                    if not (0 < S[words[0] >> 1].i and S[words[1] >> 1].i):
+                        ins = code + ins.arg
+                        continue
+                elif (opc == OP_JT or opc == OP_JF or opc == OP_JLT_I or opc == OP_JLE_I
+                      or opc == OP_JEQ_I or opc == OP_JNE_I or opc == OP_JLT_F
+                      or opc == OP_JLE_F or opc == OP_JEQ_F or opc == OP_JNE_F
+                      or opc == OP_JNLT_F or opc == OP_JNLE_F):
+                    if opc == OP_JT:
+                        truth = S[words[0] >> 1].i != 0
+                    elif opc == OP_JF:
+                        truth = S[words[0] >> 1].i == 0
+                    elif opc == OP_JLT_I:
+                        truth = S[words[0] >> 1].i < S[words[1] >> 1].i
+                    elif opc == OP_JLE_I:
+                        truth = S[words[0] >> 1].i <= S[words[1] >> 1].i
+                    elif opc == OP_JEQ_I:
+                        truth = S[words[0] >> 1].i == S[words[1] >> 1].i
+                    elif opc == OP_JNE_I:
+                        truth = S[words[0] >> 1].i != S[words[1] >> 1].i
+                    elif opc == OP_JLT_F:
+                        truth = S[words[0] >> 1].f < S[words[1] >> 1].f
+                    elif opc == OP_JLE_F:
+                        truth = S[words[0] >> 1].f <= S[words[1] >> 1].f
+                    elif opc == OP_JEQ_F:
+                        truth = S[words[0] >> 1].f == S[words[1] >> 1].f
+                    elif opc == OP_JNE_F:
+                        truth = S[words[0] >> 1].f != S[words[1] >> 1].f
+                    elif opc == OP_JNLT_F:
+                        truth = not (S[words[0] >> 1].f < S[words[1] >> 1].f)
+                    else:
+                        truth = not (S[words[0] >> 1].f <= S[words[1] >> 1].f)
+                    if truth:
+                        target = code + ins.arg
                         if target <= ins:
                             ticks -= 1
                             if ticks == 0:
@@ -1449,46 +1199,323 @@ cdef class Frame:
                                 _tick(&released, &last_signals)
                         ins = target
                         continue
-                    ins += 1
-
-                # ---- the activation reached its end: back to its INVOKE ----
-                _hold_gil(&released)
-                if self._depth == 0:
-                    break
-                act = self._return()
-                prog = <Program>act.program
-                code = prog._code
-                end = code + prog._n
-                K = prog._K
-                regs = act.regs
-                S = act.scalars
-                vs = act.stack
-                scratch = <Scalar*>vs
-                ins = code + act.pc
-                sp = act.sp
-                nin = ins.n_in
-                if nin == BIG:
-                    nin = prog._in_size[ins - code]
-                k = ins.n_out
-                if k == BIG:
-                    k = prog._out_size[ins - code]
-                if sp != k:
-                    raise _slow.bad_return(ins.arg, sp, k)
-                words = ins.words + nin
-                while k:  # the INVOKE's outputs, last first
-                    k -= 1
-                    sp -= 1
-                    old = regs[words[k]]
-                    regs[words[k]] = vs[sp]
+                elif opc == OP_BOX_I or opc == OP_BOX_F or opc == OP_BOX_B:
+                    if opc == OP_BOX_I:
+                        v = PyLong_FromLongLong(S[words[0] >> 1].i)
+                    elif opc == OP_BOX_F:
+                        v = PyFloat_FromDouble(S[words[0] >> 1].f)
+                    else:
+                        v = Py_True_ if S[words[0] >> 1].i else Py_False_
+                        Py_INCREF(v)
+                    j = words[1]
+                    old = regs[j]
+                    regs[j] = v
                     Py_XDECREF(old)
+                elif opc == OP_UNBOX_I or opc == OP_UNBOX_F or opc == OP_UNBOX_B:
+                    w = words[0]
+                    v = regs[w >> 1]
+                    if v == NULL:
+                        _raise_empty(w >> 1, ins - code)
+                    if opc == OP_UNBOX_I and PyLong_CheckExact(v):
+                        overflow = 0
+                        a = PyLong_AsLongLongAndOverflow(v, &overflow)
+                        if overflow:
+                            _unbox(opc, v, &S[words[1]])
+                        else:
+                            S[words[1]].i = a
+                    elif opc == OP_UNBOX_F and PyFloat_CheckExact(v):
+                        S[words[1]].f = PyFloat_AS_DOUBLE(v)
+                    elif opc == OP_UNBOX_B and (v == Py_True_ or v == Py_False_):
+                        S[words[1]].i = v == Py_True_
+                    else:
+                        _unbox(opc, v, &S[words[1]])
+                    if w & 1:
+                        regs[w >> 1] = NULL
+                        Py_DECREF(v)
+
+                # ---- the seed's CALL, specialised by shape ----
+                # CALL's arguments are read in place: a copied input is borrowed
+                # (its register holds it through the call, and nothing the callee
+                # can reach writes registers), a moved one leaves its register
+                # empty and is released after the call.  sp stays 0, so an error
+                # never releases a borrowed argument.
+                elif opc == OP_CALL2:
+                    w = words[0]
+                    v = regs[w >> 1]
+                    if v == NULL:
+                        _call_input_empty(vs, words, 0, ins - code)
+                    vs[0] = v
+                    if w & 1:
+                        regs[w >> 1] = NULL
+                    w = words[1]
+                    v = regs[w >> 1]
+                    if v == NULL:
+                        _call_input_empty(vs, words, 1, ins - code)
+                    vs[1] = v
+                    if w & 1:
+                        regs[w >> 1] = NULL
+                    v = pyjit_call(ins.callee, vs, 2)
+                    if words[0] & 1:
+                        Py_DECREF(vs[0])
+                    if words[1] & 1:
+                        Py_DECREF(vs[1])
+                    if v == NULL:
+                        _call_failed(prog, ins - code)
+                    j = words[2]
+                    old = regs[j]
+                    regs[j] = v
+                    Py_XDECREF(old)  # after the store: a finaliser sees a sane frame
+                elif opc == OP_CALL1:
+                    w = words[0]
+                    v = regs[w >> 1]
+                    if v == NULL:
+                        _call_input_empty(vs, words, 0, ins - code)
+                    vs[0] = v
+                    if w & 1:
+                        regs[w >> 1] = NULL
+                    v = pyjit_call(ins.callee, vs, 1)
+                    if w & 1:
+                        Py_DECREF(vs[0])
+                    if v == NULL:
+                        _call_failed(prog, ins - code)
+                    j = words[1]
+                    old = regs[j]
+                    regs[j] = v
+                    Py_XDECREF(old)
+                elif opc == OP_CONST:
+                    # No inputs, one output (the validator saw to it).
+                    v = K[ins.arg]
+                    Py_INCREF(v)
+                    j = words[0]
+                    old = regs[j]
+                    regs[j] = v
+                    Py_XDECREF(old)
+
+                # ---- the seed's protocol: push, act, pop ----
+                else:
+                    nin = ins.n_in
+                    if nin == BIG:
+                        nin = prog._in_size[ins - code]
+                    target = ins + 1
+                    if opc == OP_CALL:
+                        for j in range(nin):
+                            w = words[j]
+                            v = regs[w >> 1]
+                            if v == NULL:
+                                _call_input_empty(vs, words, j, ins - code)
+                            vs[j] = v
+                            if w & 1:
+                                regs[w >> 1] = NULL
+                        v = pyjit_call(ins.callee, vs, nin)
+                        for j in range(nin):
+                            if words[j] & 1:
+                                Py_DECREF(vs[j])
+                        if v == NULL:
+                            _call_failed(prog, ins - code)
+                        k = ins.n_out
+                        if k == 1:
+                            j = words[nin]
+                            old = regs[j]
+                            regs[j] = v
+                            Py_XDECREF(old)
+                            ins += 1
+                            continue
+                        if k == 0:
+                            Py_DECREF(v)
+                            ins += 1
+                            continue
+                        if k == BIG:
+                            k = prog._out_size[ins - code]
+                        sp = _unpack(v, vs, k, ins.arg)
+                    else:
+                        # Push the inputs; a moved input leaves its register empty.
+                        for j in range(nin):
+                            w = words[j]
+                            v = regs[w >> 1]
+                            if v == NULL:
+                                _raise_empty(w >> 1, ins - code)
+                            if w & 1:
+                                regs[w >> 1] = NULL
+                            else:
+                                Py_INCREF(v)
+                            vs[sp] = v
+                            sp += 1
+                        if PYJIT_DEBUG:
+                            assert sp <= prog._max_stack, (ins - code, sp)
+
+                        if opc == OP_ASSIGN:
+                            pass  # the pops below do the parallel move; a condition stays
+                        elif opc == OP_JUMPNZ or opc == OP_JUMPZ:
+                            v = vs[sp - 1]
+                            if v == Py_True_:
+                                truth = 1
+                            elif v == Py_False_:
+                                truth = 0
+                            else:
+                                truth = PyObject_IsTrue(v)
+                            sp -= 1
+                            Py_DECREF(v)
+                            if truth == (opc == OP_JUMPNZ):
+                                target = code + ins.arg
+                        elif opc == OP_DROP:
+                            while sp:
+                                sp -= 1
+                                Py_DECREF(vs[sp])
+                        elif opc == OP_JUMP:
+                            target = code + ins.arg
+                        elif opc == OP_STACKCALL:
+                            k = prog._out_size[ins - code]
+                            target = code + _stackcall(prog, ins - code, vs, sp, k)
+                            sp = k
+                        elif opc == OP_WAIT:
+                            if not _wait(prog, vs):
+                                # Suspend: nothing stays on the stack; a moved future
+                                # goes back to its register, so the resumed WAIT
+                                # finds it.
+                                sp = 0
+                                v = vs[0]
+                                result = <object>v
+                                if words[0] & 1:
+                                    regs[words[0] >> 1] = v
+                                else:
+                                    Py_DECREF(v)
+                                act.pc = ins - code
+                                Py_INCREF(<PyObject*>result)
+                                pending[0] = <PyObject*>result
+                                self._ticks, self._last_signals = ticks, last_signals
+                                return SUSPENDED
+                        elif opc == OP_INVOKE:
+                            # The inputs stay on this activation's stack for the
+                            # callee's LOAD; the outputs are popped when it ends.
+                            self._invoke(prog._callee(ins.arg), ins - code, sp)
+                            sp = 0
+                            ticks -= 1  # a call counts as a backward jump
+                            if ticks == 0:
+                                ticks = TICK
+                                _tick(&released, &last_signals)
+                            _hold_gil(&released)
+                            self._ticks, self._last_signals = ticks, last_signals
+                            return CALLED
+                        elif opc == OP_LOAD:
+                            k = prog._out_size[ins - code]
+                            if self._depth:
+                                self._load(vs, k)
+                            else:
+                                _load(caller, vs, k)
+                            sp = k
+                        elif opc == OP_STORE:
+                            if self._depth:
+                                self._store(vs, sp)
+                            else:
+                                _store(caller, vs, sp)
+                            sp = 0
+
+                    # Pop the outputs into their registers, last first.
+                    k = ins.n_out
+                    if k == BIG:
+                        k = prog._out_size[ins - code]
+                    words += nin
+                    while k:
+                        k -= 1
+                        sp -= 1
+                        old = regs[words[k]]
+                        regs[words[k]] = vs[sp]
+                        Py_XDECREF(old)  # after the store: a finaliser sees a sane frame
+                    if PYJIT_DEBUG:
+                        assert sp == 0 or (sp == 1 and opc == OP_ASSIGN), (ins - code, sp)
+                    if sp:
+                        # A Loop's ASSIGN left its condition: the JUMPZ/JUMPNZ that
+                        # takes it comes next (the validator saw to it), so run it
+                        # here rather than through another dispatch.
+                        ins += 1
+                        v = vs[0]
+                        if v == Py_True_:
+                            truth = 1
+                        elif v == Py_False_:
+                            truth = 0
+                        else:
+                            truth = PyObject_IsTrue(v)
+                        sp = 0
+                        Py_DECREF(v)
+                        target = ins + 1
+                        if truth == (ins.op == OP_JUMPNZ):
+                            target = code + ins.arg
+                    if target <= ins:
+                        ticks -= 1
+                        if ticks == 0:
+                            ticks = TICK
+                            _tick(&released, &last_signals)
+                    ins = target
+                    continue
                 ins += 1
         except:
             _hold_gil(&released)
             act.pc = ins - code
             self._fail(sp)
             raise
+        _hold_gil(&released)
         act.pc = ins - code
-        return None
+        self._ticks, self._last_signals = ticks, last_signals
+        return ENDED
+
+    cdef object _execute(self, list caller):
+        """Run activations until the outermost ends or one suspends: the callee an
+        INVOKE starts, then its caller again when it ends (popping the INVOKE's
+        outputs), as the seed's runImpl would if it had frames."""
+        cdef int how
+        cdef PyObject* pending = NULL
+        cdef object result
+        while True:
+            how = self._run(caller, &pending)
+            if how == ENDED:
+                if self._depth == 0:
+                    return None
+                self._return()
+            elif how == SUSPENDED:
+                result = <object>pending
+                Py_DECREF(pending)   # `result` holds it now
+                return result
+
+    cdef int _return(self) except -1:
+        """The innermost call ended (its stack is empty): release it, pop its
+        outputs into the caller's INVOKE's registers, and go on after the INVOKE."""
+        cdef Activation* a = &self._callees[self._depth - 1]
+        cdef PyObject* p = a.program
+        cdef Activation* caller
+        cdef Program prog
+        cdef const Instr* ins
+        cdef const Word* words
+        cdef Py_ssize_t nin, k, sp
+        cdef PyObject* old
+        self._depth -= 1
+        _release(a, 0)   # what the callee left: its preloaded constants
+        a.program = NULL
+        Py_DECREF(p)
+        caller = self._innermost()
+        prog = <Program>caller.program
+        ins = prog._code + caller.pc
+        sp = caller.sp
+        nin = ins.n_in
+        if nin == BIG:
+            nin = prog._in_size[caller.pc]
+        k = ins.n_out
+        if k == BIG:
+            k = prog._out_size[caller.pc]
+        if sp != k:
+            self._fail(sp)
+            raise _slow.bad_return(ins.arg, sp, k)
+        words = ins.words + nin
+        while k:  # the INVOKE's outputs, last first
+            k -= 1
+            sp -= 1
+            old = caller.regs[words[k]]
+            caller.regs[words[k]] = caller.stack[sp]
+            Py_XDECREF(old)
+        caller.sp = 0
+        caller.pc += 1
+        return 0
+
+
 
 
 # ---- The garbage collector sees the registers ----
