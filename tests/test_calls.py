@@ -166,17 +166,16 @@ def test_pinned_listings_of_calls_optimised():
         "constants: s1 = 1\n"
         " 0  0 = prim::Load\n"
         " 1  s0 = UNBOX_I move(0)\n"
-        " 2   = JLE_I s0, s1 -> 10\n"
+        " 2   = JLE_I s0, s1 -> 9\n"
         " 3  s2 = SUB_I s0, s1  # aten::sub\n"
         " 4  1 = BOX_I s2\n"
         " 5  2 = prim::CallFunction[fact] move(1)\n"
         " 6  s3 = UNBOX_I move(2)\n"
         " 7  s4 = MUL_I s0, s3  # aten::mul\n"
-        " 8  s5 = MOVE s4\n"
-        " 9   = prim::Jump -> 11\n"
-        "10  s5 = MOVE s1\n"
-        "11  3 = BOX_I s5\n"
-        "12   = prim::Store move(3)\n")
+        " 8   = prim::Jump -> 10\n"
+        " 9  s4 = MOVE s1\n"
+        "10  3 = BOX_I s4\n"
+        "11   = prim::Store move(3)\n")
 
 
 @pytest.mark.parametrize("optimize", [False, True])
