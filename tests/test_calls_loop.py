@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import gc
 import operator
-import signal
 import sys
 import threading
 import time
@@ -19,6 +18,7 @@ import pytest
 
 from helpers.asm import asm
 from helpers.memory import traced_growth
+from helpers.signals import alarm, needs_setitimer
 
 
 class Future:
@@ -354,23 +354,13 @@ class Alarm(Exception):
     pass
 
 
-@pytest.mark.skipif(not hasattr(signal, "setitimer"), reason="needs signal.setitimer")
+@needs_setitimer
 def test_a_signal_stops_a_run_made_only_of_calls(loop):
     # 2**25 calls, 25 deep at most: seconds, where the alarm comes after 50 ms
     frame = loop.Frame(call_tree(loop))
-
-    def handler(signum, stack):
-        raise Alarm
-
-    old = signal.signal(signal.SIGALRM, handler)
     start = time.monotonic()
-    signal.setitimer(signal.ITIMER_REAL, 0.05)
-    try:
-        with pytest.raises(Alarm):
-            frame.run([24])
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, old)
+    with alarm(0.05, Alarm), pytest.raises(Alarm):
+        frame.run([24])
     assert time.monotonic() - start < 1.0
     assert frame.failed and 1 < frame.depth <= 25
 

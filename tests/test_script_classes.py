@@ -183,81 +183,51 @@ def test_torch_module_results(tmp_path, loop):
             state["first"]["module"]["calls"]] + [s["module"]["calls"] for s in state["layers"]]
 
 
+def class_error(tmp_path, methods: str, before: str = "") -> str:
+    """The CompileError of scripting class ``C`` (``x`` its one attribute) with
+    ``methods``, after the module-level code ``before``: ``file:line:col: ...``."""
+    source = ("import pyjit\n" + before + "\n\n@pyjit.script\nclass C:\n"
+              "    def __init__(self):\n        self.x = 1\n" + methods)
+    with pytest.raises(CompileError) as info:
+        load_function(source, tmp_path, "C", module_name="bad")
+    return short_paths(str(info.value), tmp_path)
+
+
 def test_errors_name_the_line(tmp_path):
-    def error(body: str) -> str:
-        source = "import pyjit\nfrom typing import List\n\n\n" + body
-        with pytest.raises(CompileError) as info:
-            load_function(source, tmp_path, "C", module_name="bad")
-        return short_paths(str(info.value), tmp_path)
-
-    assert error('''
-@pyjit.script
-class C:
-    def __init__(self):
-        self.x = 1
-
+    assert class_error(tmp_path, """
     def f(self) -> int:
         return self.y
-''') == ("bad.py:12:15: 'C' has no attribute 'y' (its attributes are those its "
+""") == ("bad.py:10:15: 'C' has no attribute 'y' (its attributes are those its "
          "__init__ assigns)\n            return self.y\n                   ^")
-    assert error('''
-@pyjit.script
-class C:
-    def __init__(self):
-        self.x = 1
-
+    assert class_error(tmp_path, """
     def f(self) -> int:
         self.z = 2
         return self.x
-''').startswith("bad.py:12:8: 'C' has no attribute 'z': its attributes are declared by "
+""").startswith("bad.py:10:8: 'C' has no attribute 'z': its attributes are declared by "
                 "assigning them in __init__")
-    assert error('''
-@pyjit.script
-class C:
-    def __init__(self):
-        self.x = 1
-
+    assert class_error(tmp_path, """
     def f(self) -> int:
         self.x = "one"
         return self.x
-''').startswith("bad.py:12:8: attribute 'x' of C is int, not str")
-    assert error('''
-@pyjit.script
-class C:
-    def __init__(self):
-        self.x = 1
-
+""").startswith("bad.py:10:8: attribute 'x' of C is int, not str")
+    assert class_error(tmp_path, """
     def f(self, n: int) -> int:
         return self.g(n)
 
     def g(self, n: int) -> int:
         return self.f(n)
-''').startswith("bad.py:15:15: recursive call of method 'f' of C: recursion is not "
+""").startswith("bad.py:13:15: recursive call of method 'f' of C: recursion is not "
                 "supported by pyjit.script")
-    assert error('''
-class D:
-    def __init__(self):
-        self.v = 1
-
-
-@pyjit.script
-class C:
-    def __init__(self):
-        self.x = 1
-
+    assert class_error(tmp_path, """
     def f(self) -> int:
         d = D()
         return self.x
-''').startswith("bad.py:17:12: creating a D in a scripted function is not supported")
-    assert error('''
-@pyjit.script
-class C:
-    def __init__(self):
-        self.x = 1
-
+""", before="class D:\n    def __init__(self):\n        self.v = 1\n").startswith(
+        "bad.py:13:12: creating a D in a scripted function is not supported")
+    assert class_error(tmp_path, """
     def f(self) -> int:
         return self.nope(1)
-''').startswith("bad.py:12:15: 'C' has no method 'nope'")
+""").startswith("bad.py:10:15: 'C' has no method 'nope'")
 
 
 def test_an_annotated_attribute_may_be_anything_python_computes(tmp_path):

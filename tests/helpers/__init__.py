@@ -42,6 +42,8 @@ module                 holds
                        imports torch: only tests marked ``needs_torch`` use it)
 ``random_graphs``      ``graphs()``, ``units()``: hypothesis strategies for random
                        well-formed graphs, and units of them calling one another
+``signals``            ``alarm(seconds, raise_)``, ``needs_setitimer``: a SIGALRM
+                       whose handler raises, for the tests that stop a run
 =====================  =====================================================
 
 The differential tests' oracle is not here: it is the benchmarks' dict walker,
