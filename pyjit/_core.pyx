@@ -1413,13 +1413,13 @@ cdef class Frame:
                         elif opc == OP_INVOKE:
                             # The inputs stay on this activation's stack for the
                             # callee's LOAD; the outputs are popped when it ends.
-                            self._invoke(prog._callee(ins.arg), ins - code, sp)
-                            sp = 0
                             ticks -= 1  # a call counts as a backward jump
                             if ticks == 0:
                                 ticks = TICK
                                 _tick(&released, &last_signals)
-                            _hold_gil(&released)
+                                _hold_gil(&released)
+                            # Last: it may move the activations `act` points into.
+                            self._invoke(prog._callee(ins.arg), ins - code, sp)
                             self._ticks, self._last_signals = ticks, last_signals
                             return CALLED
                         elif opc == OP_LOAD:
@@ -1476,7 +1476,9 @@ cdef class Frame:
                 ins += 1
         except:
             _hold_gil(&released)
-            act.pc = ins - code
+            # Still the running activation, but read again: a failed INVOKE may
+            # have moved the array it is in (the blocks never move).
+            self._innermost().pc = ins - code
             self._fail(sp)
             raise
         _hold_gil(&released)
