@@ -37,6 +37,12 @@ here is only how it is made fast:
   at least every ``TICK`` iterations, as CPython's own loop does;
 * a run counts as a level of Python recursion (``Py_EnterRecursiveCall``), so an
   operator that runs its own graph again ends in RecursionError, not a crash;
+* an activation's value stack and registers are one C block that never moves (a
+  returned call's block is kept for the next call at that depth), and
+  ``Frame._run`` runs one activation only, returning to a small driver at an
+  ``INVOKE`` and at the end, so that nothing in the dispatch loop changes which
+  registers it reads (the C compiler keeps them in machine registers) and a
+  call costs no C stack;
 * the file runs from cold to hot (Lua's ``lvm.c`` habit): the out-of-line helpers
   that can raise or call back into Python come first, the dispatch loop last.
   An exception from anywhere inside the loop lands in its one ``except`` clause,

@@ -22,6 +22,18 @@ the rare paths are ``pyjit._slowpath``'s, shared with the compiled loop.
 Scalar registers hold the Python value of their kind here (an int within int64, a
 float, a bool); an intrinsic calls the library operator ``F[arg]`` on them, which
 is what makes this loop the reference for the compiled one's C arithmetic.
+
+Calls between graphs (``INVOKE``) do not recurse: a Frame keeps a stack of
+*activations*, one per Program being run (its registers, value stack and pc),
+and the loop below switches to the callee's activation at an ``INVOKE`` and back
+to the caller's when the callee ends::
+
+    caller  ... INVOKE r1, r2 -> r3 ...         push r1, r2; activation of the callee
+    callee  LOAD -> a, b  ...  STORE c          takes r1, r2; gives c
+    caller  r3 := pop(); go on after the INVOKE
+
+A WAIT suspends them all (``run([])`` resumes the innermost), an error releases
+them all (``Frame.pcs`` says where each was).
 """
 
 from __future__ import annotations
