@@ -19,11 +19,12 @@ from . import ir
 from . import ops  # the one import that fills the default registry with the library
 from ._backend import HAS_CEXT
 from .code import Code
-from .errors import (CompileError, InterpreterError, JITException, OperatorNotFoundError,
-                     ParseError, PyjitError, TorchConversionError)
+from .compilation_unit import CompilationUnit
+from .errors import (CompileError, GraphRecursionError, InterpreterError, JITException,
+                     OperatorNotFoundError, ParseError, PyjitError, TorchConversionError)
 from .frontend import ScriptFunction, script
 from .futures import Future
-from .interpreter import Function, InterpreterState
+from .interpreter import Function, InterpreterState, get_recursion_limit, set_recursion_limit
 from .ir import Graph
 from .ir.parser import parse_ir
 from .registry import register_operator
@@ -33,7 +34,9 @@ __version__ = "0.1.0"
 
 __all__ = [
     "script", "ScriptFunction", "parse_ir", "Graph", "Code", "InterpreterState", "Function", "Future",
+    "CompilationUnit", "set_recursion_limit", "get_recursion_limit",
     "register_operator", "HAS_CEXT", "ir", "from_torch", "TorchFunction",
     "PyjitError", "ParseError", "CompileError", "OperatorNotFoundError",
-    "InterpreterError", "JITException", "TorchConversionError", "__version__",
+    "InterpreterError", "JITException", "GraphRecursionError", "TorchConversionError",
+    "__version__",
 ]

@@ -37,6 +37,12 @@ here is only how it is made fast:
   at least every ``TICK`` iterations, as CPython's own loop does;
 * a run counts as a level of Python recursion (``Py_EnterRecursiveCall``), so an
   operator that runs its own graph again ends in RecursionError, not a crash;
+* an activation's value stack and registers are one C block that never moves (a
+  returned call's block is kept for the next call at that depth), and
+  ``Frame._run`` runs one activation only, returning to a small driver at an
+  ``INVOKE`` and at the end, so that nothing in the dispatch loop changes which
+  registers it reads (the C compiler keeps them in machine registers) and a
+  call costs no C stack;
 * the file runs from cold to hot (Lua's ``lvm.c`` habit): the out-of-line helpers
   that can raise or call back into Python come first, the dispatch loop last.
   An exception from anywhere inside the loop lands in its one ``except`` clause,
@@ -46,8 +52,10 @@ here is only how it is made fast:
 
 cimport cython
 from libc.stdint cimport int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t
-from libc.string cimport memcpy
+from libc.string cimport memcpy, memset
 from libc.math cimport floor, fmod, copysign, pow, fabs, isfinite
+
+import numpy as np
 
 from pyjit import _slowpath as _slow
 from pyjit import opcodes as _op
@@ -188,6 +196,10 @@ cdef extern from *:
 
     PyObject* PyErr_Occurred()
 
+# Bound once: the Python function _tick calls (CPython runs signal handlers and
+# hands the GIL over on entering it).
+cdef object _checkpoint = _slow.checkpoint
+
 # CALL specialised by shape when a Program is built (CPython's habit: a cheap
 # guard, here none at all, plus an action; the generic CALL stays as it is).
 # They live only in Program._code, never in a table: negative, so they cannot
@@ -207,6 +219,12 @@ cdef enum:
 cdef enum:
     TICK = 4096
     SIGNAL_MS = 5      # while running without the GIL: how often signals are seen
+
+# How Frame._run leaves the activation it runs.
+cdef enum:
+    ENDED = 0          # it reached its end
+    SUSPENDED = 1      # a WAIT met a pending future (given back to Frame._execute)
+    CALLED = 2         # an INVOKE made its callee the innermost activation
 
 
 cdef const int32_t* _ints(const int32_t[::1] a):
@@ -249,6 +267,7 @@ cdef struct Instr:
     const pyjit_callee* callee   # CALL: how to call F[arg]
     uint16_t n_in                # BIG: see the in_size column
     uint16_t n_out               # BIG: see the out_size column
+    uint8_t gil_free             # a backward jump whose loop touches no object
 
 
 # no_gc_clear: the raw pointers below point into the tuples and arrays this
@@ -314,6 +333,7 @@ cdef class Program:
     cdef Instr* _code           # n records, built from the columns above
     cdef Word* _operands        # the operands of all instructions, in order
     cdef pyjit_callee* _callees # one per distinct callable of CALL instructions
+    cdef list _linked           # INVOKE: F[arg]()'s Program by arg, once linked (or None)
 
     # __cinit__, not __init__: it runs exactly once, so a Program cannot be
     # re-initialised under a Frame that holds its pointers.
@@ -341,6 +361,7 @@ cdef class Program:
         self._preload_values = tuple(value for _, value in t.preload)
         self._n_preload = len(t.preload)
         self._preload_objs = PySequence_Fast_ITEMS(self._preload_values)
+        self._linked = [None] * len(self._callbacks)
         self._pack(t)
 
     def __dealloc__(self):
@@ -365,6 +386,11 @@ cdef class Program:
         cdef int power
         cdef Py_ssize_t i, j, total = 0, pos = 0
         cdef dict seen = {}
+        # needs[i]: instructions before i that need Python (pyjit.opcodes'
+        # needs_python), so a loop [target, i] touches no object when the count
+        # does not grow over it.
+        cdef list python = [d.code for d in _op.OPCODES if d.needs_python]
+        needs = np.concatenate(([0], np.cumsum(np.isin(t.op, python)))).tolist()
         for i in range(self._n):
             total += self._in_size[i] + self._out_size[i]
         # +1 each: a zero-size PyMem_Calloc may return NULL.
@@ -402,7 +428,9 @@ cdef class Program:
                     self._code[i].op = OP_CALL1
                 elif self._out_size[i] == 1 and self._in_size[i] == 2:
                     self._code[i].op = OP_CALL2
-            elif self._op[i] == OP_FLOORDIV_I or self._op[i] == OP_REM_I:
+            if self._op[i] in _op.JUMPS and 0 <= self._arg[i] <= i:
+                self._code[i].gil_free = needs[i + 1] == needs[self._arg[i]]
+            if self._op[i] == OP_FLOORDIV_I or self._op[i] == OP_REM_I:
                 j = ints[in_start[i] + 1]          # the divisor's register
                 divisor = self._scalar_init[j]
                 if not written[j] and divisor > 0 and divisor & (divisor - 1) == 0:
@@ -437,6 +465,18 @@ cdef class Program:
     def __repr__(self):
         return (f"<Program n_instructions={self._n} register_size={self._register_size} "
                 f"scalar_size={self._scalar_size} max_stack={self._max_stack}>")
+
+    cdef Program _callee(self, int arg):
+        """INVOKE's callee: ``F[arg]()``, called the first time and kept (a list
+        the collector sees: a graph that calls itself makes a cycle)."""
+        cdef object p
+        if arg < PyList_GET_SIZE(self._linked):  # emptied only by the collector
+            p = <object>PyList_GET_ITEM(self._linked, arg)
+            if p is not None:
+                return <Program>p
+        p = _slow.link(<object>self._F[arg], Program, arg)
+        self._linked[arg] = p
+        return <Program>p
 
     def _takes_condition_at(self, Py_ssize_t i):
         # A JUMPZ/JUMPNZ without inputs pops the condition its ASSIGN left.
@@ -586,26 +626,142 @@ cdef inline void _hold_gil(PyThreadState** released) noexcept:
         released[0] = NULL
 
 
-cdef int _tick(PyThreadState** released, long long* last_signals) except -1:
-    """Every TICK backward jumps: see signals, then let other threads run.
+cdef int _tick(PyThreadState** released, long long* last_signals, bint gil_free) except -1:
+    """Every TICK backward jumps (and calls): let signals and other threads in.
 
-    Holding the GIL: check signals, then give the GIL up; the next instruction
-    that needs Python takes it back (so other threads get it between two such
-    instructions, as CPython's eval loop gives it up between bytecodes).  Running
-    without it: look at signals again every SIGNAL_MS milliseconds.
+    At the back edge of a loop that touches no Python object (``gil_free``), the
+    loop gives the GIL up and goes on without it, in parallel with other
+    threads, until an instruction needs Python and takes it back; running so, it
+    looks at signals every SIGNAL_MS milliseconds.  Anywhere else it runs a
+    little Python (:func:`pyjit._slowpath.checkpoint`), which is where CPython's
+    own eval loop runs the signal handlers and hands the GIL to a thread that has
+    asked for it: other threads get it exactly as they would from a Python loop.
+    (Giving it up and taking it back at once would not do: each release wakes a
+    waiting thread before it has waited long enough to ask for a switch, and so
+    starves it.)
     """
     cdef long long now
     if released[0] == NULL:
-        PyErr_CheckSignals()
-        released[0] = PyEval_SaveThread()
+        if gil_free:
+            PyErr_CheckSignals()
+            released[0] = PyEval_SaveThread()
+        else:
+            _checkpoint()
         return 0
     now = pyjit_now_ms()
     if now - last_signals[0] >= SIGNAL_MS:
         last_signals[0] = now
         PyEval_RestoreThread(released[0])
         released[0] = NULL
-        PyErr_CheckSignals()
-        released[0] = PyEval_SaveThread()
+        _checkpoint()
+        if gil_free:
+            released[0] = PyEval_SaveThread()
+    return 0
+
+
+# One run of one Program inside a Frame: the block of memory that holds its value
+# stack, object registers and scalar registers, and where it is.  A block never
+# moves once allocated (a CALL's borrowed arguments and the collector's traversal
+# point into it); the array of activations may, since nothing points into it.
+cdef struct Activation:
+    PyObject* program     # a strong reference (the outermost's: Frame._program's)
+    PyObject** mem        # the block: 1 spare slot + max_stack, registers, scalars
+    Py_ssize_t cap        # slots in mem; a callee's block is kept for the next call
+    PyObject** stack      # mem + 1 (see _execute's CALL)
+    PyObject** regs       # nregs slots, NULL = empty
+    Scalar* scalars       # after the object registers, 8 bytes each too
+    Py_ssize_t nregs
+    Py_ssize_t pc         # the next instruction; a caller's is its INVOKE
+    Py_ssize_t sp         # a caller's value-stack slots in use while its callee runs
+
+
+# How many activations a Frame may hold at once (set_max_depth).
+cdef Py_ssize_t _max_depth = _slow.DEFAULT_MAX_DEPTH
+
+
+def set_max_depth(n):
+    """Set how many activations a Frame may hold at once: one for the run, plus one
+    per INVOKE in progress.  An INVOKE beyond it raises RecursionError."""
+    global _max_depth
+    _max_depth = _slow.check_max_depth(n)
+
+
+def get_max_depth():
+    """How many activations a Frame may hold at once (see ``set_max_depth``)."""
+    return _max_depth
+
+
+cdef int _enter(Activation* a, Program p) except -1:
+    """Start an activation of ``p`` in ``a``: its block (the one ``a`` kept, when it
+    is big enough), empty registers, the preloaded constants, pc 0.  The caller
+    sets ``a.program``."""
+    cdef Py_ssize_t need = p._max_stack + 1 + p._register_size + p._scalar_size
+    cdef Py_ssize_t j
+    cdef PyObject* v
+    if a.cap < need:
+        if a.mem != NULL:
+            PyMem_Free(a.mem)
+        a.cap = 0
+        # Never empty (the spare slot), so calloc cannot return NULL for size 0.
+        a.mem = <PyObject**>PyMem_Calloc(need, sizeof(PyObject*))
+        if a.mem == NULL:
+            raise MemoryError()
+        a.cap = need
+        a.regs = a.mem + 1 + p._max_stack
+    else:
+        # A kept block was released (its registers are empty), but under another
+        # program's layout its stack slots may sit where these registers are.
+        a.regs = a.mem + 1 + p._max_stack
+        memset(a.regs, 0, p._register_size * sizeof(PyObject*))
+    a.stack = a.mem + 1
+    a.nregs = p._register_size
+    a.scalars = <Scalar*>(a.regs + a.nregs)
+    if p._scalar_size:
+        memcpy(a.scalars, p._scalar_init, p._scalar_size * sizeof(Scalar))
+    for j in range(p._n_preload):
+        v = p._preload_objs[j]
+        Py_INCREF(v)
+        a.regs[p._preload_regs[j]] = v
+    a.pc = 0
+    a.sp = 0
+    return 0
+
+
+cdef void _release(Activation* a, Py_ssize_t sp) noexcept:
+    """Release an activation's value stack below ``sp`` (top first), then every
+    register.
+
+    Each slot is cleared before its value is released, so code run by a
+    finaliser never sees a dangling pointer.
+    """
+    cdef PyObject* v
+    cdef PyObject** regs = a.regs    # never reallocated: safe across finalisers
+    cdef PyObject** stack = a.stack
+    cdef Py_ssize_t i = a.nregs
+    while sp:
+        sp -= 1
+        v = stack[sp]
+        stack[sp] = NULL
+        Py_XDECREF(v)   # NULL: moved into a STACKCALL list
+    while i:
+        # After a run most registers are empty already (moved or dropped):
+        # skip them four at a time.  A 1,000-register frame is freed on
+        # every call of a 1,000-node graph.
+        if i >= 4 and (<size_t>regs[i - 1] | <size_t>regs[i - 2] |
+                       <size_t>regs[i - 3] | <size_t>regs[i - 4]) == 0:
+            i -= 4
+            continue
+        i -= 1
+        v = regs[i]
+        if v != NULL:
+            regs[i] = NULL
+            Py_DECREF(v)
+
+
+cdef int _move_values(PyObject** src, Py_ssize_t k, PyObject** dst) noexcept:
+    # The references move with the pointers: no count changes.
+    if k:
+        memcpy(dst, src, k * sizeof(PyObject*))
     return 0
 
 
@@ -618,17 +774,22 @@ cdef class Frame:
     cheap: make one per run.  A Frame is not meant to be shared between threads
     (its Program is).
 
+    An INVOKE runs its callee in a new *activation* of the same frame: its own
+    registers and value stack, on a stack of activations that the loop walks
+    without recursing.  The run's own activation is the outermost.
+
     Args:
         program: the Program to run.
     """
 
     cdef Program _program
-    cdef Py_ssize_t _nregs      # a copy: __dealloc__ and the GC need no Program
-    cdef PyObject** _regs       # _nregs slots, NULL = empty
-    cdef PyObject** _stack_mem  # 1 + max_stack + nregs slots, then the scalars
-    cdef PyObject** _stack      # _stack_mem + 1 (see _execute's CALL)
-    cdef Scalar* _scalars       # the scalar registers, after the object ones
-    cdef Py_ssize_t _pc
+    cdef Activation _top        # the run's own activation
+    cdef Activation* _callees   # the activations of calls: [0, _depth) in use,
+    cdef Py_ssize_t _ncallees   # _ncallees allocated (blocks kept for reuse)
+    cdef Py_ssize_t _depth      # calls in progress
+    cdef Py_ssize_t _unwound    # after an error: how many calls it unwound (their pcs stay)
+    cdef int _ticks             # backward jumps and calls until the next _tick
+    cdef long long _last_signals
     cdef bint _failed
     cdef bint _running
 
@@ -636,36 +797,93 @@ cdef class Frame:
         if not isinstance(program, Program):
             raise TypeError(f"Frame() expects a Program, got {type(program).__name__}")
         self._program = <Program>program
-        cdef Program p = self._program
-        cdef Py_ssize_t j
-        cdef PyObject* v
-        self._nregs = p._register_size
-        # One block: the value stack (with its spare slot in front), the object
-        # registers, the scalar registers (8 bytes each too).  Never empty, so
-        # calloc cannot return NULL for size 0.
-        self._stack_mem = <PyObject**>PyMem_Calloc(
-            p._max_stack + 1 + self._nregs + p._scalar_size, sizeof(PyObject*))
-        if self._stack_mem == NULL:
-            raise MemoryError()
-        self._stack = self._stack_mem + 1
-        self._regs = self._stack + p._max_stack
-        self._scalars = <Scalar*>(self._regs + self._nregs)
-        if p._scalar_size:
-            memcpy(self._scalars, p._scalar_init, p._scalar_size * sizeof(Scalar))
-        for j in range(p._n_preload):
-            v = p._preload_objs[j]
-            Py_INCREF(v)
-            self._regs[p._preload_regs[j]] = v
+        self._ticks = TICK
+        _enter(&self._top, self._program)
+        self._top.program = <PyObject*>self._program   # borrowed: the field holds it
 
     def __dealloc__(self):
-        if self._stack_mem != NULL:
-            self._release(0)
-        PyMem_Free(self._stack_mem)
+        cdef Py_ssize_t d
+        self._unwind(0)
+        PyMem_Free(self._top.mem)
+        if self._callees != NULL:
+            for d in range(self._ncallees):
+                PyMem_Free(self._callees[d].mem)
+            PyMem_Free(self._callees)
+
+    cdef inline Activation* _innermost(self) noexcept:
+        return &self._callees[self._depth - 1] if self._depth else &self._top
+
+    cdef Activation* _invoke(self, Program callee, Py_ssize_t pc,
+                             Py_ssize_t sp) except NULL:
+        """Start a call of ``callee``: the running activation waits at its INVOKE
+        ``pc`` with ``sp`` values on its stack (the inputs).  Returns the callee's
+        activation, now the innermost."""
+        cdef Activation* caller = self._innermost()
+        cdef Activation* grown
+        cdef Py_ssize_t n
+        if self._depth + 1 >= _max_depth:
+            raise _slow.too_deep(_max_depth)
+        caller.pc = pc
+        caller.sp = sp
+        if self._depth == self._ncallees:
+            n = 2 * self._ncallees + 4
+            grown = <Activation*>PyMem_Calloc(n, sizeof(Activation))
+            if grown == NULL:
+                raise MemoryError()
+            if self._ncallees:
+                memcpy(grown, self._callees, self._ncallees * sizeof(Activation))
+            PyMem_Free(self._callees)
+            self._callees = grown
+            self._ncallees = n
+        _enter(&self._callees[self._depth], callee)
+        Py_INCREF(<PyObject*>callee)
+        self._callees[self._depth].program = <PyObject*>callee
+        self._depth += 1
+        return &self._callees[self._depth - 1]
+
+    cdef void _unwind(self, Py_ssize_t sp) noexcept:
+        """Release every activation, the innermost (with ``sp`` values on its stack)
+        first; the calls in progress end."""
+        cdef Activation* a
+        cdef PyObject* p
+        while self._depth:
+            a = &self._callees[self._depth - 1]
+            _release(a, sp)
+            p = a.program
+            a.program = NULL
+            self._depth -= 1
+            Py_XDECREF(p)
+            sp = self._innermost().sp
+        if self._top.mem != NULL:
+            _release(&self._top, sp)
+
+    cdef int _fail(self, Py_ssize_t sp) except -1:
+        """An error unwinds the run: keep every activation's pc, then release it all."""
+        self._failed = True
+        self._unwound = self._depth
+        self._unwind(sp)
+        return 0
 
     @property
     def pc(self):
-        """The next instruction to run: a suspended WAIT, the failed instruction, or n."""
-        return self._pc
+        """The next instruction of the outermost activation: a suspended WAIT (or the
+        INVOKE whose callee is suspended), the failed instruction (or the INVOKE
+        whose callee failed), or n."""
+        return self._top.pc
+
+    @property
+    def pcs(self):
+        """The pc of every activation, outermost first: each caller's is the INVOKE
+        that runs the next one.  After an error, the activations it unwound."""
+        cdef Py_ssize_t d
+        cdef Py_ssize_t n = self._unwound if self._failed else self._depth
+        return (self._top.pc,) + tuple(self._callees[d].pc for d in range(n))
+
+    @property
+    def depth(self):
+        """How many activations the frame holds: 1, plus one per call in progress
+        (while suspended, or unwound by the error that failed the frame)."""
+        return (self._unwound if self._failed else self._depth) + 1
 
     @property
     def failed(self):
@@ -675,7 +893,7 @@ cdef class Frame:
     @property
     def finished(self):
         """True once the run reached the end (pc == n)."""
-        return self._pc >= self._program._n
+        return self._top.pc >= self._program._n
 
     @property
     def program(self):
@@ -683,19 +901,19 @@ cdef class Frame:
         return self._program
 
     def registers(self):
-        """A copy of the object register file, None for an empty register (for
-        debugging)."""
+        """A copy of the outermost activation's object registers, None for an empty
+        register (for debugging)."""
         cdef Py_ssize_t i
-        return [None if self._regs[i] == NULL else <object>self._regs[i]
-                for i in range(self._nregs)]
+        return [None if self._top.regs[i] == NULL else <object>self._top.regs[i]
+                for i in range(self._top.nregs)]
 
     def scalars(self):
-        """A copy of the scalar register file, each as its kind reads it (for
-        debugging)."""
+        """A copy of the outermost activation's scalar registers, each as its kind
+        reads it (for debugging)."""
         kinds = self._program._table.scalar_kinds
         cdef Py_ssize_t i
-        return [self._scalars[i].f if kinds[i] == "F" else
-                (self._scalars[i].i != 0 if kinds[i] == "B" else self._scalars[i].i)
+        cdef Scalar* S = self._top.scalars
+        return [S[i].f if kinds[i] == "F" else (S[i].i != 0 if kinds[i] == "B" else S[i].i)
                 for i in range(self._program._scalar_size)]
 
     def run(self, stack):
@@ -722,7 +940,7 @@ cdef class Frame:
             TypeError: ``stack`` is not a list.
         """
         if type(stack) is not list or self._failed or self._running:
-            _slow.refuse_run(stack, self._failed, self._running, self._pc)
+            _slow.refuse_run(stack, self._failed, self._running, self._top.pc)
         Py_EnterRecursiveCall(" while running a pyjit graph")
         self._running = True
         try:
@@ -731,33 +949,28 @@ cdef class Frame:
             self._running = False
             Py_LeaveRecursiveCall()
 
-    cdef void _release(self, Py_ssize_t sp) noexcept:
-        """Release the value stack below ``sp`` (top first), then every register.
+    cdef int _load(self, PyObject** vs, Py_ssize_t k) except -1:
+        """A callee's LOAD: move the ``k`` values on its caller's stack (all it
+        holds) to ``vs[0:k]``."""
+        cdef Activation* caller = &self._top if self._depth == 1 else \
+            &self._callees[self._depth - 2]
+        if caller.sp != k:  # a callee takes all its INVOKE pushed
+            raise _slow.load_short(k, caller.sp) if caller.sp < k else \
+                _slow.load_mismatch(k, caller.sp)
+        caller.sp -= k
+        return _move_values(caller.stack + caller.sp, k, vs)
 
-        Each slot is cleared before its value is released, so code run by a
-        finaliser never sees a dangling pointer.
-        """
-        cdef PyObject* v
-        cdef PyObject** regs = self._regs    # never reallocated: safe across finalisers
-        cdef Py_ssize_t i = self._nregs
-        while sp:
-            sp -= 1
-            v = self._stack[sp]
-            self._stack[sp] = NULL
-            Py_XDECREF(v)   # NULL: moved into a STACKCALL list
-        while i:
-            # After a run most registers are empty already (moved or dropped):
-            # skip them four at a time.  A 1,000-register frame is freed on
-            # every call of a 1,000-node graph.
-            if i >= 4 and (<size_t>regs[i - 1] | <size_t>regs[i - 2] |
-                           <size_t>regs[i - 3] | <size_t>regs[i - 4]) == 0:
-                i -= 4
-                continue
-            i -= 1
-            v = regs[i]
-            if v != NULL:
-                regs[i] = NULL
-                Py_DECREF(v)
+    cdef int _store(self, PyObject** vs, Py_ssize_t k) except -1:
+        """A callee's STORE: move ``vs[0:k]`` onto its caller's stack, which holds no
+        more than its INVOKE takes."""
+        cdef Activation* caller = &self._top if self._depth == 1 else \
+            &self._callees[self._depth - 2]
+        cdef Program p = <Program>caller.program
+        if caller.sp + k > p._out_size[caller.pc]:
+            raise _slow.store_too_many(k, p._out_size[caller.pc] - caller.sp)
+        _move_values(vs, k, caller.stack + caller.sp)
+        caller.sp += k
+        return 0
 
     # ---- The dispatch loop: one switch, the typed tier first ----
     #
@@ -770,22 +983,29 @@ cdef class Frame:
     @cython.boundscheck(False)
     @cython.wraparound(False)
     @cython.cdivision(True)
-    cdef object _execute(self, list caller):
-        cdef Program prog = self._program
+    cdef int _run(self, list caller, PyObject** pending) except -1:
+        """Run the innermost activation until it ends (ENDED), a WAIT suspends it
+        (SUSPENDED, a new reference to the future in ``*pending``) or an INVOKE
+        starts a callee
+        (CALLED: the callee is the innermost now).  Nothing here changes which
+        activation runs, so the C compiler keeps the table, the registers and the
+        stack in machine registers for the whole loop."""
+        cdef Activation* act = self._innermost()
+        cdef Program prog = <Program>act.program
         cdef const Instr* code = prog._code
         cdef const Instr* end = code + prog._n
         # The running instruction; its index (the pc) is `ins - code`, worked out
         # only where it is needed: jumps, errors, suspension.
-        cdef const Instr* ins = code + self._pc
+        cdef const Instr* ins = code + act.pc
         cdef const Instr* target
         cdef PyObject** K = prog._K
-        cdef PyObject** regs = self._regs
-        cdef Scalar* S = self._scalars
+        cdef PyObject** regs = act.regs
+        cdef Scalar* S = act.scalars
         # vs[-1] is a spare slot of our own: that is what lets CALL pass
         # PY_VECTORCALL_ARGUMENTS_OFFSET, so a bound-method callee can prepend
         # `self` in place instead of copying the arguments.  Between
         # instructions the stack is empty, so MOVE borrows it as scratch space.
-        cdef PyObject** vs = self._stack
+        cdef PyObject** vs = act.stack
         cdef Scalar* scratch = <Scalar*>vs
         cdef Py_ssize_t sp = 0, k, j, nin
         cdef Word w
@@ -798,8 +1018,8 @@ cdef class Frame:
         cdef Scalar t0, t1
         # Not NULL while the loop runs without the GIL (see _tick).
         cdef PyThreadState* released = NULL
-        cdef int ticks = TICK
-        cdef long long last_signals = 0
+        cdef int ticks = self._ticks
+        cdef long long last_signals = self._last_signals
         try:
             while ins < end:
                 opc = ins.op
@@ -985,7 +1205,7 @@ cdef class Frame:
                         ticks -= 1
                         if ticks == 0:
                             ticks = TICK
-                            _tick(&released, &last_signals)
+                            _tick(&released, &last_signals, ins.gil_free)
                         continue
                 elif opc == OP_LOOP_ENTER:
                     S[words[2]].i = 0
@@ -1026,7 +1246,7 @@ cdef class Frame:
                             ticks -= 1
                             if ticks == 0:
                                 ticks = TICK
-                                _tick(&released, &last_signals)
+                                _tick(&released, &last_signals, ins.gil_free)
                         ins = target
                         continue
                 elif opc == OP_BOX_I or opc == OP_BOX_F or opc == OP_BOX_B:
@@ -1215,14 +1435,35 @@ cdef class Frame:
                                     regs[words[0] >> 1] = v
                                 else:
                                     Py_DECREF(v)
-                                self._pc = ins - code
-                                return result
+                                act.pc = ins - code
+                                Py_INCREF(<PyObject*>result)
+                                pending[0] = <PyObject*>result
+                                self._ticks, self._last_signals = ticks, last_signals
+                                return SUSPENDED
+                        elif opc == OP_INVOKE:
+                            # The inputs stay on this activation's stack for the
+                            # callee's LOAD; the outputs are popped when it ends.
+                            ticks -= 1  # a call counts as a backward jump
+                            if ticks == 0:
+                                ticks = TICK
+                                _tick(&released, &last_signals, False)
+                                _hold_gil(&released)
+                            # Last: it may move the activations `act` points into.
+                            self._invoke(prog._callee(ins.arg), ins - code, sp)
+                            self._ticks, self._last_signals = ticks, last_signals
+                            return CALLED
                         elif opc == OP_LOAD:
                             k = prog._out_size[ins - code]
-                            _load(caller, vs, k)
+                            if self._depth:
+                                self._load(vs, k)
+                            else:
+                                _load(caller, vs, k)
                             sp = k
                         elif opc == OP_STORE:
-                            _store(caller, vs, sp)
+                            if self._depth:
+                                self._store(vs, sp)
+                            else:
+                                _store(caller, vs, sp)
                             sp = 0
 
                     # Pop the outputs into their registers, last first.
@@ -1259,19 +1500,80 @@ cdef class Frame:
                         ticks -= 1
                         if ticks == 0:
                             ticks = TICK
-                            _tick(&released, &last_signals)
+                            _tick(&released, &last_signals, ins.gil_free)
                     ins = target
                     continue
                 ins += 1
         except:
             _hold_gil(&released)
-            self._pc = ins - code
-            self._failed = True
-            self._release(sp)
+            # Still the running activation, but read again: a failed INVOKE may
+            # have moved the array it is in (the blocks never move).
+            self._innermost().pc = ins - code
+            self._fail(sp)
             raise
         _hold_gil(&released)
-        self._pc = ins - code
-        return None
+        act.pc = ins - code
+        self._ticks, self._last_signals = ticks, last_signals
+        return ENDED
+
+    cdef object _execute(self, list caller):
+        """Run activations until the outermost ends or one suspends: the callee an
+        INVOKE starts, then its caller again when it ends (popping the INVOKE's
+        outputs), as the seed's runImpl would if it had frames."""
+        cdef int how
+        cdef PyObject* pending = NULL
+        cdef object result
+        while True:
+            how = self._run(caller, &pending)
+            if how == ENDED:
+                if self._depth == 0:
+                    return None
+                self._return()
+            elif how == SUSPENDED:
+                result = <object>pending
+                Py_DECREF(pending)   # `result` holds it now
+                return result
+
+    cdef int _return(self) except -1:
+        """The innermost call ended (its stack is empty): release it, pop its
+        outputs into the caller's INVOKE's registers, and go on after the INVOKE."""
+        cdef Activation* a = &self._callees[self._depth - 1]
+        cdef PyObject* p = a.program
+        cdef Activation* caller
+        cdef Program prog
+        cdef const Instr* ins
+        cdef const Word* words
+        cdef Py_ssize_t nin, k, sp
+        cdef PyObject* old
+        self._depth -= 1
+        _release(a, 0)   # what the callee left: its preloaded constants
+        a.program = NULL
+        Py_DECREF(p)
+        caller = self._innermost()
+        prog = <Program>caller.program
+        ins = prog._code + caller.pc
+        sp = caller.sp
+        nin = ins.n_in
+        if nin == BIG:
+            nin = prog._in_size[caller.pc]
+        k = ins.n_out
+        if k == BIG:
+            k = prog._out_size[caller.pc]
+        if sp != k:
+            self._fail(sp)
+            raise _slow.bad_return(ins.arg, sp, k)
+        words = ins.words + nin
+        while k:  # the INVOKE's outputs, last first
+            k -= 1
+            sp -= 1
+            old = caller.regs[words[k]]
+            caller.regs[words[k]] = caller.stack[sp]
+            Py_XDECREF(old)
+        caller.sp = 0
+        caller.pc += 1
+        return 0
+
+
 
 
 # ---- The garbage collector sees the registers ----
@@ -1286,24 +1588,50 @@ cdef class Frame:
 cdef traverseproc _generated_traverse = (<PyTypeObject*>Frame).tp_traverse
 
 
-cdef int _frame_traverse(PyObject* o, visitproc visit, void* arg) noexcept:
-    cdef PyObject** regs = (<Frame>o)._regs
+cdef int _visit_activation(Activation* a, Py_ssize_t sp, visitproc visit,
+                           void* arg) noexcept:
     cdef Py_ssize_t i
+    cdef int r
+    if a.mem == NULL:
+        return 0
+    for i in range(sp):
+        if a.stack[i] != NULL:
+            r = visit(a.stack[i], arg)
+            if r:
+                return r
+    for i in range(a.nregs):
+        if a.regs[i] != NULL:
+            r = visit(a.regs[i], arg)
+            if r:
+                return r
+    return 0
+
+
+cdef int _frame_traverse(PyObject* o, visitproc visit, void* arg) noexcept:
+    # Every activation: the calls' programs, the callers' stacks (their calls'
+    # inputs or outputs, in flight) and all registers.
+    cdef Frame f = <Frame>o
+    cdef Py_ssize_t d
+    cdef Activation* a
     cdef int r = _generated_traverse(o, visit, arg)
-    if r == 0 and regs != NULL:
-        for i in range((<Frame>o)._nregs):
-            if regs[i] != NULL:
-                r = visit(regs[i], arg)
-                if r:
-                    break
+    if r == 0:
+        r = _visit_activation(&f._top, f._top.sp if f._depth else 0, visit, arg)
+    for d in range(f._depth):
+        if r:
+            break
+        a = &f._callees[d]
+        r = visit(a.program, arg)
+        if r == 0:
+            r = _visit_activation(a, a.sp if d + 1 < f._depth else 0, visit, arg)
     return r
 
 
 cdef int _frame_clear(PyObject* o) noexcept:
-    # Breaks a cycle by emptying the registers; the program stays, so every
-    # property of a frame the collector cleared still works.  Running it again
-    # fails at the first read of a register (it reads as empty), not before.
-    (<Frame>o)._release(0)
+    # Breaks a cycle by emptying the registers and ending the calls in progress;
+    # the program stays, so every property of a frame the collector cleared still
+    # works.  Running it again fails at the first read of a register (it reads as
+    # empty), not before.
+    (<Frame>o)._unwind(0)
     return 0
 
 

@@ -22,6 +22,18 @@ the rare paths are ``pyjit._slowpath``'s, shared with the compiled loop.
 Scalar registers hold the Python value of their kind here (an int within int64, a
 float, a bool); an intrinsic calls the library operator ``F[arg]`` on them, which
 is what makes this loop the reference for the compiled one's C arithmetic.
+
+Calls between graphs (``INVOKE``) do not recurse: a Frame keeps a stack of
+*activations*, one per Program being run (its registers, value stack and pc),
+and the loop below switches to the callee's activation at an ``INVOKE`` and back
+to the caller's when the callee ends::
+
+    caller  ... INVOKE r1, r2 -> r3 ...         push r1, r2; activation of the callee
+    callee  LOAD -> a, b  ...  STORE c          takes r1, r2; gives c
+    caller  r3 := pop(); go on after the INVOKE
+
+A WAIT suspends them all (``run([])`` resumes the innermost), an error releases
+them all (``Frame.pcs`` says where each was).
 """
 
 from __future__ import annotations
@@ -33,13 +45,16 @@ from pyjit import _slowpath as _slow
 from pyjit import opcodes as _op
 from pyjit.validate import validate_table
 
-__all__ = ["Program", "Frame"]
+__all__ = ["Program", "Frame", "set_max_depth", "get_max_depth"]
 
 # Bound once: the loop compares against locals, not module attributes.
 _CALL, _STACKCALL, _CONST, _LOAD, _STORE, _DROP = (
     _op.CALL, _op.STACKCALL, _op.CONST, _op.LOAD, _op.STORE, _op.DROP)
-_ASSIGN, _JUMP, _JUMPZ, _JUMPNZ, _WAIT = _op.ASSIGN, _op.JUMP, _op.JUMPZ, _op.JUMPNZ, _op.WAIT
+_ASSIGN, _JUMP, _JUMPZ, _JUMPNZ, _WAIT, _INVOKE = (
+    _op.ASSIGN, _op.JUMP, _op.JUMPZ, _op.JUMPNZ, _op.WAIT, _op.INVOKE)
 _INTRINSICS = frozenset(d.code for d in _op.OPCODES if d.implements)
+# The rest of the typed tier: moves, jumps, boxes (see _typed).
+_TYPED = frozenset(d.code for d in _op.OPCODES if not d.stack) - _INTRINSICS
 _BOXES = frozenset((_op.BOX_I, _op.BOX_F, _op.BOX_B))
 _UNBOX = {_op.UNBOX_I: _slow.unbox_int, _op.UNBOX_F: _slow.unbox_float,
           _op.UNBOX_B: _slow.unbox_bool}
@@ -115,7 +130,7 @@ class Program:
 
     __slots__ = ("_n", "_register_size", "_max_stack", "_future_type", "_callbacks",
                  "_constants", "_code", "_takes_condition", "_scalar_size",
-                 "_scalar_init", "_preload")
+                 "_scalar_init", "_preload", "_linked")
 
     def __init__(self, op, in_start, in_size, flag_start, out_start, out_size, arg,
                  int_data, bool_data, callbacks, constants, register_size, future_type,
@@ -133,6 +148,8 @@ class Program:
         self._scalar_init = [_scalar_value(b, k)
                              for b, k in zip(t.scalar_init.tolist(), t.scalar_kinds)]
         self._preload = t.preload
+        # INVOKE's callees by arg, linked the first time each runs.
+        self._linked = [None] * len(t.callbacks)
         # The table's columns, bound once as lists, read by the loop as one
         # record per instruction: (opcode, arg, inputs, outputs), with the inputs
         # as (register, move) pairs, and the outputs last-first for the seed's
@@ -179,6 +196,43 @@ class Program:
                 f"scalar_size={self._scalar_size} max_stack={self._max_stack}>")
 
 
+class _Activation:
+    """One run of one Program inside a Frame: its registers, scalar registers and
+    value stack, and its pc (while a callee runs: the INVOKE that called it)."""
+
+    __slots__ = ("program", "registers", "scalars", "values", "pc")
+
+    def __init__(self, program: Program) -> None:
+        self.program = program
+        self.registers = [_EMPTY] * program._register_size
+        for r, value in program._preload:
+            self.registers[r] = value
+        self.scalars = list(program._scalar_init)
+        self.values: list = []
+        self.pc = 0
+
+    def release(self) -> None:
+        """Let go of every value it holds (its pc stays, for the traceback)."""
+        self.values.clear()
+        self.registers[:] = [_EMPTY] * len(self.registers)
+
+
+# How deep calls may nest: activations a Frame may hold at once.
+_max_depth = _slow.DEFAULT_MAX_DEPTH
+
+
+def set_max_depth(n: int) -> None:
+    """Set how many activations a Frame may hold at once: one for the run, plus one
+    per INVOKE in progress.  An INVOKE beyond it raises RecursionError."""
+    global _max_depth
+    _max_depth = _slow.check_max_depth(n)
+
+
+def get_max_depth() -> int:
+    """How many activations a Frame may hold at once (see ``set_max_depth``)."""
+    return _max_depth
+
+
 class Frame:
     """The register file and value stack of one run of a Program.
 
@@ -187,28 +241,42 @@ class Frame:
     cheap: make one per run.  A Frame is not meant to be shared between threads
     (its Program is).
 
+    An INVOKE runs its callee in a new *activation* of the same frame: its own
+    registers and value stack, on a stack of activations that the loop walks
+    without recursing.  The run's own activation is the outermost.
+
     Args:
         program: the Program to run.
     """
 
-    __slots__ = ("_program", "_registers", "_scalars", "_pc", "_failed", "_running")
+    __slots__ = ("_program", "_acts", "_failed", "_running")
 
     def __init__(self, program: Program):
         if not isinstance(program, Program):
             raise TypeError(f"Frame() expects a Program, got {type(program).__name__}")
         self._program = program
-        self._registers = [_EMPTY] * program._register_size
-        for r, value in program._preload:
-            self._registers[r] = value
-        self._scalars = list(program._scalar_init)
-        self._pc = 0
+        self._acts = [_Activation(program)]
         self._failed = False
         self._running = False
 
     @property
     def pc(self) -> int:
-        """The next instruction to run: a suspended WAIT, the failed instruction, or n."""
-        return self._pc
+        """The next instruction of the outermost activation: a suspended WAIT (or the
+        INVOKE whose callee is suspended), the failed instruction (or the INVOKE
+        whose callee failed), or n."""
+        return self._acts[0].pc
+
+    @property
+    def pcs(self) -> tuple:
+        """The pc of every activation, outermost first: each caller's is the INVOKE
+        that runs the next one.  After an error, the activations it unwound."""
+        return tuple(a.pc for a in self._acts)
+
+    @property
+    def depth(self) -> int:
+        """How many activations the frame holds: 1, plus one per call in progress
+        (while suspended, or unwound by the error that failed the frame)."""
+        return len(self._acts)
 
     @property
     def failed(self) -> bool:
@@ -218,7 +286,7 @@ class Frame:
     @property
     def finished(self) -> bool:
         """True once the run reached the end (pc == n)."""
-        return self._pc >= self._program._n
+        return self._acts[0].pc >= self._program._n
 
     @property
     def program(self) -> Program:
@@ -226,14 +294,14 @@ class Frame:
         return self._program
 
     def registers(self) -> list:
-        """A copy of the object register file, None for an empty register (for
-        debugging)."""
-        return [None if v is _EMPTY else v for v in self._registers]
+        """A copy of the outermost activation's object registers, None for an empty
+        register (for debugging)."""
+        return [None if v is _EMPTY else v for v in self._acts[0].registers]
 
     def scalars(self) -> list:
-        """A copy of the scalar register file, each as its kind reads it (for
-        debugging)."""
-        return list(self._scalars)
+        """A copy of the outermost activation's scalar registers, each as its kind
+        reads it (for debugging)."""
+        return list(self._acts[0].scalars)
 
     def run(self, stack: list) -> Any:
         """Run from ``self.pc`` until the end or until a WAIT meets a pending future.
@@ -259,7 +327,7 @@ class Frame:
             TypeError: ``stack`` is not a list.
         """
         if type(stack) is not list or self._failed or self._running:
-            _slow.refuse_run(stack, self._failed, self._running, self._pc)
+            _slow.refuse_run(stack, self._failed, self._running, self.pc)
         self._running = True
         try:
             return self._execute(stack)
@@ -280,159 +348,203 @@ class Frame:
         while tb is not None and tb.tb_frame.f_code is not Frame._execute.__code__:
             tb = tb.tb_next
         if tb is not None:
-            self._pc = tb.tb_frame.f_locals.get("pc", self._pc)
-            tb.tb_frame.clear()  # its locals (the value stack) would outlive the error
-        self._registers[:] = [_EMPTY] * len(self._registers)
+            frame_locals = tb.tb_frame.f_locals
+            act = frame_locals.get("act")
+            if act is not None:
+                act.pc = frame_locals.get("pc", act.pc)
+            tb.tb_frame.clear()  # its locals (the value stacks) would outlive the error
+        for a in self._acts:
+            a.release()
         self._failed = True
 
-    def _execute(self, caller: list) -> Any:
-        prog = self._program
-        n = prog._n
-        code, F, K = prog._code, prog._callbacks, prog._constants
-        regs, S = self._registers, self._scalars
+    def _execute(self, top: list) -> Any:
+        acts = self._acts
         EMPTY = _EMPTY
         # Opcodes as locals: the comparisons below are the loop's dispatch.
         CALL, STACKCALL, CONST, LOAD, STORE, DROP = (
             _CALL, _STACKCALL, _CONST, _LOAD, _STORE, _DROP)
-        ASSIGN, JUMP, JUMPZ, JUMPNZ, WAIT = _ASSIGN, _JUMP, _JUMPZ, _JUMPNZ, _WAIT
-        INTRINSICS, COMPARE_JUMPS = _INTRINSICS, _COMPARE_JUMPS
-        vs: list = []  # the value stack; empty between instructions but for a condition
-        push, pop = vs.append, vs.pop
-        pc = self._pc
+        ASSIGN, JUMP, JUMPZ, JUMPNZ, WAIT, INVOKE = (
+            _ASSIGN, _JUMP, _JUMPZ, _JUMPNZ, _WAIT, _INVOKE)
+        INTRINSICS, COMPARE_JUMPS, TYPED = _INTRINSICS, _COMPARE_JUMPS, _TYPED
+        returning = False  # an activation just ended: its INVOKE takes the outputs
+        act = acts[-1]
+        pc = act.pc
         v = None  # the one temporary that may hold a value when an error unwinds
         try:
-            # Not `while pc < n`: on Python 3.13 an exception a signal handler
-            # raises at the backward jump of a loop whose test is its condition
-            # skips this function's except clause (CPython issue 130279), and the
-            # frame would not be marked failed.  A test inside the body is safe.
             while True:
-                if pc >= n:
-                    break
-                opc, arg, inputs, outputs = code[pc]
-                new_pc = pc + 1
+                # (Re)enter the innermost activation: at the start, after an
+                # INVOKE, after a callee's end.  The caller's value stack is where
+                # LOAD and STORE take and give values.
+                act = acts[-1]
+                prog = act.program
+                n = prog._n
+                code, F, K = prog._code, prog._callbacks, prog._constants
+                regs, S = act.registers, act.scalars
+                vs = act.values  # empty between instructions but for a condition
+                push, pop = vs.append, vs.pop
+                caller = acts[-2].values if len(acts) > 1 else top
+                pc = act.pc
+                if returning:
+                    returning = False
+                    outputs = code[pc][3]
+                    if len(vs) != len(outputs):
+                        raise _slow.bad_return(code[pc][1], len(vs), len(outputs))
+                    for r in outputs:
+                        regs[r] = pop()
+                    pc += 1
+                # Not `while pc < n`: on Python 3.13 an exception a signal handler
+                # raises at the backward jump of a loop whose test is its
+                # condition skips this function's except clause (CPython issue
+                # 130279), and the frame would not be marked failed.  A test
+                # inside the body is safe.
+                while True:
+                    if pc >= n:
+                        # The activation reached its end.
+                        act.pc = pc
+                        if len(acts) == 1:
+                            return None
+                        acts.pop().release()   # what the callee left: its constants
+                        returning = True
+                        break
+                    opc, arg, inputs, outputs = code[pc]
+                    new_pc = pc + 1
 
-                # -- the typed tier: registers read and written directly --------
-                if opc in INTRINSICS:
-                    S[outputs[0]] = F[arg](*[S[r] for r, _ in inputs])
-                    pc = new_pc
-                    continue
-                if opc in COMPARE_JUMPS:
-                    (a, _), (b, _) = inputs
-                    if COMPARE_JUMPS[opc](S[a], S[b]):
-                        new_pc = arg
-                    pc = new_pc
-                    continue
-                if opc >= _op.MOVE:
-                    pc = self._typed(opc, arg, inputs, outputs, pc)
-                    continue
+                    # -- the typed tier: registers read and written directly ----
+                    if opc in INTRINSICS:
+                        S[outputs[0]] = F[arg](*[S[r] for r, _ in inputs])
+                        pc = new_pc
+                        continue
+                    if opc in COMPARE_JUMPS:
+                        (a, _), (b, _) = inputs
+                        if COMPARE_JUMPS[opc](S[a], S[b]):
+                            new_pc = arg
+                        pc = new_pc
+                        continue
+                    if opc in TYPED:
+                        pc = _typed(opc, arg, inputs, outputs, pc, regs, S)
+                        continue
 
-                # -- the seed's instructions: through the value stack ------------
-                for r, move in inputs:
-                    v = regs[r]
-                    if v is EMPTY:
-                        raise _slow.empty_register(r, pc)
-                    if move:
-                        regs[r] = EMPTY
-                    push(v)
-                v = None
-                if opc == CALL:
-                    v = F[arg](*vs)
-                    vs.clear()
-                    if len(outputs) == 1:
+                    # -- the seed's instructions: through the value stack --------
+                    for r, move in inputs:
+                        v = regs[r]
+                        if v is EMPTY:
+                            raise _slow.empty_register(r, pc)
+                        if move:
+                            regs[r] = EMPTY
                         push(v)
-                    elif outputs:
-                        vs.extend(_slow.unpack(v, len(outputs), arg))
                     v = None
-                elif opc == CONST:
-                    push(K[arg])
-                elif opc == DROP:
-                    vs.clear()
-                elif opc == ASSIGN:
-                    pass  # the pops below do the parallel move; a condition stays
-                elif opc == JUMPNZ:
-                    if pop():
+                    if opc == CALL:
+                        v = F[arg](*vs)
+                        vs.clear()
+                        if len(outputs) == 1:
+                            push(v)
+                        elif outputs:
+                            vs.extend(_slow.unpack(v, len(outputs), arg))
+                        v = None
+                    elif opc == CONST:
+                        push(K[arg])
+                    elif opc == DROP:
+                        vs.clear()
+                    elif opc == ASSIGN:
+                        pass  # the pops below do the parallel move; a condition stays
+                    elif opc == JUMPNZ:
+                        if pop():
+                            new_pc = arg
+                    elif opc == JUMPZ:
+                        if not pop():
+                            new_pc = arg
+                    elif opc == JUMP:
                         new_pc = arg
-                elif opc == JUMPZ:
-                    if not pop():
-                        new_pc = arg
-                elif opc == JUMP:
-                    new_pc = arg
-                elif opc == STACKCALL:
-                    lst = vs.copy()
-                    vs.clear()
-                    new_pc = _slow.stackcall(F[arg], arg, lst, pc, n,
-                                             prog._takes_condition_at, len(outputs))
-                    vs.extend(lst)
-                elif opc == WAIT:
-                    v = pop()
-                    if not isinstance(v, prog._future_type):
-                        raise _slow.not_a_future(prog._future_type, v)
-                    if not v.done():
-                        (r, move), = inputs
-                        if move:  # keep the future in its register for the resume
-                            regs[r] = v
-                        self._pc = pc
-                        return v
-                    push(v.value())
-                    v = None
-                elif opc == LOAD:
-                    k = len(outputs)
-                    if len(caller) < k:
-                        raise TypeError(f"LOAD takes {k} values but the stack holds "
-                                        f"{len(caller)}")
-                    if k:
-                        vs.extend(caller[-k:])
-                        del caller[-k:]
-                elif opc == STORE:
-                    caller.extend(vs)
-                    vs.clear()
-                for r in outputs:
-                    regs[r] = pop()
-                pc = new_pc
+                    elif opc == STACKCALL:
+                        lst = vs.copy()
+                        vs.clear()
+                        new_pc = _slow.stackcall(F[arg], arg, lst, pc, n,
+                                                 prog._takes_condition_at, len(outputs))
+                        vs.extend(lst)
+                    elif opc == WAIT:
+                        v = pop()
+                        if not isinstance(v, prog._future_type):
+                            raise _slow.not_a_future(prog._future_type, v)
+                        if not v.done():
+                            (r, move), = inputs
+                            if move:  # keep the future in its register for the resume
+                                regs[r] = v
+                            act.pc = pc
+                            return v
+                        push(v.value())
+                        v = None
+                    elif opc == INVOKE:
+                        # The inputs stay on this activation's stack for the
+                        # callee's LOAD; the outputs are popped when it ends.
+                        callee = prog._linked[arg]
+                        if callee is None:  # F[arg]() is called once per Program
+                            callee = prog._linked[arg] = _slow.link(F[arg], Program, arg)
+                        if len(acts) >= _max_depth:
+                            raise _slow.too_deep(_max_depth)
+                        act.pc = pc
+                        acts.append(_Activation(callee))
+                        break
+                    elif opc == LOAD:
+                        k = len(outputs)
+                        if len(caller) < k:
+                            raise _slow.load_short(k, len(caller))
+                        if len(acts) > 1 and len(caller) != k:  # a callee takes them all
+                            raise _slow.load_mismatch(k, len(caller))
+                        if k:
+                            vs.extend(caller[-k:])
+                            del caller[-k:]
+                    elif opc == STORE:
+                        if len(acts) > 1:  # no more than the INVOKE takes
+                            room = len(acts[-2].program._code[acts[-2].pc][3]) - len(caller)
+                            if len(vs) > room:
+                                raise _slow.store_too_many(len(vs), room)
+                        caller.extend(vs)
+                        vs.clear()
+                    for r in outputs:
+                        regs[r] = pop()
+                    pc = new_pc
         except BaseException:
             # The traceback keeps this Python frame, and so its locals, alive:
             # clear them here, or the values would outlive the error.
             v = None
-            vs.clear()
-            regs[:] = [EMPTY] * len(regs)
-            self._pc = pc
+            act.pc = pc
+            for a in acts:
+                a.release()
             self._failed = True
             raise
-        self._pc = pc
-        return None
 
-    def _typed(self, opc: int, arg: int, inputs, outputs, pc: int) -> int:
-        """Instruction ``pc`` of the typed tier, a move or a jump (intrinsics and
-        compare-and-branch are in the loop itself); returns the next pc."""
-        regs, S = self._registers, self._scalars
-        if opc == _op.MOVE:
-            values = [S[r] for r, _ in inputs]
-            for r, x in zip(outputs, values):
-                S[r] = x
-        elif opc == _op.LOOP_BACK:
-            (i, _), (n, _), (c, _) = inputs
-            S[outputs[0]] = count = S[i] + 1
-            if count < S[n] and S[c]:
-                return arg
-        elif opc == _op.LOOP_ENTER:
-            (n, _), (c, _) = inputs
-            S[outputs[0]] = 0
-            if not (0 < S[n] and S[c]):
-                return arg
-        elif opc == _op.JT:
-            if S[inputs[0][0]]:
-                return arg
-        elif opc == _op.JF:
-            if not S[inputs[0][0]]:
-                return arg
-        elif opc in _BOXES:
-            regs[outputs[0]] = S[inputs[0][0]]
-        else:  # an UNBOX
-            (r, move), = inputs
-            v = regs[r]
-            if v is _EMPTY:
-                raise _slow.empty_register(r, pc)
-            if move:
-                regs[r] = _EMPTY
-            S[outputs[0]] = _UNBOX[opc](v)
-        return pc + 1
+
+def _typed(opc: int, arg: int, inputs, outputs, pc: int, regs: list, S: list) -> int:
+    """Instruction ``pc`` of the typed tier, a move or a jump (intrinsics and
+    compare-and-branch are in the loop itself); returns the next pc."""
+    if opc == _op.MOVE:
+        values = [S[r] for r, _ in inputs]
+        for r, x in zip(outputs, values):
+            S[r] = x
+    elif opc == _op.LOOP_BACK:
+        (i, _), (n, _), (c, _) = inputs
+        S[outputs[0]] = count = S[i] + 1
+        if count < S[n] and S[c]:
+            return arg
+    elif opc == _op.LOOP_ENTER:
+        (n, _), (c, _) = inputs
+        S[outputs[0]] = 0
+        if not (0 < S[n] and S[c]):
+            return arg
+    elif opc == _op.JT:
+        if S[inputs[0][0]]:
+            return arg
+    elif opc == _op.JF:
+        if not S[inputs[0][0]]:
+            return arg
+    elif opc in _BOXES:
+        regs[outputs[0]] = S[inputs[0][0]]
+    else:  # an UNBOX
+        (r, move), = inputs
+        v = regs[r]
+        if v is _EMPTY:
+            raise _slow.empty_register(r, pc)
+        if move:
+            regs[r] = _EMPTY
+        S[outputs[0]] = _UNBOX[opc](v)
+    return pc + 1

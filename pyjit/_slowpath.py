@@ -15,10 +15,20 @@ from typing import Any, Callable, List, Sequence
 
 import numpy as np
 
-__all__ = ["refuse_run", "empty_register", "unpack", "stackcall", "not_a_future",
-           "call_returned_null", "unbox_int", "unbox_float", "unbox_bool"]
+__all__ = ["checkpoint", "refuse_run", "empty_register", "unpack", "stackcall", "not_a_future",
+           "call_returned_null", "unbox_int", "unbox_float", "unbox_bool",
+           "DEFAULT_MAX_DEPTH", "check_max_depth", "link", "too_deep", "load_short",
+           "load_mismatch",
+           "store_too_many", "bad_return"]
 
 _INT64_MIN, _INT64_MAX = -2 ** 63, 2 ** 63 - 1
+
+
+def checkpoint() -> None:
+    """Nothing: the compiled loop calls it now and then (every ``TICK`` backward
+    jumps and calls) because CPython, on entering a Python function, runs pending
+    signal handlers and gives the GIL to a thread that has waited for it, as its
+    own loops do.  A handler's exception propagates from here."""
 
 
 def refuse_run(stack: Any, failed: bool, running: bool, pc: int) -> None:
@@ -29,6 +39,16 @@ def refuse_run(stack: Any, failed: bool, running: bool, pc: int) -> None:
         raise RuntimeError(f"frame is unusable after an error (it failed at pc {pc})")
     if running:
         raise RuntimeError("frame is already running (run() called from one of its callbacks)")
+
+
+def load_short(k: int, have: int) -> TypeError:
+    """LOAD found fewer values than it takes on the caller's stack."""
+    return TypeError(f"LOAD takes {k} values but the stack holds {have}")
+
+
+def load_mismatch(k: int, given: int) -> TypeError:
+    """A callee's LOAD takes other than all the values its INVOKE pushed."""
+    return TypeError(f"LOAD takes {k} values but the INVOKE that called it gives {given}")
 
 
 def empty_register(reg: int, pc: int) -> RuntimeError:
@@ -115,3 +135,46 @@ def unbox_bool(v: Any) -> bool:
     if isinstance(v, (bool, np.bool_)):
         return bool(v)
     raise TypeError(f"expected a bool value, got {type(v).__name__}")
+
+
+# -- INVOKE: calls between graphs ---------------------------------------------------
+
+#: How many activations a Frame may hold at once unless told otherwise: as many as
+#: Python's own default recursion limit allows frames.
+DEFAULT_MAX_DEPTH = 1000
+
+
+def check_max_depth(n: Any) -> int:
+    """The argument of ``set_max_depth``: an int of at least 1."""
+    if isinstance(n, bool) or not isinstance(n, int):
+        raise TypeError(f"the call depth limit must be an int, not {type(n).__name__}")
+    if not 1 <= n <= 2 ** 31 - 1:
+        raise ValueError(f"the call depth limit must be between 1 and 2**31 - 1, got {n}")
+    return n
+
+
+def link(target: Callable[[], Any], program_type: type, arg: int) -> Any:
+    """The callee Program of an INVOKE: ``F[arg]()``, which must be a Program of the
+    running loop."""
+    program = target()
+    if type(program) is not program_type:
+        raise TypeError(f"INVOKE F[{arg}]() returned {type(program).__name__}, "
+                        f"not a {program_type.__module__}.Program")
+    return program
+
+
+def too_deep(limit: int) -> RecursionError:
+    """An INVOKE would make more activations than the limit allows."""
+    return RecursionError(f"maximum recursion depth exceeded: a run may hold {limit} "
+                          "activations (its own and one per call in progress); "
+                          "pyjit.set_recursion_limit() changes the limit")
+
+
+def store_too_many(k: int, room: int) -> TypeError:
+    """A callee's STORE would give its caller's INVOKE more values than it takes."""
+    return TypeError(f"STORE gives {k} values but the INVOKE that called it takes {room}")
+
+
+def bad_return(arg: int, have: int, takes: int) -> TypeError:
+    """A callee ended leaving ``have`` values where its INVOKE takes ``takes``."""
+    return TypeError(f"INVOKE F[{arg}]: the callee gave {have} values, expected {takes}")

@@ -114,10 +114,19 @@ class Signature:
     @classmethod
     def of_graph(cls, graph, name: str = "graph") -> "Signature":
         """The signature of ``graph``: its inputs, named by their debug names."""
-        outs = [str(v.type) for v in graph.outputs]
+        return cls._of([v.debug_name for v in graph.inputs], [v.type for v in graph.inputs],
+                       [v.type for v in graph.outputs], name)
+
+    @classmethod
+    def of_code(cls, code, name: str = "graph") -> "Signature":
+        """The signature of the graph a :class:`~pyjit.code.Code` was built from."""
+        return cls._of(code.input_names, code.input_types, code.output_types, name)
+
+    @classmethod
+    def _of(cls, names, types, outputs, name: str) -> "Signature":
+        outs = [str(t) for t in outputs]
         returns = outs[0] if len(outs) == 1 else "(" + ", ".join(outs) + ")"
-        return cls(name, [f"%{v.debug_name}" for v in graph.inputs],
-                   [v.type for v in graph.inputs], returns)
+        return cls(name, [f"%{n}" for n in names], types, returns)
 
     def _compile(self) -> Callable[..., List[Any]]:
         """``def check(a0, a1, ...)``: one guard per parameter, then the list.

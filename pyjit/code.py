@@ -33,15 +33,17 @@ from typing import Any, Dict, List, Optional, Tuple
 import numpy as np
 
 from . import gcpause, opcodes as op
+from .codegen.calls import CallSite
 from .codegen.seed import AwaitableSite, ForkSite, SeedLowering, SubgraphSite
 from .codegen.table import COLUMNS
 from .codegen.typed import TypedLowering
 from .ir import Graph, Node
+from .ir import types as T
 from .ir.traversal import walk_blocks
 from .passes import preprocess
 from .registry import Registry, default_registry
 
-__all__ = ["Code", "SubgraphSite", "ForkSite", "AwaitableSite", "default_optimize"]
+__all__ = ["Code", "SubgraphSite", "ForkSite", "AwaitableSite", "CallSite", "default_optimize"]
 
 _INT32_MAX = 2**31 - 1
 
@@ -74,18 +76,25 @@ class Code:
             importing pyjit fills with the library, unless given).
         optimize: build the optimised table (the default; see the module
             docstring), or exactly the seed's (False).
+        unit: where ``prim::CallFunction`` and ``prim::CallMethod`` find their
+            callees (a :class:`pyjit.CompilationUnit`); a graph that calls
+            nothing needs none.
+        name: the graph's name, for tracebacks (a unit names its functions).
 
     Raises:
         IRError: the graph is ill-formed (``graph.lint()`` fails: a value used out
             of scope or before its definition, broken use lists...); checked
             first, because the passes and the run loops rely on a well-formed
             graph.
-        OperatorNotFoundError: a node has no operator for its kind and input types
-            (the message names the node and its source location).
+        OperatorNotFoundError: a node has no operator for its kind and input types,
+            or a call no callee (the message names the node and its source
+            location).
 
     Attributes:
         graph: the preprocessed copy of the graph the instructions were made from.
         optimize: the level it was built at.
+        name: the graph's name (None for a graph of its own).
+        unit: the unit its calls were resolved in (None for a graph of its own).
         n_inputs, n_outputs: of the original graph.
         register_size: the number of object registers a run needs.
         scalar_size: the number of scalar registers (0 unoptimised).
@@ -99,29 +108,38 @@ class Code:
     """
 
     def __init__(self, graph: Graph, *, registry: Optional[Registry] = None,
-                 optimize: Optional[bool] = None) -> None:
+                 optimize: Optional[bool] = None, unit=None,
+                 name: Optional[str] = None) -> None:
         if not isinstance(graph, Graph):
             raise TypeError(f"Code() takes a pyjit Graph, not {type(graph).__name__}")
         with gcpause.paused():  # see gcpause: a build makes objects, not garbage
-            self._build(graph, registry, optimize)
+            self._build(graph, registry, optimize, unit, name)
 
-    def _build(self, graph: Graph, registry: Optional[Registry],
-               optimize: Optional[bool]) -> None:
+    def _build(self, graph: Graph, registry: Optional[Registry], optimize: Optional[bool],
+               unit, name: Optional[str]) -> None:
         graph.lint()
         if registry is None:
             registry = default_registry
         self.optimize = default_optimize() if optimize is None else bool(optimize)
         self.n_inputs = len(graph.inputs)
+        # The graph's interface, for the checks at the call boundary (the
+        # preprocessed graph has its inputs in a prim::Load instead).
+        self.input_names: Tuple[str, ...] = tuple(v.debug_name for v in graph.inputs)
+        self.input_types: Tuple[T.Type, ...] = tuple(v.type for v in graph.inputs)
+        self.output_types: Tuple[T.Type, ...] = tuple(v.type for v in graph.outputs)
+        self.name = name
+        self.unit = unit
 
         def compile_subgraph(g: Graph) -> "Code":
-            return Code(g, registry=registry, optimize=self.optimize)
+            return Code(g, registry=registry, optimize=self.optimize, unit=unit)
 
         pre = preprocess(graph, desugar_loops=not self.optimize)
         lowering: Any
         if self.optimize:
-            lowering = TypedLowering(pre.graph, pre.move_flags, registry, compile_subgraph)
+            lowering = TypedLowering(pre.graph, pre.move_flags, registry, compile_subgraph,
+                                     unit)
         else:
-            lowering = SeedLowering(pre.move_flags, registry, compile_subgraph)
+            lowering = SeedLowering(pre.move_flags, registry, compile_subgraph, unit)
         walk_blocks(pre.graph.block, lowering.emit_block)
         self.scalar_kinds = "".join(lowering.scalar_kinds)
         self.scalar_init = np.array(lowering.scalar_init, dtype=np.int64)
@@ -160,6 +178,25 @@ class Code:
                      for pc, (opcode, arg) in enumerate(zip(self.columns["op"],
                                                             self.columns["arg"]))
                      if opcode == op.CALL and isinstance(self.callbacks[arg], SubgraphSite))
+
+    def callees(self) -> tuple:
+        """The Codes this Code's calls run (``prim::CallFunction``,
+        ``prim::CallMethod``), in instruction order, each once; the callees of
+        those are theirs to list.  Each is its unit's, compiled on first use (a
+        function that calls itself is its own callee)."""
+        seen: Dict[int, Any] = {}
+        for _, code in self.callee_sites():
+            seen.setdefault(id(code), code)
+        return tuple(seen.values())
+
+    def callee_sites(self) -> tuple:
+        """``(pc, code)`` for every call: the INVOKE instruction and the Code it runs."""
+        return tuple((pc, site.code) for pc, site in self._call_sites())
+
+    def _call_sites(self) -> List[Tuple[int, CallSite]]:
+        ops, args = self.columns["op"], self.columns["arg"]
+        return [(int(pc), self.callbacks[int(args[pc])])
+                for pc in np.flatnonzero(ops == op.INVOKE)]
 
     def __len__(self) -> int:
         return len(self._names)

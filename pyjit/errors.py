@@ -7,6 +7,8 @@
 ``OperatorNotFoundError``  a node whose kind/types have no operator, found at Code build
 ``InterpreterError``       an operator failed while a graph ran (a ``RuntimeError``);
                            the original exception is chained as ``__cause__``
+``GraphRecursionError``    calls between graphs nested beyond the limit (also a
+                           ``RecursionError``)
 ``JITException``           a ``prim::RaiseException`` in the graph (the user's ``raise``)
 ``TorchConversionError``   a torch object ``pyjit.from_torch`` cannot turn into a Function
 =========================  ==============================================================
@@ -14,10 +16,11 @@
 
 from __future__ import annotations
 
-from typing import Optional
+from typing import NamedTuple, Optional, Sequence, Tuple
 
 __all__ = ["PyjitError", "ParseError", "CompileError", "OperatorNotFoundError",
-           "InterpreterError", "JITException", "TorchConversionError", "caret_snippet"]
+           "InterpreterError", "JITException", "GraphRecursionError", "TorchConversionError",
+           "TraceFrame", "format_frames", "caret_snippet"]
 
 
 def caret_snippet(line_text: str, col: int) -> str:
@@ -61,18 +64,82 @@ class OperatorNotFoundError(PyjitError, LookupError):
     Code is built, never at run time)."""
 
 
+class TraceFrame(NamedTuple):
+    """One activation in the traceback of a failed run: the graph it ran (its
+    ``function`` name, None for a graph of its own) and the node it was at (the
+    call, for all but the innermost), with that node's location."""
+
+    function: Optional[str]
+    node: str
+    location: object = None     # a SourceLocation, or None
+
+
+#: Identical frames in a row shown before the rest are summed up (Python's
+#: traceback shows three of a recursion's repeated frames).
+REPEATED_FRAMES_SHOWN = 3
+
+
+def format_frames(frames: Sequence[TraceFrame], verb: str = "while running") -> str:
+    """The traceback lines of ``frames``, outermost first, each frame as::
+
+          at f.py:3:11, in helper         (the location and the function's name,
+            return s // y                  when known; the source line and a
+                   ^                       caret when the file is readable)
+          while running: %q : int = aten::floordiv(%s, %y) # f.py:3:11
+
+    the innermost frame's node introduced by ``verb``, the calls' by "while
+    running"; the functions are named when there are calls (one frame is the
+    failing node alone, as ever).  Of identical frames in a row (a recursion),
+    the first :data:`REPEATED_FRAMES_SHOWN` show, then ``[Previous frame repeated
+    N more times]``, as Python's traceback cuts them."""
+    named = len(frames) > 1
+    out = []
+    i = 0
+    while i < len(frames):
+        run = 1
+        while i + run < len(frames) and frames[i + run] == frames[i]:
+            run += 1
+        for j in range(min(run, REPEATED_FRAMES_SHOWN)):
+            last = i + run == len(frames) and j == min(run, REPEATED_FRAMES_SHOWN) - 1
+            out.append(_format_frame(frames[i], verb if last else "while running", named))
+        if run > REPEATED_FRAMES_SHOWN:
+            n = run - REPEATED_FRAMES_SHOWN
+            out.append(f"\n  [Previous frame repeated {n} more time{'s' if n > 1 else ''}]")
+        i += run
+    return "".join(out)
+
+
+def _format_frame(frame: TraceFrame, verb: str, named: bool) -> str:
+    loc = frame.location
+    function = frame.function if named else None
+    line = ""
+    if loc is not None:
+        line = f"\n  at {loc}"
+        if function:
+            line += f", in {function}"
+        text = loc.source_line()
+        if text is not None:
+            line += "\n" + caret_snippet(text, loc.col)
+    elif function:
+        line = f"\n  in {function}"
+    return f"{line}\n  {verb}: {frame.node}"
+
+
 class InterpreterError(PyjitError, RuntimeError):
     """An operator failed while a graph ran.
 
     Attributes: ``node`` (the failing node's one-line text), ``location`` (its
-    :class:`~pyjit.ir.SourceLocation` or None); the original exception is
-    ``__cause__``.
+    :class:`~pyjit.ir.SourceLocation` or None), ``frames`` (the traceback: a
+    :class:`TraceFrame` per activation, outermost first; the failing node's is
+    the last); the original exception is ``__cause__``.
     """
 
-    def __init__(self, message: str, *, node: Optional[str] = None, location=None) -> None:
+    def __init__(self, message: str, *, node: Optional[str] = None, location=None,
+                 frames: Sequence[TraceFrame] = ()) -> None:
         super().__init__(message)
         self.node = node
         self.location = location
+        self.frames: Tuple[TraceFrame, ...] = tuple(frames)
 
 
 class JITException(InterpreterError):
@@ -81,10 +148,16 @@ class JITException(InterpreterError):
     as the graph gave it (e.g. ``builtins.ValueError``), ``msg`` its message."""
 
     def __init__(self, message: str, *, msg: str = "", python_class: Optional[str] = None,
-                 node: Optional[str] = None, location=None) -> None:
-        super().__init__(message, node=node, location=location)
+                 node: Optional[str] = None, location=None,
+                 frames: Sequence[TraceFrame] = ()) -> None:
+        super().__init__(message, node=node, location=location, frames=frames)
         self.msg = msg
         self.python_class = python_class
+
+
+class GraphRecursionError(InterpreterError, RecursionError):
+    """Graphs called one another deeper than the interpreter allows
+    (:func:`pyjit.set_recursion_limit`); the message names the limit."""
 
 
 class TorchConversionError(PyjitError, ValueError):

@@ -27,11 +27,19 @@ queued step (``shutdown(cancel_futures=True)``) fails the run's future instead o
 leaving it pending.  A state is one run at a time, guarded by its own lock: a
 second thread's ``run`` is refused with a message naming the running thread.
 
-Linking: a :class:`~pyjit.code.Code` says what its forks and awaitables run
-(:class:`~pyjit.code.ForkSite`, :class:`~pyjit.code.AwaitableSite`), the runtime
-how: :func:`program_of` turns each site into a :class:`Fork` or an
-:class:`Awaitable` when it builds the loop's ``Program``.  An awaitable is lazy:
-its subgraph runs at the first ``prim::awaitable_wait``, with :func:`run_inline`.
+Calls: a ``prim::CallFunction``/``prim::CallMethod`` is an ``INVOKE``, which runs
+the callee in a new activation of the same frame (no Python recursion per call);
+a run that fails inside calls raises an error whose traceback
+(``InterpreterError.frames``) has a frame per activation, innermost last.  How
+deep calls may nest is :func:`set_recursion_limit`'s to say.
+
+Linking: a :class:`~pyjit.code.Code` says what its forks, awaitables and calls run
+(:class:`~pyjit.code.ForkSite`, :class:`~pyjit.code.AwaitableSite`,
+:class:`~pyjit.code.CallSite`), the runtime how: :func:`program_of` turns each
+fork site into a :class:`Fork`, each awaitable site into an :class:`Awaitable`
+and each call site into a :class:`Link` when it builds the loop's ``Program``.
+An awaitable is lazy: its subgraph runs at the first ``prim::awaitable_wait``,
+with :func:`run_inline`.
 """
 
 from __future__ import annotations
@@ -41,12 +49,14 @@ import functools
 import threading
 import weakref
 from types import ModuleType
-from typing import Any, List, NamedTuple, Optional, Sequence
+from typing import Any, List, NamedTuple, Optional, Sequence, Union
 
+from . import _backend
 from ._backend import loop as _default_loop
 from .arguments import Signature
-from .code import AwaitableSite, Code, ForkSite
-from .errors import InterpreterError, JITException
+from .code import AwaitableSite, CallSite, Code, ForkSite
+from .errors import (GraphRecursionError, InterpreterError, JITException, TraceFrame,
+                     format_frames)
 from .futures import Await, Future
 from .ir import Graph
 from .ir.printer import node_header
@@ -54,7 +64,8 @@ from .registry import Registry
 from .workqueue import Executor, default_queue
 
 __all__ = ["InterpreterState", "Function", "located_error", "drive", "fork", "Fork",
-           "Awaitable", "program_of", "run_inline"]
+           "Awaitable", "Link", "program_of", "run_inline", "set_recursion_limit",
+           "get_recursion_limit"]
 
 
 class _RunSettings(NamedTuple):
@@ -97,8 +108,8 @@ def _enter_run(loop: ModuleType, executor: Optional[Executor]):
 def program_of(code: Code, loop: Optional[ModuleType] = None):
     """The validated ``Program`` of ``code`` for ``loop`` (the active one by
     default), built once per loop and kept with the Code, which any number of
-    runs share.  Fork and awaitable sites are linked to :class:`Fork` and
-    :class:`Awaitable` callables here."""
+    runs share.  Fork, awaitable and call sites are linked to :class:`Fork`,
+    :class:`Awaitable` and :class:`Link` callables here."""
     loop = loop or _default_loop
     prog = code._programs.get(loop.__name__)
     if prog is None:
@@ -106,9 +117,7 @@ def program_of(code: Code, loop: Optional[ModuleType] = None):
             prog = code._programs.get(loop.__name__)
             if prog is None:
                 c = code.columns
-                callbacks = tuple(_SITE_CALLABLES[type(cb)](cb.code)
-                                  if type(cb) in _SITE_CALLABLES else cb
-                                  for cb in code.callbacks)
+                callbacks = tuple(_linked(cb, loop) for cb in code.callbacks)
                 prog = loop.Program(c["op"], c["in_start"], c["in_size"], c["flag_start"],
                                     c["out_start"], c["out_size"], c["arg"],
                                     code.int_data, code.bool_data, callbacks,
@@ -118,29 +127,109 @@ def program_of(code: Code, loop: Optional[ModuleType] = None):
     return prog
 
 
-def located_error(code: Code, pc: int, exc: BaseException) -> InterpreterError:
+def _linked(callback: Any, loop: ModuleType) -> Any:
+    kind = type(callback)
+    if kind is CallSite:
+        return Link(callback, loop)
+    site = _SITE_CALLABLES.get(kind)
+    return callback if site is None else site(callback.code)
+
+
+class Link:
+    """What an ``INVOKE`` calls for its callee: ``Link(site, loop)()`` is the
+    callee's Program for that loop (the loop calls it the first time the
+    instruction runs, so the callee's Code is compiled and linked then: a
+    function may call itself).
+
+    Attributes:
+        site: the :class:`~pyjit.code.CallSite` (its callee and level).
+    """
+
+    __slots__ = ("site", "_loop")
+
+    def __init__(self, site: CallSite, loop: ModuleType) -> None:
+        self.site = site
+        self._loop = loop
+
+    def __call__(self) -> Any:
+        return program_of(self.site.code, self._loop)
+
+    def __repr__(self) -> str:
+        return f"<call of {self.site.name}>"
+
+
+def set_recursion_limit(limit: int) -> None:
+    """Set how deeply graphs may call one another: the activations one run may hold
+    at once (its own, plus one per call in progress; 1000 to begin with, as
+    Python's own limit).  A call beyond it raises
+    :class:`~pyjit.GraphRecursionError`, which names the limit.  Calls do not
+    recurse in Python or C, so the limit is only a guard against runaway
+    recursion: it may be raised far beyond Python's."""
+    for loop in _loops():
+        loop.set_max_depth(limit)
+
+
+def get_recursion_limit() -> int:
+    """How deeply graphs may call one another (see :func:`set_recursion_limit`)."""
+    return _backend.pure().get_max_depth()
+
+
+def _loops():
+    yield _backend.pure()
+    try:
+        yield _backend.compiled()
+    except ImportError:  # no compiled loop: the pure one is all there is
+        pass
+
+
+def trace_frames(code: Code, pcs: Union[int, Sequence[int]]) -> List[TraceFrame]:
+    """The traceback of a run of ``code`` whose activations are at ``pcs``
+    (outermost first, as ``Frame.pcs`` gives them; an int for one): each caller's
+    pc is an INVOKE, which says what the next activation runs."""
+    if isinstance(pcs, int):
+        pcs = (pcs,)
+    frames = []
+    for i, pc in enumerate(pcs):
+        node = code.node_at(pc)
+        frames.append(TraceFrame(code.name, node_header(node), node.source_location))
+        if i + 1 < len(pcs):
+            site = code.callbacks[int(code.columns["arg"][pc])]
+            if type(site) is not CallSite:  # pragma: no cover - the loops never do this
+                break
+            code = site.code
+    return frames
+
+
+def located_error(code: Code, pcs: Union[int, Sequence[int]],
+                  exc: BaseException) -> InterpreterError:
     """The :class:`InterpreterError` (or :class:`JITException`) for ``exc`` raised by
-    instruction ``pc`` of ``code``: the original message, the failing node, and its
-    ``file:line:col`` with the source line and a caret when the file is readable."""
-    node = code.node_at(pc)
-    header = node_header(node)
-    loc = node.source_location
-    where = f"\n  at {loc.highlight()}" if loc is not None else ""
+    a run of ``code`` whose activations were at ``pcs`` (``Frame.pcs``; an int for a
+    run without calls): the original message, then every activation, innermost
+    last, with the node it was at and its ``file:line:col``, the source line and a
+    caret when the file is readable (:func:`pyjit.errors.format_frames`)."""
+    frames = trace_frames(code, pcs)
+    inner = frames[-1]
+    header, loc = inner.node, inner.location
     if isinstance(exc, JITException) and exc.node is None:
         # torch names no class for `assert` and a bare `raise E`: it says RuntimeError.
         cls = exc.python_class or "RuntimeError"
-        text = f"{cls}: {exc.msg}{where}\n  raised by: {header}"
+        text = f"{cls}: {exc.msg}" + format_frames(frames, "raised by")
         return JITException(text, msg=exc.msg, python_class=exc.python_class,
-                            node=header, location=loc)
+                            node=header, location=loc, frames=frames)
     if isinstance(exc, InterpreterError):
-        # Already located (e.g. by a nested graph); add where this graph met it.
-        text = f"{exc}\n  while running: {header}{where}"
+        # Already located (e.g. by a nested graph); add where this run met it.
+        if len(frames) == 1:
+            where = f"\n  at {loc.highlight()}" if loc is not None else ""
+            text = f"{exc}\n  while running: {header}{where}"
+        else:
+            text = f"{exc}" + format_frames(frames)
         if isinstance(exc, JITException):
             return JITException(text, msg=exc.msg, python_class=exc.python_class,
-                                node=header, location=loc)
-        return type(exc)(text, node=header, location=loc)
-    text = f"{type(exc).__name__}: {exc}{where}\n  while running: {header}"
-    return InterpreterError(text, node=header, location=loc)
+                                node=header, location=loc, frames=frames)
+        return type(exc)(text, node=header, location=loc, frames=frames)
+    text = f"{type(exc).__name__}: {exc}" + format_frames(frames)
+    cls = GraphRecursionError if isinstance(exc, RecursionError) else InterpreterError
+    return cls(text, node=header, location=loc, frames=frames)
 
 
 def drive(code: Code, frame: Any, stack: List[Any], *, loop: Optional[ModuleType] = None,
@@ -162,7 +251,7 @@ def drive(code: Code, frame: Any, stack: List[Any], *, loop: Optional[ModuleType
             pending.join()
             pending = frame.run(stack)
     except Exception as exc:
-        raise located_error(code, frame.pc, exc) from exc
+        raise located_error(code, frame.pcs, exc) from exc
     finally:
         if token is not None:
             _current_run.reset(token)
@@ -374,7 +463,7 @@ class InterpreterState:
             try:
                 pending = frame.run(stack)
             except Exception as exc:
-                raise located_error(self.code, frame.pc, exc) from exc
+                raise located_error(self.code, frame.pcs, exc) from exc
         except BaseException as exc:
             self._finish(_ENDED)._try_complete(None, exc)  # type: ignore[union-attr]
             return
@@ -542,7 +631,9 @@ class Function:
     Returns the graph's single output, or a tuple when it has several (none: None).
     ``loop`` picks the run loop (the active backend by default); ``registry`` is
     where the Code looks its operators up (the default registry unless given);
-    ``optimize`` is the Code's level (see :class:`~pyjit.code.Code`).
+    ``optimize`` is the Code's level (see :class:`~pyjit.code.Code`).  A Code
+    built already (a :class:`~pyjit.CompilationUnit`'s) may be given instead of
+    the graph.
 
     Each call checks its arguments against the graph's input types first (see
     :mod:`pyjit.arguments`): a wrong number of arguments, or a value the type does
@@ -554,13 +645,19 @@ class Function:
     __slots__ = ("code", "signature", "_check", "_program", "_loop", "_n_inputs",
                  "_n_outputs")
 
-    def __init__(self, graph: Graph, *, loop: Optional[ModuleType] = None,
+    def __init__(self, graph: Union[Graph, Code], *, loop: Optional[ModuleType] = None,
                  registry: Optional[Registry] = None, optimize: Optional[bool] = None,
                  signature: Optional[Signature] = None) -> None:
-        self.code = Code(graph, registry=registry, optimize=optimize)
+        if isinstance(graph, Code):
+            if registry is not None or optimize is not None:
+                raise TypeError("Function(code) takes the Code as it was built: no "
+                                "registry or optimize")
+            self.code = graph
+        else:
+            self.code = Code(graph, registry=registry, optimize=optimize)
         if signature is None:
-            signature = Signature.of_graph(graph)
-        elif list(signature.types) != [v.type for v in graph.inputs]:
+            signature = Signature.of_code(self.code)
+        elif list(signature.types) != list(self.code.input_types):
             raise ValueError(f"the signature {signature.declaration()} does not match the "
                              f"graph's input types")
         self.signature = signature
@@ -583,7 +680,7 @@ class Function:
             try:
                 pending = frame.run(stack)
             except Exception as exc:
-                raise located_error(self.code, frame.pc, exc) from exc
+                raise located_error(self.code, frame.pcs, exc) from exc
             if pending is not None:
                 drive(self.code, frame, stack, loop=self._loop)
         else:

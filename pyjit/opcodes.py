@@ -58,9 +58,20 @@ Notes:
   written, so ``a, b := b, a`` swaps.
 * ``LOOP_ENTER``/``LOOP_BACK`` keep a Loop's trip counter in a scalar register:
   the seed's desugared ``i + 1``, ``i < n``, ``and`` and jump in one instruction.
+* ``INVOKE`` runs another graph's Program without leaving the loop (no Python
+  or C recursion per call): it pushes its inputs, and starts the callee in a new
+  *activation* (its own registers and value stack) on the frame's stack of
+  activations.  The callee's ``LOAD`` takes the inputs off the caller's value
+  stack and its ``STORE`` pushes the outputs back; when the callee reaches its
+  end the activation is released and ``INVOKE`` pops the outputs into its
+  registers.  ``F[arg]`` is a link, not an operator: called with no argument it
+  returns the callee's Program (linked when first run, which is what lets a
+  graph call itself).  A ``WAIT`` inside a callee suspends every activation; an
+  error releases every activation; a call deeper than the loop's limit
+  (``set_max_depth``) is a RecursionError.
 * The run loops check signals, and the compiled loop may let other threads run
-  (it gives up the GIL), at backward jumps: the only way a run can go on for
-  long without calling back into Python.
+  (it gives up the GIL), at backward jumps and calls: the only ways a run can go
+  on for long without calling back into Python.
 
 Everything the loops rely on is checked once per table by :mod:`pyjit.validate`,
 from the definitions below.
@@ -317,6 +328,12 @@ OPCODES: Tuple[OpDef, ...] = (
     _intrinsic(77, "B2F", "B", "F", "aten::Float(bool)", "S[out0] := double(S[in0])"),
     _intrinsic(78, "I2B", "I", "B", "aten::Bool(int)", "S[out0] := S[in0] != 0"),
     _intrinsic(79, "F2B", "F", "B", "aten::Bool(float)", "S[out0] := S[in0] != 0"),
+
+    # -- calls -------------------------------------------------------------------
+    OpDef(80, "INVOKE", "R*", "R*",
+          "push R[in...]; run F[arg]() in a new activation; R[out...] := pop()",
+          "call a graph: F[arg]() is the callee's Program, run by this loop in a new "
+          "activation of the same frame", uses_callback=True, stack=True),
 )
 
 BY_NAME: Dict[str, OpDef] = {op.name: op for op in OPCODES}

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 import pyjit
-from pyjit import CompileError, InterpreterError, JITException
+from pyjit import CompilationUnit, CompileError, InterpreterError, JITException
 from pyjit.frontend import ScriptFunction, script
 from pyjit.ir.parser import parse_ir
 from pyjit.interpreter import Function
@@ -351,6 +351,8 @@ graph(%x : Tensor,
   return (%8)
 """),
     # inline
+    # a call of another function, as torch prints it (torch 2.13: the same nodes,
+    # the constant printed without a location, the call at the callee's name)
     ('inline',
      """
 def double(a: int) -> int:
@@ -361,9 +363,9 @@ def f(x: int) -> int:
 """,
      """\
 graph(%x : int):
-  %1 : int = prim::Constant[value=2]() # prog.py:3:15
+  %1 : Function = prim::Constant[name="double"]()
   %3 : int = prim::Constant[value=1]() # prog.py:6:23
-  %2 : int = aten::mul(%x, %1) # prog.py:3:11
+  %2 : int = prim::CallFunction(%1, %x) # prog.py:6:11
   %4 : int = aten::add(%2, %3) # prog.py:6:11
   return (%4)
 """),
@@ -469,13 +471,15 @@ def test_pinned_graph_runs_like_python(name, source, expected, tmp_path):
 
 @pytest.mark.parametrize("name, source, expected", PINNED, ids=[p[0] for p in PINNED])
 def test_round_trip_through_the_text_format(name, source, expected, tmp_path):
-    """``parse_ir(str(f.graph))`` prints the same text and computes the same."""
+    """``parse_ir(str(f.graph))`` prints the same text and computes the same (with
+    the texts of the functions it calls, in a unit)."""
     f = scripted(source, tmp_path)
     g = parse_ir(str(f.graph))
     assert str(g) == str(f.graph)
+    unit = CompilationUnit({n: str(sf.graph) for n, sf in f.functions.items()})
     for args, want in RUNS.get(name, []):
         if want is not None:
-            assert Function(g)(*args) == want
+            assert unit.function(f.__name__)(*args) == want
 
 
 # -- the ScriptFunction API ---------------------------------------------------------------------
@@ -586,7 +590,7 @@ def test_tuple_result_and_list_mutation_are_visible_to_the_caller(tmp_path):
     assert n == 2 and same is xs and xs == [5, 1]
 
 
-def test_plain_helpers_are_scripted_and_inlined(tmp_path):
+def test_plain_helpers_are_scripted_and_called(tmp_path):
     f = scripted('''
         def square(x: int) -> int:
             return x * x
@@ -595,8 +599,13 @@ def test_plain_helpers_are_scripted_and_inlined(tmp_path):
             return square(a) + square(2)
     ''', tmp_path, "f")
     kinds = [n.kind for n in f.graph.nodes()]
-    assert "prim::CallFunction" not in kinds and kinds.count("aten::mul") == 2
-    assert f(3) == 13
+    assert kinds.count("prim::CallFunction") == 2 and "aten::mul" not in kinds
+    assert list(f.functions) == ["f", "square"] and f.unit.functions == ("f", "square")
+    assert f.functions["square"].graph is f.unit.graph("square")
+    inlined = [n.kind for n in f.inlined_graph.nodes()]
+    assert "prim::CallFunction" not in inlined and inlined.count("aten::mul") == 2
+    assert f(3) == 13 and Function(f.inlined_graph)(3) == 13
+    assert [c.name for c in f.code.callees()] == ["square"]
 
 
 def test_every_node_is_located_in_the_users_file(tmp_path):
@@ -940,7 +949,7 @@ def test_raise_and_assert_become_jit_exceptions(tmp_path):
     assert "prog.py:3:4" in error_text(info.value, tmp_path)
 
 
-def test_errors_in_an_inlined_helper_point_into_the_helper(tmp_path):
+def test_errors_in_a_helper_list_the_call_and_the_helper(tmp_path):
     f = scripted('''
         from typing import List
 
@@ -953,8 +962,23 @@ def test_errors_in_an_inlined_helper_point_into_the_helper(tmp_path):
     with pytest.raises(InterpreterError) as info:
         f([1, 2])
     assert info.value.location.line == 5
-    assert "prog.py:5:11\n        return xs[i] * 2\n               ^" in error_text(info.value,
-                                                                             tmp_path)
+    assert error_text(info.value, tmp_path) == (
+        "IndexError: list index out of range\n"
+        "  at prog.py:8:25, in f\n"
+        "        return pick(xs, 0) + pick(xs, 5)\n"
+        "                             ^\n"
+        "  while running: %6 : int = prim::CallFunction(%2, %xs, %4) # prog.py:8:25\n"
+        "  at prog.py:5:11, in pick\n"
+        "        return xs[i] * 2\n"
+        "               ^\n"
+        "  while running: %2 : int = aten::__getitem__(%xs, %i) # prog.py:5:11")
+    assert [(fr.function, fr.location.line) for fr in info.value.frames] == [
+        ("f", 8), ("pick", 5)]
+    # inlined, the helper's nodes keep its locations: one frame, in the helper
+    with pytest.raises(InterpreterError) as info:
+        Function(f.inlined_graph)([1, 2])
+    assert error_text(info.value, tmp_path).startswith(
+        "IndexError: list index out of range\n  at prog.py:5:11\n        return xs[i] * 2\n")
 
 
 def test_division_by_zero(tmp_path):

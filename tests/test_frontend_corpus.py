@@ -1,6 +1,7 @@
 """The corpus (``tests/frontend_programs.py``): every program, scripted, gives what
 CPython gives, on both run loops, and again after a round trip through the text
-format (``parse_ir(str(f.graph))``)."""
+format (``parse_ir(str(f.graph))``, in a unit with the texts of the functions it
+calls) and inlined."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import copy
 import numpy as np
 import pytest
 
-from pyjit import JITException
+from pyjit import CompilationUnit, JITException
 from pyjit.frontend import script
 from pyjit.interpreter import Function
 from pyjit.ir.parser import parse_ir
@@ -56,7 +57,7 @@ def test_the_corpus_is_big_enough():
 
 @pytest.mark.parametrize("fn, arg_sets", FUNCTIONS)
 def test_scripted_equals_python(fn, arg_sets, loop):
-    f = Function(scripted(fn).graph, loop=loop)
+    f = scripted(fn).unit.function(fn.__name__, loop=loop)
     for args in arg_sets:
         want, error = run_python(fn, args)
         if error is not None:
@@ -79,11 +80,13 @@ def test_script_function_call(fn, arg_sets):
 @pytest.mark.parametrize("fn, arg_sets", FUNCTIONS)
 def test_round_trip_through_text(fn, arg_sets):
     f = scripted(fn)
-    text = str(f.graph)
-    g = parse_ir(text)
-    assert str(g) == text
-    run = Function(g)
+    texts = {name: str(sf.graph) for name, sf in f.functions.items()}
+    for text in texts.values():
+        assert str(parse_ir(text)) == text
+    run = CompilationUnit(texts).function(fn.__name__)
+    inlined = Function(parse_ir(str(f.inlined_graph)))
     for args in arg_sets:
         want, error = run_python(fn, args)
         if error is None:
             assert_same(run(*copy.deepcopy(args)), want)
+            assert_same(inlined(*copy.deepcopy(args)), want)

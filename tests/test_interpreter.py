@@ -13,7 +13,6 @@ import gc
 import glob
 import operator
 import os
-import signal
 import sys
 import threading
 import time
@@ -34,6 +33,7 @@ from pyjit.registry import Registry, register_operator
 
 from helpers.code_cases import CASES
 from helpers.memory import traced_growth
+from helpers.signals import alarm, needs_setitimer
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -612,45 +612,26 @@ graph(%x : int):
 """
 
 
-@pytest.mark.skipif(not hasattr(signal, "setitimer"), reason="needs signal.setitimer")
+@needs_setitimer
 def test_signal_stops_an_endless_graph_loop(loop):
     code = Code(graph(ENDLESS), registry=_FastInts())
     state = InterpreterState(code, loop=loop)
-
-    def handler(signum, frame):
-        raise KeyboardInterrupt
-
-    old = signal.signal(signal.SIGALRM, handler)
     start = time.monotonic()
-    signal.setitimer(signal.ITIMER_REAL, 0.1)
-    try:
-        with pytest.raises(KeyboardInterrupt):
-            state.run([0])
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, old)
+    with alarm(0.1, KeyboardInterrupt), pytest.raises(KeyboardInterrupt):
+        state.run([0])
     assert time.monotonic() - start < 1.0
     with pytest.raises(InterpreterError, match="is unusable: its run failed at instruction"):
         state.run([0])
 
 
-@pytest.mark.skipif(not hasattr(signal, "setitimer"), reason="needs signal.setitimer")
+@needs_setitimer
 def test_exception_from_a_signal_handler_is_located(loop):
     """A handler raising an ordinary exception: it surfaces like an operator's,
     chained, naming where the graph was."""
     code = Code(graph(ENDLESS), registry=_FastInts())
-
-    def handler(signum, frame):
-        raise Boom("alarm")
-
-    old = signal.signal(signal.SIGALRM, handler)
-    signal.setitimer(signal.ITIMER_REAL, 0.1)
-    try:
-        with pytest.raises(InterpreterError, match=r"^Boom: alarm\n  while running: ") as info:
-            InterpreterState(code, loop=loop).run([0])
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, old)
+    with alarm(0.1, lambda: Boom("alarm")), \
+            pytest.raises(InterpreterError, match=r"^Boom: alarm\n  while running: ") as info:
+        InterpreterState(code, loop=loop).run([0])
     assert type(info.value.__cause__) is Boom
 
 

@@ -21,6 +21,7 @@ from typing import Dict, NamedTuple
 import pytest
 
 from helpers.corpus_check import check_case
+from pyjit.compilation_unit import CompilationUnit
 from pyjit.interpreter import Function
 from pyjit.ir.parser import parse_ir
 from helpers.values import decode_module
@@ -37,20 +38,6 @@ class Pending(NamedTuple):
 
     reason: str
     symptom: str
-
-
-_CALLS = ("calls a function from a fork or awaitable subgraph, which torch's inliner "
-          "leaves alone: needs prim::CallFunction, issue 12 item 1")
-_CALLS_SYMPTOM = re.escape("unknown operator prim::CallFunction")
-
-
-def _calls() -> Pending:
-    return Pending(_CALLS, _CALLS_SYMPTOM)
-
-
-def _module() -> Pending:
-    return Pending("a module's forward: needs prim::GetAttr/SetAttr/CallMethod on self, "
-                   "issue 12 item 2", r"unknown operator prim::(GetAttr|SetAttr|CallMethod)")
 
 
 def _classes() -> Pending:
@@ -74,21 +61,10 @@ _TRUTH = _tensor("The truth value of an array", "torch's text for the truth valu
                  "tensor: Boolean value of Tensor with more than one value is ambiguous")
 
 NOT_YET: Dict[str, Pending] = {
-    **{f"async/{n}": _calls() for n in (
-        "async_parsing_bar", "fn_int", "foo_script_args", "foo_script_kwargs", "wait_script",
-        "wait_script_error", "wait_script_multi_forks", "wait_script_multi_waits",
-        "wait_script_nest", "wait_script_nest_error")},
-    **{f"await/{n}": _calls() for n in ("await_func_arg", "await_isinstance", "await_multiout")},
-    "await/await_script": _calls(),
     **{f"await/{n}": _classes() for n in (
         "await_class_arg", "await_class_return", "await_getattr_implicit_convertion",
         "await_nested", "await_nowait_class", "awaitable_to_await")},
-    "modules/AsyncCaptureMod": _module(),
-    "modules/EnumAttrModule": _module(),
-    "modules/HasAttrMod": _module(),
-    "modules/LowestModule": _module(),
-    "modules/NamedTupleAttrMod": _module(),
-    "modules/UnionInstanceM": _module(),
+    "modules/EnumAttrModule": _enums("unknown operator prim::EnumValue"),
     **{f"enums/{n}": _enums("no overload of aten::eq accepts") for n in (
         "enum_comp", "enum_comp_diff_classes", "enum_const")},
     "enums/enum_name": _enums("unknown operator prim::EnumName"),
@@ -119,9 +95,30 @@ def _meta(name: str) -> dict:
     return json.loads((SUITE / f"{name}.json").read_text(encoding="utf-8"))
 
 
+def _function(name: str, meta: dict, loop, suffix: str):
+    """The program as a callable: its graph alone, or, when it calls other
+    functions or is a module's method, in a CompilationUnit with the graphs torch
+    printed for its callees (``<name>.callee.<f>.ir``) and its class's methods
+    (``<name>.method.<m>.ir``)."""
+    graph = parse_ir((SUITE / f"{name}{suffix}").read_text(encoding="utf-8"))
+    callees = {c: (SUITE / f"{name}.callee.{c}.ir").read_text(encoding="utf-8")
+               for c in meta.get("callees", ())
+               if (SUITE / f"{name}.callee.{c}.ir").exists()}
+    methods: Dict[str, Dict[str, str]] = {}
+    for path in sorted(SUITE.glob(f"{name}.method.*.ir")):
+        text = path.read_text(encoding="utf-8")
+        method = path.name[len(Path(name).name) + len(".method."):-len(".ir")]
+        cls = str(parse_ir(text).inputs[0].type)
+        methods.setdefault(cls, {})[method] = text
+    if not callees and not methods:
+        return Function(graph, loop=loop)
+    unit = CompilationUnit({name: graph, **callees}, methods=methods)
+    return unit.function(name, loop=loop)
+
+
 def _run(name: str, loop, capsys, suffix: str = ".ir") -> None:
     meta = _meta(name)
-    fn = Function(parse_ir((SUITE / f"{name}{suffix}").read_text(encoding="utf-8")), loop=loop)
+    fn = _function(name, meta, loop, suffix)
     self_arg = decode_module(meta["module"]) if "module" in meta else None
     assert meta["cases"], f"{name} has no cases"
     for i, case in enumerate(meta["cases"]):

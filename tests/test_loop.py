@@ -9,7 +9,6 @@ import collections
 import gc
 import inspect
 import operator
-import signal
 import sys
 import threading
 import time
@@ -22,6 +21,7 @@ from hypothesis import strategies as st
 
 from helpers.asm import asm
 from helpers.memory import traced_growth
+from helpers.signals import alarm, needs_setitimer
 
 
 class Future:
@@ -550,24 +550,14 @@ ENDLESS = {
 }
 
 
-@pytest.mark.skipif(not hasattr(signal, "setitimer"), reason="needs signal.setitimer")
+@needs_setitimer
 @pytest.mark.parametrize("shape", list(ENDLESS))
 def test_signal_stops_an_endless_loop(loop, shape):
     frame = loop.Frame(build(loop, ENDLESS[shape], constants=(True,),
                              callbacks=(lambda lst: -1,)))
-
-    def handler(signum, stack):
-        raise Alarm
-
-    old = signal.signal(signal.SIGALRM, handler)
     start = time.monotonic()
-    signal.setitimer(signal.ITIMER_REAL, 0.05)
-    try:
-        with pytest.raises(Alarm):
-            frame.run([])
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, old)
+    with alarm(0.05, Alarm), pytest.raises(Alarm):
+        frame.run([])
     assert time.monotonic() - start < 1.0
     assert frame.failed and frame.registers() == [None] * len(frame.registers())
 

@@ -62,17 +62,24 @@ def test_pictures_section_shows_pictures_that_exist():
     assert "(docs/fib.svg)" in readme and "(docs/fib-code.svg)" in readme
 
 
+def _prints_what_it_says(example, tmp_path, name):
+    """Run ``example`` as a file (scripting reads the source) and compare what it
+    prints with the comments after its ``print(...)`` lines."""
+    shown = [line.split("# ", 1)[1] for line in example.splitlines()
+             if line.startswith("print(")]
+    path = tmp_path / name
+    path.write_text(example)
+    out = subprocess.run([sys.executable, "-W", "ignore", str(path)], check=True,
+                         capture_output=True, text=True, env=checkout_env()).stdout
+    assert out.splitlines() == shown
+
+
+def test_calls_and_modules_example_prints_what_the_readme_says(tmp_path):
+    _prints_what_it_says(_python_block("CompilationUnit"), tmp_path, "calls_example.py")
+
+
 def test_from_torch_example_prints_what_the_readme_says(tmp_path):
     if not torch_installed():
         pytest.skip("torch is not installed: the from_torch example needs it")
-    example = _python_block("from_torch")
-    shown = [line.split("# ", 1)[1] for line in example.splitlines()
-             if line.startswith("print(")]
-    # torch.jit.script reads the function's source: the example must be a file
-    path = tmp_path / "from_torch_example.py"
-    path.write_text(example)
-    env = checkout_env()
-    out = subprocess.run([sys.executable, "-W", "ignore", str(path)], check=True,
-                         capture_output=True, text=True, env=env).stdout
-    assert out.splitlines() == shown
+    _prints_what_it_says(_python_block("from_torch"), tmp_path, "from_torch_example.py")
 

@@ -16,19 +16,8 @@ import numpy as np
 
 from ..ir import IRError, Node
 from ..ir.constants import constant_value
-from ..ir.printer import format_attr_value
-from ..ir.symbols import prim
 
-__all__ = ["listing_name", "is_mutable", "fresh_copy", "shared", "value_of", "check_wait"]
-
-
-def listing_name(node: Node) -> str:
-    """``prim::Constant[value=3]``: what the listing prints for a constant."""
-    name = prim.Constant
-    if node.attrs:
-        name += "[" + ", ".join(f"{k}={format_attr_value(v)}"
-                                for k, v in node.attrs.items()) + "]"
-    return name
+__all__ = ["is_mutable", "fresh_copy", "shared", "value_of", "check_wait"]
 
 
 def is_mutable(value: Any) -> bool:

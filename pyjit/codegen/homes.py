@@ -33,6 +33,7 @@ from .. import opcodes as op
 from ..errors import PyjitError
 from ..ir import Block, Graph, Node, Value
 from ..ir import types as T
+from ..ir.calls import CALL_KINDS
 from ..ir.symbols import prim
 from ..registry import Registry, Resolved
 
@@ -53,7 +54,7 @@ COMPARISONS = frozenset({"LT", "LE", "GT", "GE", "EQ", "NE"})
 
 # Nodes the lowering handles itself, never through the registry.
 _INSTRUCTION_KINDS = frozenset({prim.Constant, prim.If, prim.Loop, prim.Load, prim.Store,
-                                prim.Drop, "aten::wait", prim.fork, prim.awaitable})
+                                prim.Drop, "aten::wait", prim.fork, prim.awaitable}) | CALL_KINDS
 _INT64_MAX = 2 ** 63 - 1
 
 

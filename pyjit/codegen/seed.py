@@ -33,7 +33,8 @@ from ..ir import Block, Node, Value
 from ..ir.symbols import aten, prim
 from ..registry import Registry
 from . import constants
-from .table import TableBuilder
+from .calls import CALL_KINDS, CallSite, call_operands, is_call_constant, resolve_call
+from .table import TableBuilder, listing_name
 
 __all__ = ["SeedLowering", "SubgraphSite", "ForkSite", "AwaitableSite", "SUBGRAPH_SITES",
            "subgraph_site"]
@@ -98,6 +99,7 @@ class SeedLowering:
         registry: where operators are looked up.
         compile_subgraph: makes the Code of a fork's or an awaitable's subgraph
             (at the same level).
+        unit: where calls find their callees (:mod:`.calls`), or None.
     """
 
     # The seed's table has no scalar registers and preloads nothing.
@@ -107,7 +109,8 @@ class SeedLowering:
     scalar_constants: Tuple[Tuple[int, object], ...] = ()
 
     def __init__(self, move_flags: Dict[Node, List[bool]], registry: Registry,
-                 compile_subgraph: Callable) -> None:
+                 compile_subgraph: Callable, unit=None) -> None:
+        self.unit = unit
         self.move_flags = move_flags
         self.registry = registry
         self.compile_subgraph = compile_subgraph
@@ -147,9 +150,11 @@ class SeedLowering:
         kind = node.kind
         ins, outs, flags = node.inputs, node.outputs, self.move_flags[node]
         t = self.table
+        if kind == prim.Constant and outs and is_call_constant(outs[0]):
+            return  # stands for its callee: resolved below, never a value
         if kind == prim.Constant:
             value = constants.value_of(node)
-            name = constants.listing_name(node)
+            name = listing_name(node)
             if constants.is_mutable(value):
                 self.emit(op.CALL, name, node, ins, flags, outs,
                           t.callback(constants.fresh_copy(value)))
@@ -161,17 +166,25 @@ class SeedLowering:
         elif kind == prim.Store:
             self.emit(op.STORE, kind, node, ins, flags, outs)
         elif kind == prim.Drop:
-            self.emit(op.DROP, kind, node, ins, flags, outs)
+            keep = [(v, f) for v, f in zip(ins, flags) if not is_call_constant(v)]
+            if keep:
+                self.emit(op.DROP, kind, node, [v for v, _ in keep], [f for _, f in keep], outs)
         elif kind == aten.wait:
             constants.check_wait(node)
             self.emit(op.WAIT, kind, node, ins, flags, outs)
         elif kind in SUBGRAPH_SITES:
             site = subgraph_site(node, self.compile_subgraph)
             self.emit(op.CALL, kind, node, ins, flags, outs, t.callback(site))
+        elif kind in CALL_KINDS:
+            callee = resolve_call(node, self.unit)
+            args, arg_flags = call_operands(node, flags)
+            self.emit(op.INVOKE, listing_name(node, callee.qualified_name), node, args,
+                      arg_flags, outs, t.callback(CallSite(callee, optimize=False)))
         else:
             resolved = self.registry.lookup(node)
             opcode = op.STACKCALL if resolved.stack else op.CALL
-            self.emit(opcode, kind, node, ins, flags, outs, t.callback(resolved.fn))
+            self.emit(opcode, listing_name(node), node, ins, flags, outs,
+                      t.callback(resolved.fn))
 
     def emit_block(self, block: Block) -> Iterator[Block]:
         """Emit a block's instructions; a generator for

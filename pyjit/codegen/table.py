@@ -8,16 +8,35 @@ but the node each instruction came from (for the listing and for errors).
 from __future__ import annotations
 
 from array import array
-from typing import Any, List, Sequence
+from typing import Any, List, Optional, Sequence
 
 import numpy as np
 
 from ..ir import Node
+from ..ir.printer import format_attr_value
+from ..ir.symbols import prim
 
-__all__ = ["TableBuilder", "COLUMNS"]
+__all__ = ["TableBuilder", "COLUMNS", "listing_name"]
 
 #: The per-instruction columns, in the order ``Program`` takes them.
 COLUMNS = ("op", "in_start", "in_size", "flag_start", "out_start", "out_size", "arg")
+
+
+# Kinds whose attributes say what their instruction does: the listing shows them.
+_NAMED_BY_ATTRIBUTES = frozenset({prim.Constant, prim.GetAttr, prim.SetAttr})
+
+
+def listing_name(node: Node, callee: Optional[str] = None) -> str:
+    """What the listing prints for ``node``'s instruction: its kind, with the
+    attributes that say what it does (``prim::Constant[value=3]``,
+    ``prim::GetAttr[name="w"]``), or the graph a call runs
+    (``prim::CallFunction[helper]``)."""
+    if callee is not None:
+        return f"{node.kind}[{callee}]"
+    if node.kind in _NAMED_BY_ATTRIBUTES and node.attrs:
+        return node.kind + "[" + ", ".join(f"{k}={format_attr_value(v)}"
+                                           for k, v in node.attrs.items()) + "]"
+    return node.kind
 
 
 class TableBuilder:

@@ -47,10 +47,11 @@ from ..ir import types as T
 from ..ir.symbols import aten, prim
 from ..registry import Registry
 from . import constants
+from .calls import CALL_KINDS, CallSite, call_operands, resolve_call
 from .coalesce import coalesce
 from .homes import Homes, is_constant
 from .seed import SUBGRAPH_SITES, subgraph_site
-from .table import TableBuilder
+from .table import TableBuilder, listing_name
 
 __all__ = ["TypedLowering"]
 
@@ -92,10 +93,12 @@ class TypedLowering:
         registry: where operators are looked up.
         compile_subgraph: makes the Code of a fork's or an awaitable's subgraph
             (at the same level).
+        unit: where calls find their callees (:mod:`.calls`), or None.
     """
 
     def __init__(self, graph: Graph, move_flags: Dict[Node, List[bool]], registry: Registry,
-                 compile_subgraph: Callable) -> None:
+                 compile_subgraph: Callable, unit=None) -> None:
+        self.unit = unit
         self.homes = Homes(graph, registry)
         self.share = coalesce(graph, self.homes)  # value -> the value whose register it uses
         self.move_flags = move_flags
@@ -182,11 +185,13 @@ class TypedLowering:
         return r
 
     # -- nodes ----------------------------------------------------------------------
-    def emit_generic(self, opcode: int, name: str, node: Node, arg: int = 0) -> int:
+    def emit_generic(self, opcode: int, name: str, node: Node, arg: int = 0,
+                     operands=None) -> int:
         """A seed-protocol instruction for ``node``: scalar inputs boxed first, scalar
-        outputs unboxed after."""
-        flags = self.move_flags[node]
-        ins = [self.r_in(node, v, f) for v, f in zip(node.inputs, flags)]
+        outputs unboxed after.  ``operands``: the (inputs, move flags) it takes, when
+        not all of the node's."""
+        inputs, flags = operands or (node.inputs, self.move_flags[node])
+        ins = [self.r_in(node, v, f) for v, f in zip(inputs, flags)]
         outs, unbox = [], []
         for v in node.outputs:
             k = self.homes.kind(v)
@@ -210,7 +215,7 @@ class TypedLowering:
         if node.outputs and is_constant(node.outputs[0]):
             value = self._constant(node.outputs[0])
             if constants.is_mutable(value):
-                self.emit_generic(op.CALL, constants.listing_name(node), node,
+                self.emit_generic(op.CALL, listing_name(node), node,
                                   t.callback(constants.fresh_copy(value)))
             return  # preloaded where it is used
         if kind == prim.Load:
@@ -225,6 +230,12 @@ class TypedLowering:
         elif kind in SUBGRAPH_SITES:
             site = subgraph_site(node, self.compile_subgraph)
             self.emit_generic(op.CALL, kind, node, t.callback(site))
+        elif kind in CALL_KINDS:
+            # Scalars are boxed for the callee's LOAD, as for any generic call.
+            callee = resolve_call(node, self.unit)
+            self.emit_generic(op.INVOKE, listing_name(node, callee.qualified_name), node,
+                              t.callback(CallSite(callee, optimize=True)),
+                              call_operands(node, self.move_flags[node]))
         elif node in self.homes.folded:
             pass  # emitted by the branch that uses it
         elif node in self.homes.intrinsic:
@@ -234,8 +245,8 @@ class TypedLowering:
                    t.callback(self.homes.resolved[node].fn))
         else:
             resolved = self.homes.resolved[node]
-            self.emit_generic(op.STACKCALL if resolved.stack else op.CALL, kind, node,
-                              t.callback(resolved.fn))
+            self.emit_generic(op.STACKCALL if resolved.stack else op.CALL, listing_name(node),
+                              node, t.callback(resolved.fn))
 
     def emit_drop(self, node: Node) -> None:
         """Only object-homed values are released: scalars and preloaded constants

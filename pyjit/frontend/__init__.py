@@ -1,7 +1,9 @@
 """The Python frontend: ``pyjit.script`` compiles a type-annotated Python function
 into a pyjit graph, in the structured form torch's scripting emits (SSA values,
 ``prim::If``/``prim::Loop`` with block outputs, no jumps), and runs it with the
-interpreter.
+interpreter; a call of another function stays a call (``prim::CallFunction``),
+and a class's methods become graphs on ``self`` (``prim::GetAttr``,
+``prim::SetAttr``, ``prim::CallMethod``: :mod:`.classes`).
 
 How it is put together
 ----------------------
@@ -38,14 +40,16 @@ so the modules form no import circle.
 Modules, from the outside in:
 
 ==================  ============================================================
-compiler            ``script``, FunctionCompiler: wires the emitters, compiles
+compiler            ``script``, FunctionCompiler: wires the emitters, compiles;
+                    scripted classes (``script_class``)
 script_function     ScriptFunction (the public API) and CompiledFunction
+classes             ScriptClass: a scripted class's type, attributes, methods
 context             Compilation: what the emitters of one function share
 interfaces          the emitters' interfaces, and Callee
 statements          statements and blocks; if; assignments; exits
 loops               for/while loops, iteration, comprehensions
 expressions         operators, conditions, literals, comprehensions
-calls               call targets resolved; scripted functions inlined
+calls               call targets resolved; calls of scripted functions
 builtin_calls       len, min, int, print ...
 spec_calls          list/dict/str methods and math, from :mod:`.signatures`
 tensors             numpy functions and array methods, from :mod:`.numpy_api`
@@ -62,16 +66,14 @@ typing_rules        annotations -> types; the types of constants
 builder             typed, located node creation
 cleanup             dead flag removal and constant pooling
 operator_check      every node has an operator, checked at decoration
-inlining            copying a callee graph into a caller
 source_map          the function's source and its positions in the file
 ==================  ============================================================
 
 Where to add things: a statement or an expression form is a method of the
 emitter that owns it, added to that emitter's dispatch table; a numpy function
 is a row of :mod:`.numpy_api`; a builtin a handler in :mod:`.builtin_calls`; a
-new kind of call target (a method of a scripted class, a
-``prim::CallFunction``) a Callee kind resolved in :meth:`.calls.CallEmitter.resolve`;
-a new kind of attribute (``prim::GetAttr``) a case of
+new kind of call target a Callee kind resolved in
+:meth:`.calls.CallEmitter.resolve`; a new kind of attribute a case of
 :meth:`.attributes.AttributeEmitter.load`.  A frontend for other source (such
 as TorchScript's serialized code) gives the same emitters another scope.
 """

@@ -56,6 +56,16 @@ class GraphBuilder:
         return self.graph.insert_constant(value, type or constant_type(value),
                                           loc=self.src.location(at))
 
+    def function_constant(self, name: str) -> Value:
+        """The ``Function`` constant a ``prim::CallFunction`` calls: the callee by
+        name, as torch prints it (``prim::Constant[name="helper"]()``, no
+        location)."""
+        n = self.graph.create("prim::Constant")
+        n.attrs["name"] = name
+        n.output().set_type(T.FUNCTION)
+        self.graph.insert_node(n)
+        return n.output()
+
     def tuple_value(self, values: List[Value], at: ast.AST) -> Value:
         """A ``prim::TupleConstruct`` of ``values``."""
         return self.emit1("prim::TupleConstruct", values, T.TupleType(v.type for v in values), at)

@@ -14,8 +14,25 @@ callee                          kind      emitted by
 ``xs.append(1)``, ``x.sum()``   METHOD    by the receiver's type: ``ctx.tensors`` for
                                           Tensors, :class:`~.spec_calls.SpecCalls` for
                                           lists, dicts and strings
-``helper(x)``                   FUNCTION  here: the callee's graph is inlined
+``helper(x)``                   FUNCTION  here: a ``prim::CallFunction`` of the
+                                          scripted callee, by name
+``obj.bump(1)``, ``obj(x)``     METHOD,   here, for an object of a scripted class
+                                LOCAL     (:mod:`.classes`): ``prim::CallMethod``
+                                          (``forward`` when the object is called)
+``Scale(2.0)``                  OTHER     here, in ``__init__`` only: the attribute's
+                                          type
 ==============================  ========  =============================================
+
+A call of another function is a call in the graph, as torch prints it::
+
+    %f : Function = prim::Constant[name="helper"]()
+    %y : int = prim::CallFunction(%f, %x)
+
+and the callee's graph goes into the caller's compilation unit
+(:attr:`~.script_function.ScriptFunction.unit`), which the interpreter runs by
+``INVOKE``; :attr:`~.script_function.ScriptFunction.inlined_graph` is the
+one-graph form.  As in torch, a function may not call itself, directly or
+through others.
 
 Names resolve the way Python resolves them (locals, then the function's closure
 and globals, then builtins: ``ctx.scope``), and builtins are recognised by
@@ -37,9 +54,9 @@ from ..ir import types as T
 from ..ir.type_relation import is_subtype
 from .arguments import bind
 from .builtin_calls import BuiltinCalls
+from .classes import ScriptClass, find_class
 from .context import Compilation, Emitter
 from .environment import Env
-from .inlining import inline_graph
 from .interfaces import BUILTIN, FUNCTION, LOCAL, MATH, METHOD, NUMPY, OTHER, Callee
 from .operators import is_tensor
 from .script_function import ScriptFunction
@@ -103,8 +120,15 @@ class CallEmitter(Emitter):
         if kind == FUNCTION:
             return self._call_function(callee, node, env)
         if kind == LOCAL:
-            self.src.fail(node.func, f"'{callee.name}' is a {env.vars[callee.name].value.type} "
-                          "variable, not a function")
+            value = self.ctx.exprs.lookup(callee.name, node.func, env)
+            cls = find_class(value.type)
+            if cls is None:
+                self.src.fail(node.func, f"'{callee.name}' is a {value.type} variable, not a "
+                              "function")
+            return self.call_method(cls, value, "forward", node, env)
+        if kind == OTHER and inspect.isclass(callee.obj) and \
+                not issubclass(callee.obj, BaseException):
+            return self._construct(callee.obj, node)
         return self._unsupported(callee, node)
 
     # -- methods ------------------------------------------------------------------------------
@@ -113,13 +137,53 @@ class CallEmitter(Emitter):
         receiver = self.ctx.exprs.emit(callee.receiver, env)
         if is_tensor(receiver.type):
             return self.ctx.tensors.call_method(receiver, callee.name, node, env)
+        cls = find_class(receiver.type)
+        if cls is not None:
+            if callee.name in cls.attributes:  # self.sub(x): the attribute's forward
+                assert isinstance(node.func, ast.Attribute)
+                attr = self.ctx.attrs.get(cls, receiver, node.func)
+                inner = find_class(attr.type)
+                if inner is None:
+                    self.src.fail(node.func, f"attribute '{callee.name}' of "
+                                  f"{cls.cls.__name__} is a {attr.type}, not a method")
+                return self.call_method(inner, attr, "forward", node, env)
+            return self.call_method(cls, receiver, callee.name, node, env)
         return self._specs.method(receiver, callee.name, node, env)
+
+    def call_method(self, cls: ScriptClass, receiver: Value, name: str, node: ast.Call,
+                    env: Env) -> Value:
+        """Method ``name`` of ``receiver``, an object of ``cls``, called by name:
+        ``prim::CallMethod[name=...]`` with the receiver first (compiling the
+        method if it was not yet)."""
+        fn = vars(cls.cls).get(name)
+        if fn is not None and fn in self.ctx.compiling:
+            self.src.fail(node, f"recursive call of method '{name}' of {cls.cls.__name__}: "
+                          "recursion is not supported by pyjit.script")
+        try:
+            sf = cls.method(name, self.ctx.compiling)
+        except LookupError as exc:
+            self.src.fail(node.func, str(exc))
+        inputs = self._arguments(sf, node, env, f"{cls.cls.__name__}.{name}()", skip=1)
+        call = self.b.emit("prim::CallMethod", [receiver] + inputs, [sf.return_type], node)
+        call.attrs["name"] = name
+        self._record(sf, node)
+        return call.output()
+
+    def _construct(self, cls: type, node: ast.Call) -> Value:
+        """``Scale(2.0)``: in ``__init__`` (which Python runs), an object of that
+        scripted class, for the type of the attribute it is assigned to."""
+        if not self.ctx.declaring:
+            self.src.fail(node, f"creating a {cls.__name__} in a scripted function is not "
+                          "supported: create it in Python (or in __init__, which Python "
+                          "runs) and pass it in")
+        sc = vars(self.ctx.compile_class(cls))["__pyjit_class__"]
+        return self.b.emit1("prim::CreateObject", [], sc.type, node)
 
     # -- scripted functions ---------------------------------------------------------------------
     def _call_function(self, callee: Callee, node: ast.Call, env: Env) -> Value:
         """A call of a scripted function (a plain function is scripted first, as torch
         does): bind the arguments to its parameters (defaults filled in, ints
-        converted for float parameters) and splice its graph in."""
+        converted for float parameters) and call it by name."""
         fn = callee.obj
         if isinstance(fn, _pytypes.FunctionType) and fn in self.ctx.compiling:
             self.src.fail(node, f"recursive call of '{fn.__name__}': recursion is not "
@@ -129,22 +193,50 @@ class CallEmitter(Emitter):
         if compiled.function in self.ctx.compiling:
             self.src.fail(node, f"recursive call of '{name}': recursion is not supported "
                           "by pyjit.script")
+        inputs = self._arguments(compiled, node, env, f"{name}()")
+        self._record(compiled, node)
+        fn_value = self.b.function_constant(compiled.__name__)
+        return self.b.emit1("prim::CallFunction", [fn_value] + inputs, compiled.return_type,
+                            node)
+
+    def _arguments(self, sf: ScriptFunction, node: ast.Call, env: Env, label: str,
+                   skip: int = 0) -> List[Value]:
+        """The call's arguments bound to ``sf``'s parameters (after the first
+        ``skip``): defaults filled in, ints converted for float parameters."""
         params = [Param(p, REQUIRED if d is inspect.Parameter.empty else d)
-                  for p, d in compiled.param_defaults]
-        hints = dict(zip(compiled.param_names, compiled.param_types))
+                  for p, d in sf.param_defaults[skip:]]
+        types = sf.param_types[skip:]
+        hints = dict(zip(sf.param_names[skip:], types))
         exprs = self.ctx.exprs
-        args = bind(self.b, params, node, f"{name}()",
+        args = bind(self.b, params, node, label,
                     lambda p, a: exprs.emit(a, env, hints[p.name])).in_order()
         inputs: List[Value] = []
-        for p, a, want in zip(params, args, compiled.param_types):
+        for p, a, want in zip(params, args, types):
             if a.type == T.INT and want == T.FLOAT:
                 a = self.b.emit1("aten::Float", [a], T.FLOAT, node)
             if not is_subtype(a.type, want):
-                self.src.fail(node, f"argument '{p.name}' of {name}() must be {want}, "
+                self.src.fail(node, f"argument '{p.name}' of {label} must be {want}, "
                               f"not {a.type}")
             inputs.append(a)
-        outputs = inline_graph(self.b.graph, compiled.graph, inputs)
-        return outputs[0]
+        return inputs
+
+    def _record(self, sf: ScriptFunction, node: ast.Call) -> None:
+        """Put what ``sf`` needs in this function's unit: the functions it reaches,
+        once their names agree with this unit's (a name stands for one function,
+        as in torch's printed calls), and the methods."""
+        own = None if self.ctx.owner is not None else self.src.tree.name
+        known = self.ctx.functions
+        for name, other in sf.functions.items():
+            have = known.get(name)
+            if name == own or (have is not None and have.function is not other.function):
+                first = "this function" if name == own else \
+                    f"{have.function.__module__}.{have.function.__qualname__}"
+                self.src.fail(node, f"two functions are both named '{name}' here ({first} "
+                              f"and {other.function.__module__}."
+                              f"{other.function.__qualname__}): calls name their callee, so "
+                              "one of them needs another name")
+        known.update(sf.functions)
+        self.ctx.methods.update(sf.methods)
 
     # -- everything else ------------------------------------------------------------------------
     def _unsupported(self, callee: Callee, node: ast.Call) -> Value:

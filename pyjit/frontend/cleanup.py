@@ -106,9 +106,10 @@ def pool_constants(graph: Graph) -> None:
             stack.extend(reversed(node.blocks))
     for node in found:
         v = node.output()
-        value = node.attrs.get("value")
+        # Every attribute: a Function constant's value is its name.
         key = (node.kind + ":" + str(v.type),
-               "" if value is None else type(value).__name__ + ":" + format_attr_value(value))
+               ",".join(f"{k}={type(a).__name__}:{format_attr_value(a)}"
+                        for k, a in node.attrs.items()))
         keep = first.get(key)
         if keep is None:
             first[key] = node

@@ -16,7 +16,8 @@ the language in it, and drives them.  Compiling a function:
    needs exists (:mod:`.operator_check`).
 
 A scripted function calling a plain Python function scripts that one too, once
-(``Compilation.compile_callee``).
+(``Compilation.compile_callee``), and calls it by name (``prim::CallFunction``):
+the callees' graphs are in the :class:`~.script_function.ScriptFunction`'s unit.
 """
 
 from __future__ import annotations
@@ -24,14 +25,17 @@ from __future__ import annotations
 import ast
 import functools
 import inspect
+import typing
 import weakref
-from typing import Any, FrozenSet
+from typing import Any, FrozenSet, Optional
 
+from ..errors import CompileError
 from ..ir import Graph
 from ..ir import types as T
 from ..ir.type_relation import check_value
 from .attributes import AttributeEmitter
 from .calls import CallEmitter
+from .classes import ScriptClass
 from .cleanup import cleanup
 from .context import PENDING_RETURN, Compilation
 from .environment import RETVAL, Env, Var
@@ -44,7 +48,7 @@ from .source_map import FunctionSource
 from .statements import ImplicitReturn, StatementEmitter
 from .subscripts import SubscriptEmitter
 from .tensors import TensorEmitter
-from .typing_rules import type_of_constant
+from .typing_rules import type_from_annotation, type_of_constant
 
 __all__ = ["script", "FunctionCompiler"]
 
@@ -54,13 +58,58 @@ _scripted: "weakref.WeakKeyDictionary[Any, ScriptFunction]" = weakref.WeakKeyDic
 
 
 def script(fn=None):
-    """Compile ``fn`` into a :class:`ScriptFunction` (usable as ``@pyjit.script``).
+    """Compile ``fn`` into a :class:`ScriptFunction` (usable as ``@pyjit.script``);
+    a class's methods into ScriptFunctions in place (:mod:`.classes`).
 
     Raises :class:`~pyjit.CompileError` for code outside the supported subset.
     """
     if fn is None:
         return script
+    if inspect.isclass(fn):
+        return script_class(fn)
     return _script(fn, frozenset())
+
+
+def script_class(cls: type) -> type:
+    """``pyjit.script`` of a class (see :mod:`.classes`): declare its attributes,
+    compile its methods and return it, its methods now ScriptFunctions."""
+    if not isinstance(cls, type):
+        raise TypeError(f"expected a class, not {type(cls).__name__}")
+    if vars(cls).get("__pyjit_class__") is not None:
+        return cls
+    sc = ScriptClass(cls, compile_method)
+    compile_init(sc)
+    methods = {name: sc.method(name) for name in sc.method_names}
+    for name, sf in methods.items():
+        setattr(cls, name, sf)
+    if "forward" in methods and "__call__" not in methods:
+        cls.__call__ = methods["forward"]   # calling an instance runs forward, as a module
+    cls.__pyjit_class__ = sc
+    return cls
+
+
+def compile_method(owner: ScriptClass, fn, compiling: FrozenSet) -> ScriptFunction:
+    """Method ``fn`` of the scripted class ``owner``: ``self`` is an ``owner``."""
+    return ScriptFunction(fn, FunctionCompiler(fn, compiling, owner=owner).compile(),
+                          owner=owner)
+
+
+def compile_init(owner: ScriptClass) -> None:
+    """Declare ``owner``'s attributes: its class annotations, then ``__init__``,
+    compiled for the types of what it assigns (the graph is kept, never run)."""
+    cls = owner.cls
+    try:
+        hints = typing.get_type_hints(cls)
+        for name, ann in hints.items():
+            owner.attributes[name] = type_from_annotation(ann)
+    except Exception as exc:  # unevaluable, or outside the supported types
+        file, line = inspect.getsourcefile(cls) or "<unknown>", inspect.getsourcelines(cls)[1]
+        raise CompileError(f"the attribute annotations of class {cls.__name__}: {exc}",
+                           line, 0, file=file) from None
+    init = vars(cls).get("__init__")
+    if inspect.isfunction(init):
+        owner.init_graph = FunctionCompiler(init, frozenset(), owner=owner,
+                                            declaring=True).compile().graph
 
 
 def _script(fn, compiling: FrozenSet) -> ScriptFunction:
@@ -80,14 +129,18 @@ def _script(fn, compiling: FrozenSet) -> ScriptFunction:
 
 class FunctionCompiler:
     """Compiles one Python function.  ``compiling`` holds the functions whose
-    compilation is in progress (the callers), to report recursion."""
+    compilation is in progress (the callers), to report recursion; a method has
+    the scripted class it belongs to as ``owner`` (its first parameter is
+    ``self``), and ``__init__`` is compiled ``declaring`` the attributes."""
 
-    def __init__(self, fn, compiling: FrozenSet = frozenset()) -> None:
+    def __init__(self, fn, compiling: FrozenSet = frozenset(),
+                 owner: Optional[ScriptClass] = None, declaring: bool = False) -> None:
         self.fn = fn
         src = FunctionSource(fn)
         compiling = compiling | {fn}
         ctx = Compilation(src, PythonScope(fn, src), compiling,
-                          functools.partial(_script, compiling=compiling))
+                          functools.partial(_script, compiling=compiling), owner, declaring,
+                          script_class)
         ctx.exprs = ExpressionEmitter(ctx)
         ctx.stmts = StatementEmitter(ctx)
         ctx.loops = LoopEmitter(ctx)
@@ -119,9 +172,12 @@ class FunctionCompiler:
         signature = inspect.signature(self.fn)
         env = Env(0)
         names, types, defaults = [], [], []
-        for a in args.posonlyargs + args.args:
+        for i, a in enumerate(args.posonlyargs + args.args):
             param = signature.parameters[a.arg]
-            if a.arg in annotations:
+            if i == 0 and ctx.owner is not None:
+                t = ctx.owner.type          # self
+                ctx.self_name = a.arg
+            elif a.arg in annotations:
                 t = ctx.scope.annotation(annotations[a.arg], a.annotation or a)
             elif param.default is not inspect.Parameter.empty and \
                     type_of_constant(param.default) not in (None, T.NONE):
@@ -154,9 +210,11 @@ class FunctionCompiler:
         _resolve_pending(self.graph, return_type)
         cleanup(self.graph)
         self.graph.lint()
-        check_operators(self.graph)
+        if not ctx.declaring:  # __init__'s graph is never run: only its types matter
+            check_operators(self.graph)
         return CompiledFunction(self.graph, src, tuple(names), tuple(types),
-                                tuple(defaults), return_type)
+                                tuple(defaults), return_type, dict(ctx.functions),
+                                dict(ctx.methods))
 
     def _check_default(self, a: ast.arg, default: Any, t: T.Type) -> None:
         try:

@@ -7,7 +7,7 @@ each of them; an emitter keeps it and reaches the others as ``ctx.exprs``,
 
 from __future__ import annotations
 
-from typing import Any, Callable, FrozenSet, Optional
+from typing import Any, Callable, Dict, FrozenSet, Optional, Tuple
 
 from ..ir import types as T
 from .builder import GraphBuilder
@@ -36,6 +36,17 @@ class Compilation:
             :class:`~.script_function.ScriptFunction` a call of ``fn`` compiles
             against (``fn`` itself if it is one; a plain function is scripted,
             once).
+        functions: the scripted functions this one calls, and those they call,
+            by the names their calls print (``prim::Constant[name=...]``): what
+            its compilation unit holds besides itself.
+        methods: the methods it calls, and those they call, by
+            ``(class name, method name)``.
+        owner: the scripted class (:mod:`.classes`) of a method, else None;
+            ``self_name`` its first parameter's name.
+        declaring: compiling ``__init__``, whose assignments to ``self``'s
+            attributes declare them.
+        compile_class: ``compile_class(cls)`` scripts a class (as ``pyjit.script``
+            does), for the objects ``__init__`` creates.
         return_type: the declared return type, or the type the returns emitted
             so far unify to (None before the first).
         return_annotated: whether ``return_type`` was declared.
@@ -57,12 +68,20 @@ class Compilation:
     tensors: Tensors
 
     def __init__(self, src: FunctionSource, scope: PythonScope, compiling: FrozenSet,
-                 compile_callee: Callable[[Any], Any]) -> None:
+                 compile_callee: Callable[[Any], Any], owner: Any = None,
+                 declaring: bool = False,
+                 compile_class: Optional[Callable[[type], type]] = None) -> None:
         self.src = src
         self.b = GraphBuilder(src)
         self.scope = scope
         self.compiling = compiling
         self.compile_callee = compile_callee
+        self.compile_class = compile_class
+        self.functions: Dict[str, Any] = {}
+        self.methods: Dict[Tuple[str, str], Any] = {}
+        self.owner = owner
+        self.self_name: Optional[str] = None
+        self.declaring = declaring
         self.return_type: Optional[T.Type] = None
         self.return_annotated = False
         self.ops = OperatorEmitter(self.b)

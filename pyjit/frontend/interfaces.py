@@ -112,10 +112,21 @@ class Attributes(Protocol):
     written."""
 
     def load(self, node: ast.Attribute, env: Env) -> Value:
-        """The value of ``node`` (a module constant, an array attribute)."""
+        """The value of ``node`` (a module constant, an array attribute, an
+        object's attribute)."""
 
-    def store(self, node: ast.Attribute, value: Value, env: Env) -> None:
-        """``node = value``."""
+    def store(self, node: ast.Attribute, value: Value, env: Env,
+              declared: Optional[T.Type] = None) -> None:
+        """``node = value`` (``node: declared = value``)."""
+
+    def declare(self, node: ast.Attribute, declared: Optional[T.Type]) -> bool:
+        """In ``__init__``, ``self.x = ...`` where ``x``'s type is given
+        (``declared``, or a class annotation): declare it, emit nothing (Python
+        runs ``__init__``) and return True; False for anything else."""
+
+    def get(self, cls: Any, obj: Value, node: ast.Attribute) -> Value:
+        """Attribute ``node.attr`` of ``obj``, an object of the scripted class
+        ``cls``, already evaluated."""
 
 
 class Items(Protocol):

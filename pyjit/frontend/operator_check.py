@@ -11,12 +11,13 @@ import linecache
 
 from ..errors import CompileError
 from ..ir import Graph
+from ..ir.calls import CALL_KINDS
 from ..registry import default_registry
 
 __all__ = ["check_operators"]
 
 #: Kinds the interpreter runs itself rather than through the registry.
-_BUILTIN_KINDS = frozenset({"prim::If", "prim::Loop", "prim::Constant", "prim::fork"})
+_BUILTIN_KINDS = frozenset({"prim::If", "prim::Loop", "prim::Constant", "prim::fork"}) | CALL_KINDS
 
 
 def check_operators(graph: Graph) -> None:

@@ -16,6 +16,11 @@ The function is compiled when it is decorated: anything outside the supported
 subset is a :class:`~pyjit.CompileError` right there, pointing at the line.  The
 Code is built on first use.
 
+A call of another function stays a call (``prim::CallFunction``, as torch
+prints it): the function's :attr:`~ScriptFunction.unit` holds its graph and those
+of every function it calls, which the interpreter runs as calls;
+:attr:`~ScriptFunction.inlined_graph` is the same computation as one graph.
+
 Where TorchScript's semantics differ from Python's, the graph has TorchScript's
 (these are the operators' semantics, shared with graphs torch prints):
 
@@ -33,9 +38,11 @@ from __future__ import annotations
 import functools
 import inspect
 import threading
-from typing import Any, NamedTuple, Tuple
+import types
+from typing import Any, Dict, NamedTuple, Tuple
 
 from ..arguments import Signature
+from ..compilation_unit import CompilationUnit
 from ..ir import Graph
 from ..ir import types as T
 from .source_map import FunctionSource
@@ -52,6 +59,10 @@ class CompiledFunction(NamedTuple):
     param_types: Tuple[T.Type, ...]
     param_defaults: Tuple[Tuple[str, Any], ...]   # (name, default or Parameter.empty)
     return_type: T.Type
+    #: What it calls, and what those call: ScriptFunctions by the name calls print.
+    callees: Dict[str, Any]
+    #: The methods it calls, and those they call, by (class name, method name).
+    methods: Dict[Tuple[str, str], Any]
 
 
 class ScriptFunction:
@@ -62,12 +73,16 @@ class ScriptFunction:
         source: the function's source text (dedented).
         function: the original Python function.
         code: the :class:`~pyjit.code.Code` the interpreter runs (built lazily).
+        unit: the :class:`~pyjit.CompilationUnit` of its graph and its callees'.
+        owner: for a method, its :class:`~.classes.ScriptClass`; else None.
     """
 
-    def __init__(self, fn, compiled: CompiledFunction) -> None:
+    def __init__(self, fn, compiled: CompiledFunction, owner=None) -> None:
         self.function = fn
+        self.owner = owner
         self._compiled = compiled
         self._runner = None
+        self._unit = None
         self._lock = threading.Lock()
         self._signature = inspect.signature(fn)
         functools.update_wrapper(self, fn, updated=())
@@ -98,6 +113,45 @@ class ScriptFunction:
         return self._compiled.return_type
 
     @property
+    def functions(self) -> Dict[str, "ScriptFunction"]:
+        """This function (not a method) and every function it calls, directly or
+        not, by the names calls print (``prim::Constant[name=...]``)."""
+        own = {} if self.owner is not None else {self.__name__: self}
+        return {**own, **self._compiled.callees}
+
+    @property
+    def methods(self) -> Dict[Tuple[str, str], "ScriptFunction"]:
+        """This method and every method it calls, directly or not, by
+        ``(class name, method name)``."""
+        own = {(self.owner.name, self.__name__): self} if self.owner is not None else {}
+        return {**own, **self._compiled.methods}
+
+    @property
+    def unit(self) -> CompilationUnit:
+        """The compilation unit of the graphs of :attr:`functions` and
+        :attr:`methods` (a method's is its class's), made on first use."""
+        if self.owner is not None:
+            return self.owner.unit
+        if self._unit is None:
+            with self._lock:
+                if self._unit is None:
+                    tables: Dict[str, Dict[str, Graph]] = {}
+                    for (cls, name), sf in self.methods.items():
+                        tables.setdefault(cls, {})[name] = sf.graph
+                    self._unit = CompilationUnit({name: sf.graph for name, sf
+                                                  in self.functions.items()}, methods=tables)
+        return self._unit
+
+    @property
+    def inlined_graph(self) -> Graph:
+        """The graph with every call replaced by the graph it calls (torch's
+        ``inlined_graph``; :func:`pyjit.passes.inline_calls`)."""
+        from ..passes import inline_calls
+        g = self.graph.copy()
+        inline_calls(g, self.unit)
+        return g
+
+    @property
     def schema(self) -> str:
         """``name(x : int, y : float) -> int``: the signature in graph types."""
         params = ", ".join(f"{n} : {t}" for n, t in zip(self.param_names, self.param_types))
@@ -107,14 +161,26 @@ class ScriptFunction:
     def _function(self):
         runner = self._runner
         if runner is None:
+            unit = self.unit
             with self._lock:
                 if self._runner is None:
-                    from ..interpreter import Function
-                    signature = Signature(self.__name__, self.param_names, self.param_types,
-                                          str(self.return_type))
-                    self._runner = Function(self.graph, signature=signature)
+                    if self.owner is None:
+                        # The unit's Code, checking arguments under the Python names.
+                        from ..interpreter import Function
+                        signature = Signature(self.__name__, self.param_names,
+                                              self.param_types, str(self.return_type))
+                        self._runner = Function(unit.function(self.__name__).code,
+                                                signature=signature)
+                    else:
+                        self._runner = unit.method(self.owner.name, self.__name__)
                 runner = self._runner
         return runner
+
+    def __get__(self, obj: Any, objtype: Any = None) -> Any:
+        # A method of a scripted class, looked up on an instance: bound to it.
+        if obj is None or self.owner is None:
+            return self
+        return types.MethodType(self, obj)
 
     @property
     def code(self):

@@ -121,6 +121,9 @@ class StatementEmitter(Emitter):
     def _assign(self, stmt: ast.Assign, env: Env) -> Flow:
         exprs = self.ctx.exprs
         value = stmt.value
+        if len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Attribute) and \
+                self.ctx.attrs.declare(stmt.targets[0], None):
+            return FALLS
         if len(stmt.targets) == 1 and isinstance(stmt.targets[0], (ast.Tuple, ast.List)) and \
                 isinstance(value, ast.Tuple) and len(value.elts) == len(stmt.targets[0].elts) \
                 and not any(isinstance(e, ast.Starred) for e in value.elts):
@@ -157,16 +160,23 @@ class StatementEmitter(Emitter):
         return None
 
     def _annassign(self, stmt: ast.AnnAssign, env: Env) -> Flow:
-        if not isinstance(stmt.target, ast.Name):
-            self.src.fail(stmt, "annotated assignments are supported for plain names only")
+        target = stmt.target
+        if not isinstance(target, (ast.Name, ast.Attribute)):
+            self.src.fail(stmt, "annotated assignments are supported for names and "
+                          "attributes only")
         if stmt.value is None:
             self.src.fail(stmt, "a variable annotation needs a value ('x: int = 0')")
         declared = self.ctx.scope.annotation(stmt.annotation, stmt.annotation)
+        if isinstance(target, ast.Attribute) and self.ctx.attrs.declare(target, declared):
+            return FALLS  # self.x: T = v, in __init__
         v = self.ctx.exprs.emit(stmt.value, env, declared)
+        if isinstance(target, ast.Attribute):
+            self.ctx.attrs.store(target, v, env, declared)
+            return FALLS
         v = self.ctx.ops.coerce(v, declared, stmt.value,
-                                f"'{stmt.target.id}' is declared {declared} but assigned a "
+                                f"'{target.id}' is declared {declared} but assigned a "
                                 f"{v.type}")
-        self._bind_name(stmt.target.id, v, stmt.target, env, declared=declared)
+        self._bind_name(target.id, v, target, env, declared=declared)
         return FALLS
 
     def _augassign(self, stmt: ast.AugAssign, env: Env) -> Flow:
@@ -188,7 +198,13 @@ class StatementEmitter(Emitter):
             new = ops.binary(op, old, exprs.emit(stmt.value, env), stmt)
             items.set(container, index, new, stmt)
             return FALLS
-        self.src.fail(target, "augmented assignment is supported to names and items only")
+        if isinstance(target, ast.Attribute):
+            attrs = self.ctx.attrs
+            new = ops.augmented(op, attrs.load(target, env), exprs.emit(stmt.value, env), stmt)
+            attrs.store(target, new, env)
+            return FALLS
+        self.src.fail(target, "augmented assignment is supported to names, items and "
+                      "attributes only")
 
     def _bindtarget(self, stmt: BindTarget, env: Env) -> Flow:
         self.assign(stmt.target, stmt.value, env, stmt)

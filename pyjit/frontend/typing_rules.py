@@ -6,6 +6,7 @@ The annotations a scripted function may use, and what they become::
 
     int  float  bool  str  None           int  float  bool  str  NoneType
     np.ndarray (or numpy.typing.NDArray)  Tensor
+    a class pyjit.script compiled         its type, __torch__.<module>.<class>
     List[T]  list[T]                      T[]
     Dict[K, V]  dict[K, V]                Dict(K, V)
     Tuple[A, B]  tuple[A, B]              (A, B)
@@ -40,6 +41,9 @@ def type_from_annotation(ann: Any) -> T.Type:
     """
     if ann in _SCALARS:
         return _SCALARS[ann]
+    scripted = vars(ann).get("__pyjit_class__") if isinstance(ann, type) else None
+    if scripted is not None:  # a class pyjit.script compiled: its TorchScript type
+        return scripted.type
     if ann is np.ndarray:
         return T.TENSOR
     origin = typing.get_origin(ann)

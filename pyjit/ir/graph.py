@@ -50,7 +50,7 @@ from .source import SourceLocation
 from .symbols import is_qualified, prim
 from ..errors import PyjitError
 
-__all__ = ["Graph", "Block", "Node", "Value", "Use", "IRError"]
+__all__ = ["Graph", "Block", "Node", "Value", "Use", "IRError", "copy_attribute"]
 
 
 class IRError(PyjitError, ValueError):
@@ -1196,7 +1196,7 @@ class Graph:
                     _add_use(w, m)
                 clone_outputs(n, m)
                 if n._attrs:
-                    m._attrs = {k: _copy_attr(a) for k, a in n._attrs.items()}
+                    m._attrs = {k: copy_attribute(a) for k, a in n._attrs.items()}
                 m.source_location = n.source_location
                 m.scope = n.scope
                 last = ret._prev
@@ -1253,18 +1253,18 @@ class Graph:
         return f"<pyjit Graph with {len(self.inputs)} inputs, {len(self.outputs)} outputs>"
 
 
-def _copy_attr(a: Any) -> Any:
+def copy_attribute(a: Any) -> Any:
     """An attribute value for a copied node: graphs are copied, containers rebuilt
     (so that mutating the copy's list never shows in the original), the rest
     shared."""
     if isinstance(a, Graph):
         return a.copy()
     if isinstance(a, list):
-        return [_copy_attr(x) for x in a]
+        return [copy_attribute(x) for x in a]
     if isinstance(a, tuple):
-        return tuple(_copy_attr(x) for x in a)
+        return tuple(copy_attribute(x) for x in a)
     if isinstance(a, dict):
-        return {k: _copy_attr(x) for k, x in a.items()}
+        return {k: copy_attribute(x) for k, x in a.items()}
     return a
 
 

@@ -32,6 +32,10 @@ class prim:
     awaitable = "prim::awaitable"
     RaiseException = "prim::RaiseException"
     TupleConstruct = "prim::TupleConstruct"
+    CallFunction = "prim::CallFunction"
+    CallMethod = "prim::CallMethod"
+    GetAttr = "prim::GetAttr"
+    SetAttr = "prim::SetAttr"
 
 
 class aten:

@@ -230,7 +230,7 @@ def check_value(value: Any, t: T.Type) -> Any:
 Checker = Callable[[Any], Any]
 
 
-def value_checker(t: T.Type) -> Checker:
+def value_checker(t: T.Type, *, items: bool = True) -> Checker:
     """A function that returns a value as a graph with an input of type ``t`` gets it
     (converted at the top level only), or raises :class:`ValueMismatch`.  What each
     type takes (torch's conversions from Python):
@@ -248,8 +248,36 @@ def value_checker(t: T.Type) -> Checker:
 
     Comparing types is slow (they compare structurally), so it happens here, once,
     and not once per element of every argument: keep the checker.
+
+    ``items=False`` checks a container's own class (and a tuple's length) but not
+    what it holds: for a value the graph itself reads, as a module's attribute.
     """
+    if not items:
+        shallow = _container_checker(t)
+        if shallow is not None:
+            return shallow
     return _checker(t, True)
+
+
+def _container_checker(t: T.Type) -> Optional[Checker]:
+    """The check of ``t``'s own class only, for a list, tuple, dict (or an optional
+    one); None for any other type."""
+    if isinstance(t, T.OptionalType):
+        inner = _container_checker(t.elem)
+        return None if inner is None else _optional(inner)
+    if isinstance(t, T.ListType):
+        return _instance(list)
+    if isinstance(t, T.DictType):
+        return _instance(dict)
+    if isinstance(t, T.TupleType):
+        n = len(t.elems)
+
+        def check(value: Any) -> Any:
+            if not isinstance(value, tuple) or len(value) != n:
+                raise ValueMismatch
+            return value
+        return check
+    return None
 
 
 # A checker returns the value as the run gets it, or raises ValueMismatch.  ``convert``

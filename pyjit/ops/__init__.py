@@ -10,13 +10,51 @@ names, the numpy function computing it, its dtype rule) and one generic
 implementation turning each row into every form TorchScript emits, so adding an
 operator of an existing family is one row.
 
-=====================  ==================================================
+=====================  =========================================================
+``prim``               tuples, ``unchecked_cast``, ``RaiseException``, ``Print``,
+                       ``isinstance``, ``Uninitialized``, ``Enter``/``Exit``
+``objects``            attributes of objects: ``GetAttr``, ``SetAttr``
+``scalars``            int/float/bool arithmetic, comparisons, casts, ``math``
+``lists``              list construction, indexing and methods
+``dicts``              dict construction, indexing and methods
+``strings``            ``str`` operators on TorchScript's byte model of text
+``formatting``         TorchScript's text of values: ``str``, ``format``, ``%``
+``dtypes``             torch's ScalarType codes, dtype names and type promotion
+``dims``               dimensions and shapes as torch checks them
+``fperrors``           numpy's floating-point warnings silenced, as torch never warns
+``pointwise``          unary and binary pointwise tensor operators (with ``_`` and
+                       ``out=`` forms), clamp, where, lerp, addcmul
+``special``            the special functions behind ``erf``, ``lgamma``, ``digamma``...
+``activations``        activation functions and softmax
+``reductions``         sums, means, extremes, moments, scans, sorts
+``numerics``           differences, gradients, integrals, covariance, quantiles,
+                       histograms, segment reductions
+``tensor_shapes``      sizes, views and their copies, splits, joins
+``indexing``           advanced indexing, gather/scatter, masks, searches
+``conversions``        dtype and device: ``to``, dtype queries, ``item``, ``tolist``
+``implicit``           a 0-dim tensor passed as a number (``IntImplicit``...)
+``tensor_factories``   ``tensor``, ``zeros``, ``arange``, ``linspace``, ``eye``...
+``linalg``             matrix products and ``torch.linalg``
+``fft``                ``torch.fft``
+``nn_conv``            convolutions and pooling
+``nn_norm``            batch, layer, group, instance and RMS normalization
+``nn_resample``        padding, interpolation, grid sampling
+``nn_loss``            losses and distances
+``nn_layers``          linear, embedding, one_hot
+``random``             sampling (``rand``, ``bernoulli_``...) and dropout, from one
+                       numpy generator (``random.manual_seed``)
+``tensor_format``      ATen's text form of a tensor
+``warn``               ``aten::warn``
+``awaitables``         ``prim::awaitable_wait``/``_nowait`` (``prim::awaitable`` is
+                       compiled as ``prim::fork`` is)
+=====================  =========================================================
+
 Overloads are chosen by input types when a Code is built (see
 :mod:`pyjit.registry`); plain C functions (``operator.add``, ``math.floor``,
 ``list.insert``...) are registered wherever their semantics are torch's.
 """
 
-from . import dicts, formatting, lists, prim, scalars, strings  # noqa: F401
+from . import dicts, formatting, lists, objects, prim, scalars, strings  # noqa: F401
 from . import pointwise, activations, reductions, numerics  # noqa: F401
 from . import tensor_shapes, indexing, conversions, implicit, tensor_factories  # noqa: F401
 from . import linalg, fft, nn_conv, nn_norm, nn_resample, nn_loss, nn_layers  # noqa: F401

@@ -42,6 +42,10 @@ module                 holds
 ``subprocesses``       ``checkout_env``: a child Python importing this checkout
 ``torch_programs``     tensor functions and modules written with torch (it
                        imports torch: only tests marked ``needs_torch`` use it)
+``random_graphs``      ``graphs()``, ``units()``: hypothesis strategies for random
+                       well-formed graphs, and units of them calling one another
+``signals``            ``alarm(seconds, raise_)``, ``needs_setitimer``: a SIGALRM
+                       whose handler raises, for the tests that stop a run
 =====================  =====================================================
 
 The differential tests' oracle is not here: it is the benchmarks' dict walker,
