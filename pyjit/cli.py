@@ -184,7 +184,9 @@ def build_parser() -> argparse.ArgumentParser:
     i.set_defaults(func=cmd_info)
     b = sub.add_parser("bench", help="benchmarks against the alternatives")
     b.add_argument("--quick", action="store_true", help="fewer rounds: under a minute")
-    b.add_argument("--json", metavar="FILE", help="save the numbers as JSON")
+    b.add_argument("--json", metavar="FILE", nargs="?", const="-",
+                   help="save the numbers as JSON in FILE; without FILE, print them on "
+                   "standard output (and the tables on standard error)")
     b.add_argument("--only", metavar="NAME", action="append", help="run only these workloads")
     b.set_defaults(func=cmd_bench)
     return p
