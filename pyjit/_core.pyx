@@ -195,6 +195,10 @@ cdef extern from *:
 cdef enum:
     OP_CALL1 = -1      # one input, one output:   neg, not, len, ufuncs...
     OP_CALL2 = -2      # two inputs, one output:  add, lt, getitem...
+    # And so are FLOORDIV_I and REM_I by a constant power of two (n // 2, n % 2),
+    # a shift and a mask in place of a division; arg: the power.
+    OP_FLOORDIV_POW2 = -3
+    OP_REM_POW2 = -4
 
 # Backward jumps between two looks at signals and at the GIL.  A scalar loop
 # iteration takes a few nanoseconds, so this is tens of microseconds of it; a loop
@@ -245,13 +249,6 @@ cdef struct Instr:
     const pyjit_callee* callee   # CALL: how to call F[arg]
     uint16_t n_in                # BIG: see the in_size column
     uint16_t n_out               # BIG: see the out_size column
-
-
-# Which opcodes run without the GIL (pyjit.opcodes' needs_python, read at import).
-cdef bint _GIL_FREE[256]
-for _d in _op.OPCODES:
-    _GIL_FREE[_d.code] = not _d.needs_python
-del _d
 
 
 # no_gc_clear: the raw pointers below point into the tuples and arrays this
@@ -363,6 +360,9 @@ cdef class Program:
         cdef const int32_t* out_start = _ints(t.out_start)
         cdef const int32_t* ints = _ints(t.int_data)
         cdef const uint8_t* flags = _bytes(t.bool_data)
+        cdef const uint8_t* written = _bytes(t.scalar_written)
+        cdef int64_t divisor
+        cdef int power
         cdef Py_ssize_t i, j, total = 0, pos = 0
         cdef dict seen = {}
         for i in range(self._n):
@@ -402,6 +402,16 @@ cdef class Program:
                     self._code[i].op = OP_CALL1
                 elif self._out_size[i] == 1 and self._in_size[i] == 2:
                     self._code[i].op = OP_CALL2
+            elif self._op[i] == OP_FLOORDIV_I or self._op[i] == OP_REM_I:
+                j = ints[in_start[i] + 1]          # the divisor's register
+                divisor = self._scalar_init[j]
+                if not written[j] and divisor > 0 and divisor & (divisor - 1) == 0:
+                    power = 0
+                    while (<int64_t>1 << power) != divisor:
+                        power += 1
+                    self._code[i].arg = power
+                    self._code[i].op = (OP_FLOORDIV_POW2 if self._op[i] == OP_FLOORDIV_I
+                                        else OP_REM_POW2)
         return 0
 
     @property
@@ -750,6 +760,12 @@ cdef class Frame:
                 Py_DECREF(v)
 
     # ---- The dispatch loop: one switch, the typed tier first ----
+    #
+    # Every case that touches a Python object, or calls one, starts with
+    # _hold_gil: after a _tick the loop may be running without the GIL, and
+    # takes it back at the first instruction that needs it.  The typed tier's
+    # scalar cases (pyjit.opcodes' needs_python is False) never need it, but
+    # for an intrinsic's slow path, which takes it first.
 
     @cython.boundscheck(False)
     @cython.wraparound(False)
@@ -788,8 +804,6 @@ cdef class Frame:
             while ins < end:
                 opc = ins.op
                 words = ins.words
-                if released != NULL and (opc < 0 or not _GIL_FREE[opc]):
-                    _hold_gil(&released)
 
                 # ---- the typed tier: scalar registers, no stack, no objects ----
                 if opc == OP_ADD_I:
@@ -827,6 +841,12 @@ cdef class Frame:
                         if q != 0 and (q < 0) != (b < 0):
                             q += b
                         S[words[2]].i = q
+                elif opc == OP_FLOORDIV_POW2:
+                    # floor division by 2**arg: an arithmetic shift rounds down
+                    S[words[2]].i = S[words[0] >> 1].i >> ins.arg
+                elif opc == OP_REM_POW2:
+                    # Python's % by 2**arg, the sign of the (positive) divisor
+                    S[words[2]].i = S[words[0] >> 1].i & ((<int64_t>1 << ins.arg) - 1)
                 elif opc == OP_NEG_I:
                     S[words[1]].i = <int64_t>(0 - <uint64_t>S[words[0] >> 1].i)
                 elif opc == OP_ABS_I:
@@ -1010,6 +1030,7 @@ cdef class Frame:
                         ins = target
                         continue
                 elif opc == OP_BOX_I or opc == OP_BOX_F or opc == OP_BOX_B:
+                    _hold_gil(&released)
                     if opc == OP_BOX_I:
                         v = PyLong_FromLongLong(S[words[0] >> 1].i)
                     elif opc == OP_BOX_F:
@@ -1022,6 +1043,7 @@ cdef class Frame:
                     regs[j] = v
                     Py_XDECREF(old)
                 elif opc == OP_UNBOX_I or opc == OP_UNBOX_F or opc == OP_UNBOX_B:
+                    _hold_gil(&released)
                     w = words[0]
                     v = regs[w >> 1]
                     if v == NULL:
@@ -1050,6 +1072,7 @@ cdef class Frame:
                 # empty and is released after the call.  sp stays 0, so an error
                 # never releases a borrowed argument.
                 elif opc == OP_CALL2:
+                    _hold_gil(&released)
                     w = words[0]
                     v = regs[w >> 1]
                     if v == NULL:
@@ -1076,6 +1099,7 @@ cdef class Frame:
                     regs[j] = v
                     Py_XDECREF(old)  # after the store: a finaliser sees a sane frame
                 elif opc == OP_CALL1:
+                    _hold_gil(&released)
                     w = words[0]
                     v = regs[w >> 1]
                     if v == NULL:
@@ -1094,6 +1118,7 @@ cdef class Frame:
                     Py_XDECREF(old)
                 elif opc == OP_CONST:
                     # No inputs, one output (the validator saw to it).
+                    _hold_gil(&released)
                     v = K[ins.arg]
                     Py_INCREF(v)
                     j = words[0]
@@ -1103,6 +1128,7 @@ cdef class Frame:
 
                 # ---- the seed's protocol: push, act, pop ----
                 else:
+                    _hold_gil(&released)
                     nin = ins.n_in
                     if nin == BIG:
                         nin = prog._in_size[ins - code]

@@ -7,6 +7,7 @@
     pyjit dot FILE.ir [-o OUT]   the graph as a picture (DOT text, or .svg/.png/.pdf
                                  drawn by Graphviz's dot); --code: the instruction table
     pyjit info                   version, active backend, Cython version
+    pyjit info --ops             ... and the operators by family, and op_db coverage
     pyjit bench [--quick]        benchmarks against the alternatives (see bench/)
 
 Bad input (a missing file, malformed IR, an unknown operator, a failing graph)
@@ -135,7 +136,42 @@ def cmd_info(ns: argparse.Namespace) -> int:
         print(f"backend: pure Python (pyjit._pure; {why})")
     print(f"python: {sys.version.split()[0]}")
     print(f"numpy: {numpy.__version__}")
+    if ns.ops:
+        print()
+        _print_operators()
     return 0
+
+
+def _print_operators() -> None:
+    """The operator library by family, and its measured coverage of torch's
+    operator database (``pyjit/ops/opdb.txt``, checked by tests/test_opdb.py)."""
+    import textwrap
+    from .ops import FAMILIES
+    from .ops.coverage import opdb_coverage
+    from .registry import default_registry
+    kinds = default_registry.kinds()
+    spaces = {}
+    for kind in kinds:
+        ns_name = kind.split("::")[0]
+        spaces[ns_name] = spaces.get(ns_name, 0) + 1
+    print(f"operators: {len(kinds)} kinds registered (" +
+          ", ".join(f"{n}:: {c}" for n, c in sorted(spaces.items())) + ")")
+    print("tensor operator families:")
+    for title, modules in FAMILIES:
+        names = sorted({name for m in modules for name in m.FAMILY})
+        print(f"  {title} ({len(names)})")
+        print(textwrap.fill(" ".join(names), width=88, initial_indent="    ",
+                            subsequent_indent="    ", break_on_hyphens=False))
+    cov = opdb_coverage()
+    passing, total = len(cov.passing), cov.scriptable
+    print(f"torch op_db (torch 2.13, float32, two samples per entry): {passing} of {total} "
+          f"entries torch can script pass ({100 * passing / total:.1f}%); "
+          f"{len(cov.status) - total} more torch cannot script")
+    failing = cov.failing
+    print(f"  not passing ({len(failing)}):")
+    width = max(map(len, failing), default=0)
+    for name, reason in failing.items():
+        print(f"    {name.ljust(width)}  {reason}")
 
 
 def cmd_bench(ns: argparse.Namespace) -> int:
@@ -181,6 +217,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="draw the instruction table's basic blocks and jumps instead")
     g.set_defaults(func=cmd_dot)
     i = sub.add_parser("info", help="version and backend")
+    i.add_argument("--ops", action="store_true",
+                   help="also the operator library by family, and its coverage of torch's "
+                        "operator database")
     i.set_defaults(func=cmd_info)
     b = sub.add_parser("bench", help="benchmarks against the alternatives")
     b.add_argument("--quick", action="store_true", help="fewer rounds: under a minute")

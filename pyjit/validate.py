@@ -85,6 +85,9 @@ class Table(NamedTuple):
     preload: Tuple[Tuple[int, Any], ...]
     #: Per input operand, in instruction order: 1 where it is a scalar register.
     scalar_input: np.ndarray
+    #: Per scalar register: 1 where some instruction writes it (0: it keeps its
+    #: ``scalar_init`` value, a constant, for the whole run).
+    scalar_written: np.ndarray
 
 
 def _fail(i: int, op: int, what: str) -> ValueError:
@@ -348,9 +351,12 @@ def validate_table(op, in_start, in_size, flag_start, out_start, out_size, arg,
                         1 if takes.any() else 0))
     scalar_input = (in_kind != 0).astype(np.uint8)
     scalar_input.setflags(write=False)
+    written = np.zeros(scalar_size, dtype=np.uint8)
+    written[idata[out_index][out_kind != 0]] = 1
+    written.setflags(write=False)
     return Table(op, in_start, in_size, flag_start, out_start, out_size, arg, idata, bdata,
                  callbacks, constants, register_size, future_type, max_stack,
-                 scalar_kinds, sinit, preload, scalar_input)
+                 scalar_kinds, sinit, preload, scalar_input, written)
 
 
 def _count(lo: int, hi: Optional[int]) -> str:

@@ -18,7 +18,7 @@ import pytest
 from pyjit.errors import JITException, OperatorNotFoundError
 from pyjit.interpreter import Function
 from pyjit.ir.parser import parse_ir
-from pyjit.ops import lists, scalars, strings, tensors
+from pyjit.ops import linalg, lists, pointwise, reductions, scalars, strings
 from pyjit.ir.constants import constant_value
 from pyjit.ops.dtypes import promote_types, result_type
 from pyjit.ops.strings import torch_str
@@ -92,9 +92,9 @@ def run(text: str, *args):
     ("aten::str", ("float",), strings.torch_str),
     ("aten::format", ("str", "int", "float"), strings.torch_format),
     ("aten::len", ("str",), strings.string_len),
-    ("aten::mm", ("Tensor", "Tensor"), tensors.mm),
-    ("aten::sum", ("Tensor", "NoneType"), tensors.tensor_sum),
-    ("aten::mean", ("Tensor", "int[]", "bool", "NoneType"), tensors.tensor_mean),
+    ("aten::mm", ("Tensor", "Tensor"), linalg.mm),
+    ("aten::sum", ("Tensor", "NoneType"), reductions.DTYPE_FORMS["sum"]),
+    ("aten::mean", ("Tensor", "int[]", "bool", "NoneType"), reductions.BY_NAME["mean"]),
 ])
 def test_overload_selection(kind, types, expected):
     assert op(kind, *types) is expected
@@ -117,7 +117,7 @@ def test_overload_specialised_on_the_node():
     # Tensor add with the constant alpha 1 does not apply alpha
     plain = op("aten::add", "Tensor", "Tensor", "int", consts={2: "int=1"})
     scaled = op("aten::add", "Tensor", "Tensor", "int")
-    assert plain is not tensors.add and scaled is tensors.add
+    assert plain is not pointwise.add and scaled is pointwise.add
     x = np.array([1.0, 2.0], dtype=F32)
     np.testing.assert_array_equal(plain(x, x, 1), [2.0, 4.0])
     np.testing.assert_array_equal(scaled(x, x, 3), [4.0, 8.0])

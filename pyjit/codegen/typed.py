@@ -48,6 +48,7 @@ from ..ir.constants import constant_value
 from ..ir.symbols import aten, prim
 from ..registry import Registry
 from . import constants
+from .coalesce import coalesce
 from .homes import Homes, is_constant
 from .seed import ForkSite, fork_subgraph
 from .table import TableBuilder
@@ -96,6 +97,7 @@ class TypedLowering:
     def __init__(self, graph: Graph, move_flags: Dict[Node, List[bool]], registry: Registry,
                  compile_subgraph: Callable) -> None:
         self.homes = Homes(graph, registry)
+        self.share = coalesce(graph, self.homes)  # value -> the value whose register it uses
         self.move_flags = move_flags
         self.compile_subgraph = compile_subgraph
         self.table = TableBuilder()
@@ -168,7 +170,9 @@ class TypedLowering:
     def s_out(self, v: Value) -> int:
         r = self.sreg.get(v)
         if r is None:
-            r = self.sreg[v] = self._new_sreg(self.homes.kind(v))
+            other = self.share.get(v)
+            r = self._new_sreg(self.homes.kind(v)) if other is None else self.s_out(other)
+            self.sreg[v] = r
         return r
 
     def r_out(self, v: Value) -> int:
@@ -266,7 +270,9 @@ class TypedLowering:
                 r_flags.append(f)
                 r_outs.append(self.r_out(d))
             else:
-                s_pairs.append((self.s_in(node, v, k), self.s_out(d)))
+                src, dst = self.s_in(node, v, k), self.s_out(d)
+                if src != dst:  # computed in place (see coalesce)
+                    s_pairs.append((src, dst))
         if s_pairs:
             self.table.emit(op.MOVE, "MOVE", node, [a for a, _ in s_pairs],
                             [False] * len(s_pairs), [b for _, b in s_pairs])

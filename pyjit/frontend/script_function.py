@@ -32,12 +32,13 @@ from __future__ import annotations
 
 import functools
 import inspect
+import operator
 import threading
 from typing import Any, NamedTuple, Tuple
 
 from ..ir import Graph
 from ..ir import types as T
-from ..ir.type_relation import check_value
+from ..ir.type_relation import check_value, exact_type
 from .source_map import FunctionSource
 
 __all__ = ["ScriptFunction", "CompiledFunction"]
@@ -70,6 +71,10 @@ class ScriptFunction:
         self._runner = None
         self._lock = threading.Lock()
         self._signature = inspect.signature(fn)
+        # The fast path of a call: all arguments given by position, each of exactly
+        # the class its parameter's type passes unchanged (None: there is none).
+        exact = tuple(exact_type(t) for t in compiled.param_types)
+        self._exact = None if None in exact else exact
         functools.update_wrapper(self, fn, updated=())
 
     # -- what was compiled ------------------------------------------------------------------
@@ -120,6 +125,10 @@ class ScriptFunction:
         return self._function().code
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        exact = self._exact
+        if (not kwargs and exact is not None and len(args) == len(exact)
+                and all(map(operator.is_, map(type, args), exact))):
+            return (self._runner or self._function())(*args)
         try:
             bound = self._signature.bind(*args, **kwargs)
         except TypeError as exc:

@@ -19,7 +19,8 @@ from __future__ import annotations
 import re
 from typing import List, Optional, Tuple
 
-__all__ = ["Literal", "TensorLiteral", "TensorValue", "TENSOR_TRAILER", "is_tensor_print_body"]
+__all__ = ["Literal", "TensorLiteral", "TensorValue", "AnnotatedList", "AnnotatedDict",
+           "annotated", "TENSOR_TRAILER", "is_tensor_print_body"]
 
 
 class Literal:
@@ -209,4 +210,25 @@ def _read_print_body(body: str, dims: Tuple[int, ...]) -> List[float]:
             matrix[-1][1].append(float(tok))
             i += 1
     flush(matrix, scale)
+    return out
+
+
+class AnnotatedList(list):
+    """A list constant torch printed with its type, ``annotate(List[int], [])`` (an
+    empty container's type cannot be read from its elements).  It is the list
+    itself; ``annotation`` keeps the type's text so the printer writes it back."""
+
+    __slots__ = ("annotation",)
+
+
+class AnnotatedDict(dict):
+    """``annotate(Dict[str, int], {})``: see :class:`AnnotatedList`."""
+
+    __slots__ = ("annotation",)
+
+
+def annotated(value, annotation: str):
+    """``value`` (a list or dict) carrying torch's ``annotate(<annotation>, ...)``."""
+    out = (AnnotatedList if isinstance(value, list) else AnnotatedDict)(value)
+    out.annotation = annotation
     return out

@@ -24,7 +24,9 @@ What the parser keeps:
   get ids above every number in the text, so the two never collide;
 * attributes as Python values: ``int`` (bools too: ``value=1``), ``float``
   (``3.``, ``1e-05``, ``inf``, ``-nan``), ``complex`` (``1.+2.j``), ``str``, lists,
-  tuples, dicts, ``True``/``False``/``None`` inside them, types (``types=[int]``);
+  tuples, dicts, ``True``/``False``/``None`` inside them, types (``types=[int]``),
+  typed empty containers (``annotate(List[int], [])``: a list that remembers the
+  annotation, :class:`~pyjit.ir.literals.AnnotatedList`);
   what cannot become a value keeps its text in a :class:`~pyjit.ir.literals.Literal`
   (tensors: ``{1.5}``, `` 1  2 [ CPULongType{2} ]``, ``<Tensor>``; enum values;
   ``<Graph>``);
@@ -52,7 +54,8 @@ from typing import Any, Dict, List, NoReturn, Optional, Tuple
 
 from . import types as T
 from .graph import Block, Graph, Node, Value
-from .literals import TENSOR_TRAILER, Literal, TensorLiteral, is_tensor_print_body
+from .literals import (TENSOR_TRAILER, Literal, TensorLiteral, annotated,
+                       is_tensor_print_body)
 from .printer import format_float
 from .source import SourceLocation
 from .type_relation import fits
@@ -641,6 +644,8 @@ class _Parser:
             if self._at_word(word):
                 self.pos += len(word)
                 return value
+        if text.startswith("annotate(", pos):
+            return self._annotated(depth)
         if text.startswith("object(", pos):
             end = self._balanced(pos + 6)
             self.pos = end
@@ -766,6 +771,31 @@ class _Parser:
             if not self._eat(","):
                 self.fail(f"expected ',' or '}}' in a dict, found {self._found()}")
 
+    def _annotated(self, depth: int) -> Any:
+        """``annotate(List[int], [])``: a container constant with its type, which
+        torch prints for empty lists and dicts."""
+        start = self.pos + len("annotate(")
+        end = self._balanced(start - 1)
+        inner = 0
+        for i in range(start, end - 1):
+            c = self.text[i]
+            if c in "([{":
+                inner += 1
+            elif c in ")]}":
+                inner -= 1
+            elif c == "," and inner == 0:
+                break
+        else:
+            self.fail("expected 'annotate(<type>, <value>)'", start)
+        annotation = self.text[start:i].strip()
+        self.pos = i + 1
+        value = self._value(depth + 1, False)
+        if not isinstance(value, (list, dict)):
+            self.fail("annotate() holds a list or a dict", i + 1)
+        self._ws()
+        self._expect(")", " after annotate(...)")
+        return annotated(value, annotation)
+
     def _balanced(self, pos: int) -> int:
         return balanced(self.text, pos, self.fail)
 
@@ -790,7 +820,9 @@ def _as_type(value: Any, t: T.Type) -> Any:
             return value
         return f if format_float(f) == str(value) else value
     if isinstance(t, T.ListType) and isinstance(value, list):
-        return [_as_type(v, t.elem) for v in value]
+        items = [_as_type(v, t.elem) for v in value]
+        annotation = getattr(value, "annotation", None)
+        return items if annotation is None else annotated(items, annotation)
     if isinstance(t, T.TupleType) and isinstance(value, tuple) and len(t.elems) == len(value):
         return tuple(_as_type(v, e) for v, e in zip(value, t.elems))
     return value

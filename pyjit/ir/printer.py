@@ -151,6 +151,9 @@ def _repr_value(value: Any) -> str:
         return f"{format_float(value.real)}{sign}{format_float(abs(value.imag))}j"
     if isinstance(value, str):
         return quote_string(value)
+    annotation = getattr(value, "annotation", None)
+    if annotation is not None:  # annotate(List[int], []): see ir.literals.AnnotatedList
+        return f"annotate({annotation}, {_repr_value(type(value).__mro__[1](value))})"
     if isinstance(value, list):
         return "[" + ", ".join(map(_repr_value, value)) + "]"
     if isinstance(value, tuple):

@@ -31,7 +31,7 @@ import numpy as np
 from . import types as T
 
 __all__ = ["is_subtype", "unify", "fits", "matches", "is_type_var", "concreteness",
-           "check_value", "describe_value"]
+           "check_value", "exact_type", "describe_value"]
 
 # Generic types whose parameter is covariant (torch: Future[int] is a
 # Future[Scalar]; an RRef[int] is no RRef[Scalar]).
@@ -201,6 +201,19 @@ def check_value(value: Any, t: T.Type) -> Any:
         return _check(value, t, True)
     except _Mismatch:
         raise TypeError(f"expected {t}, got {describe_value(value)}") from None
+
+
+def exact_type(t: T.Type) -> Optional[type]:
+    """The Python class whose exact instances :func:`check_value` passes unchanged
+    for ``t`` (``int`` for ``int``, ``numpy.ndarray`` for a tensor), or None where
+    there is none to test by identity: callers check ``type(v) is exact_type(t)``
+    first, and call :func:`check_value` only when that fails."""
+    if isinstance(t, T.TensorType):
+        return np.ndarray
+    return _EXACT.get(t)
+
+
+_EXACT = {T.INT: int, T.FLOAT: float, T.BOOL: bool, T.STR: str, T.NONE: type(None)}
 
 
 def describe_value(value: Any) -> str:

@@ -4,21 +4,45 @@
 effect: whoever holds :data:`pyjit.registry.default_registry` holds the library.
 
 Every operator a TorchScript graph uses, on Python values and numpy arrays, with
-TorchScript's semantics (checked against torch 2.13), one module per kind of value:
+TorchScript's semantics (checked against torch 2.13), one module per kind of value.
+Tensor operators come in families: a family is one table of rows (an operator's
+names, the numpy function computing it, its dtype rule) and one generic
+implementation turning each row into every form TorchScript emits, so adding an
+operator of an existing family is one row.
 
-====================  ==========================================================
-``prim``              tuples, ``unchecked_cast``, ``RaiseException``, ``Print``,
-                      ``isinstance``, ``Uninitialized``, ``Enter``/``Exit``
-``scalars``           int/float/bool arithmetic, comparisons, casts, ``math``
-``lists``             list construction, indexing and methods
-``dicts``             dict construction, indexing and methods
-``strings``           ``str``/``format`` (TorchScript's text of values), str methods
-``dtypes``            torch ScalarType codes and type promotion on numpy
-``tensors``           tensor arithmetic, reductions, matrix products
-``tensor_shapes``     sizes, views, ``cat``/``stack``
-``tensor_factories``  ``zeros ones full arange tensor``
-``tensor_format``     ATen's text form of a tensor
-====================  ==========================================================
+=====================  =========================================================
+``prim``               tuples, ``unchecked_cast``, ``RaiseException``, ``Print``,
+                       ``isinstance``, ``Uninitialized``, ``Enter``/``Exit``
+``scalars``            int/float/bool arithmetic, comparisons, casts, ``math``
+``lists``              list construction, indexing and methods
+``dicts``              dict construction, indexing and methods
+``strings``            ``str``/``format`` (TorchScript's text of values), str methods
+``dtypes``             torch's ScalarType codes, dtype names and type promotion
+``dims``               dimensions and shapes as torch checks them
+``fperrors``           numpy's floating-point warnings silenced, as torch never warns
+``pointwise``          unary and binary pointwise tensor operators (with ``_`` and
+                       ``out=`` forms), clamp, where, lerp, addcmul
+``special``            the special functions behind ``erf``, ``lgamma``, ``digamma``...
+``activations``        activation functions and softmax
+``reductions``         sums, means, extremes, moments, scans, sorts
+``numerics``           differences, gradients, integrals, covariance, quantiles,
+                       histograms, segment reductions
+``tensor_shapes``      sizes, views and their copies, splits, joins
+``indexing``           advanced indexing, gather/scatter, masks, searches
+``conversions``        dtype and device: ``to``, dtype queries, ``item``, ``tolist``
+``tensor_factories``   ``tensor``, ``zeros``, ``arange``, ``linspace``, ``eye``...
+``linalg``             matrix products and ``torch.linalg``
+``fft``                ``torch.fft``
+``nn_conv``            convolutions and pooling
+``nn_norm``            batch, layer, group, instance and RMS normalization
+``nn_resample``        padding, interpolation, grid sampling
+``nn_loss``            losses and distances
+``nn_layers``          linear, embedding, one_hot
+``random``             sampling (``rand``, ``bernoulli_``...) and dropout, from one
+                       numpy generator (``random.manual_seed``)
+``tensor_format``      ATen's text form of a tensor
+``warn``               ``aten::warn``
+=====================  =========================================================
 
 Overloads are chosen by input types when a Code is built (see
 :mod:`pyjit.registry`); plain C functions (``operator.add``, ``math.floor``,
@@ -26,7 +50,24 @@ Overloads are chosen by input types when a Code is built (see
 """
 
 from . import dicts, lists, prim, scalars, strings  # noqa: F401
-from . import tensor_factories, tensor_shapes, tensors  # noqa: F401
+from . import pointwise, activations, reductions, numerics  # noqa: F401
+from . import tensor_shapes, indexing, conversions, tensor_factories  # noqa: F401
+from . import linalg, fft, nn_conv, nn_norm, nn_resample, nn_loss, nn_layers  # noqa: F401
+from . import random  # noqa: F401
+from . import warn  # noqa: F401
 from .strings import torch_str
 
-__all__ = ["torch_str"]
+#: The tensor operator families, for ``pyjit info --ops``: (title, modules).
+FAMILIES = [
+    ("pointwise", (pointwise, activations)),
+    ("reductions and numerics", (reductions, numerics)),
+    ("shape and indexing", (tensor_shapes, indexing)),
+    ("dtype and device", (conversions,)),
+    ("creation", (tensor_factories,)),
+    ("linear algebra", (linalg,)),
+    ("fft", (fft,)),
+    ("neural network", (nn_conv, nn_norm, nn_resample, nn_loss, nn_layers)),
+    ("random", (random,)),
+]
+
+__all__ = ["torch_str", "FAMILIES"]

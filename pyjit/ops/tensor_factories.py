@@ -1,28 +1,39 @@
-"""Tensor factories: ``zeros ones full arange tensor`` and their ``*_like`` forms.
+"""Tensor creation with torch's default dtypes: ``tensor``, ``as_tensor``,
+``zeros``/``ones``/``full``/``empty``, ``arange``/``linspace``/``logspace``/``eye``,
+their ``*_like`` and ``new_*`` forms.
 
 TorchScript passes every keyword argument positionally, so ``torch.zeros(2, 3,
 dtype=torch.int64)`` arrives as ``aten::zeros(size, dtype, layout, device,
 pin_memory)`` with ``dtype`` a ScalarType code (4) and the others None or
-constants.  Layout, device and pin_memory are accepted and ignored (pyjit tensors
-are dense CPU arrays).  Without a dtype the result follows torch:
+constants.  Layout, device and pin_memory are accepted and ignored (pyjit
+tensors are dense CPU arrays).  Without a dtype the result follows torch:
 
-* ``zeros``/``ones``: float32;
+* ``zeros``/``ones``/``empty``/``eye``/``linspace``/``logspace``: float32;
 * ``full``: from the fill value: bool, int64 or float32;
 * ``arange``: int64 when start, end and step are all ints, else float32; its values
   are computed in float64 and then cast, as torch does, so ``arange(0, 1, 0.1)``
-  has exactly torch's ten elements and values.
+  has exactly torch's ten elements and values;
+* ``tensor(data)``: from the *static* type of ``data`` in the graph, as TorchScript
+  decides it (``List[int]`` is int64 even when the list is empty; ``float`` data
+  is float32), and from the values only where the graph says ``Scalar``;
+* ``*_like`` and ``new_*``: the dtype of the tensor they are called on.
+
+``empty`` has no defined values in torch; pyjit's are zeros.  Ragged nested lists
+are torch's error (``Expected sequence of length 2 at dim 1 (got 1)``).
 """
 
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 
+from ..ir import types as T
 from ..registry import default_registry as R
 from .dtypes import BOOL, DEFAULT_FLOAT, INT64, to_dtype
 
-__all__ = ["zeros", "ones", "full", "arange", "tensor"]
+__all__ = ["zeros", "ones", "full", "arange", "tensor", "linspace", "eye", "FAMILY"]
 
 
 def _size(size):
@@ -41,6 +52,10 @@ def ones(size, dtype=None, layout=None, device=None, pin_memory=None):
     return np.ones(_size(size), dtype=to_dtype(dtype, DEFAULT_FLOAT))
 
 
+def empty(size, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None):
+    return zeros(size, dtype)
+
+
 def _fill_dtype(value):
     if isinstance(value, bool):
         return BOOL
@@ -53,11 +68,16 @@ def full(size, fill_value, dtype=None, layout=None, device=None, pin_memory=None
     return np.full(_size(size), fill_value, dtype=to_dtype(dtype, _fill_dtype(fill_value)))
 
 
+def _number(x):
+    """A bound given as a 0-dim tensor or a number, as a Python number."""
+    return x.item() if isinstance(x, np.ndarray) else x
+
+
 def arange(*args):
     """``aten::arange(end, ...)``, ``(start, end, ...)`` or ``(start, end, step, ...)``,
     each followed by dtype, layout, device, pin_memory."""
     n = len(args) - 4
-    bounds, dtype = args[:n], args[n]
+    bounds, dtype = [_number(b) for b in args[:n]], args[n]
     if n == 1:
         start, end, step = 0, bounds[0], 1
     elif n == 2:
@@ -76,15 +96,102 @@ def arange(*args):
     return (start + np.arange(count, dtype=np.float64) * step).astype(dt)
 
 
-def tensor(data, dtype=None, device=None, requires_grad=False):
-    """``aten::tensor``: a tensor from (nested lists of) numbers."""
-    if dtype is None:
-        flat = np.asarray(data)
-        dt = {"b": BOOL, "i": INT64, "u": INT64}.get(flat.dtype.kind, DEFAULT_FLOAT)
-    else:
-        dt = to_dtype(dtype)
-    return np.array(data, dtype=dt)
+def linspace(start, end, steps: int, dtype=None, layout=None, device=None, pin_memory=None):
+    """``steps`` values from ``start`` to ``end``, computed as torch's kernel does:
+    in the result's float type, from ``start`` for the first half and back from
+    ``end`` for the second."""
+    if steps < 0:
+        raise ValueError("number of steps must be non-negative")
+    dt = to_dtype(dtype, DEFAULT_FLOAT)
+    start, end = _number(start), _number(end)
+    work = dt if dt.kind == "f" else np.dtype(np.float64)
+    if steps == 1:
+        return np.array([start], dtype=work).astype(dt)
+    s, e = work.type(start), work.type(end)
+    step = (e - s) / work.type(max(steps - 1, 1))
+    idx = np.arange(steps)
+    half = steps // 2
+    out = np.where(idx < half, s + step * idx.astype(work),
+                   e - step * (steps - 1 - idx).astype(work)).astype(work)
+    return out.astype(dt)
 
+
+def logspace(start, end, steps: int, base: float = 10.0, dtype=None, layout=None, device=None,
+             pin_memory=None):
+    dt = to_dtype(dtype, DEFAULT_FLOAT)
+    exps = linspace(start, end, steps, None if dt.kind != "f" else dtype)
+    return np.power(np.float64(base), exps.astype(np.float64)).astype(dt)
+
+
+def eye(n: int, m=None, dtype=None, layout=None, device=None, pin_memory=None):
+    if n < 0:
+        raise ValueError(f"n must be greater or equal to 0, got {n}")
+    return np.eye(n, n if m is None else m, dtype=to_dtype(dtype, DEFAULT_FLOAT))
+
+
+# -- tensor(data) ----------------------------------------------------------------------
+
+def _check_rectangular(data: Any, dim: int = 0) -> None:
+    """Raise torch's error for ragged nested lists."""
+    if not isinstance(data, (list, tuple)) or not data:
+        return
+    if isinstance(data[0], (list, tuple)):
+        expected = len(data[0])
+        for item in data:
+            got = len(item) if isinstance(item, (list, tuple)) else 0
+            if got != expected or not isinstance(item, (list, tuple)):
+                raise ValueError(f"Expected sequence of length {expected} at dim {dim + 1} "
+                                 f"(got {got})")
+            _check_rectangular(item, dim + 1)
+
+
+def _static_dtype(t: T.Type):
+    """The dtype TorchScript gives ``torch.tensor`` data of graph type ``t``, or
+    None when only the values can tell (``Scalar``, ``Any``, a type variable)."""
+    while isinstance(t, T.ListType):
+        t = t.elem
+    return {T.INT: INT64, T.FLOAT: DEFAULT_FLOAT, T.BOOL: BOOL}.get(t)
+
+
+def _value_dtype(data) -> np.dtype:
+    flat = data
+    while isinstance(flat, (list, tuple)) and flat:
+        flat = flat[0]
+    return _fill_dtype(flat) if not isinstance(flat, (list, tuple)) else DEFAULT_FLOAT
+
+
+def _tensor_of(static):
+    def tensor(data, dtype=None, device=None, requires_grad=False):
+        """``aten::tensor``: a tensor from (nested lists of) numbers."""
+        if isinstance(data, np.ndarray):
+            return data.astype(to_dtype(dtype, data.dtype))
+        _check_rectangular(data)
+        dt = to_dtype(dtype, static or _value_dtype(data))
+        return np.array(data, dtype=dt)
+    return tensor
+
+
+tensor = _tensor_of(None)
+
+
+def _tensor_factory(node):
+    return _tensor_of(_static_dtype(node.inputs[0].type))
+
+
+def as_tensor(data, dtype=None, device=None):
+    if isinstance(data, np.ndarray):
+        return data if dtype is None or to_dtype(dtype) == data.dtype else \
+            data.astype(to_dtype(dtype))
+    return tensor(data, dtype)
+
+
+def _as_tensor_factory(node):
+    make = _tensor_of(_static_dtype(node.inputs[0].type))
+    return lambda data, dtype=None, device=None: as_tensor(data, dtype, device) \
+        if isinstance(data, np.ndarray) else make(data, dtype)
+
+
+# -- *_like, new_* ---------------------------------------------------------------------
 
 def _like(fill):
     def like(a, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None):
@@ -97,18 +204,58 @@ def full_like(a, fill_value, dtype=None, layout=None, device=None, pin_memory=No
     return np.full(a.shape, fill_value, dtype=to_dtype(dtype, a.dtype))
 
 
+def _new(fill):
+    def new(a, size, dtype=None, layout=None, device=None, pin_memory=None):
+        return np.full(_size(size), fill, dtype=to_dtype(dtype, a.dtype))
+    return new
+
+
+def new_full(a, size, fill_value, dtype=None, layout=None, device=None, pin_memory=None):
+    return np.full(_size(size), fill_value, dtype=to_dtype(dtype, a.dtype))
+
+
+def num_to_tensor(x):
+    """``prim::NumToTensor``: a 0-dim tensor of the number's own type (a Python
+    float is a double)."""
+    if isinstance(x, float):
+        return np.array(x, dtype=np.float64)
+    return np.array(x, dtype=_fill_dtype(x))
+
+
 _OPTS = ["int?", "t", "t", "bool?"]  # dtype, layout, device, pin_memory
 
 R.register("aten::zeros", zeros, types=["int[]"] + _OPTS)
 R.register("aten::ones", ones, types=["int[]"] + _OPTS)
+R.register("aten::empty", empty, types=["int[]"] + _OPTS + ["int?"])
 R.register("aten::full", full, types=["int[]", "Scalar"] + _OPTS)
 R.register("aten::arange", arange, types=["Scalar"] + _OPTS)
 R.register("aten::arange", arange, types=["Scalar", "Scalar"] + _OPTS)
 R.register("aten::arange", arange, types=["Scalar", "Scalar", "Scalar"] + _OPTS)
-R.register("aten::tensor", tensor, types=["t", "int?", "t", "bool"])
+for _a in ("Scalar", "Tensor"):
+    for _b in ("Scalar", "Tensor"):
+        R.register("aten::linspace", linspace, types=[_a, _b, "int"] + _OPTS)
+        R.register("aten::logspace", logspace, types=[_a, _b, "int", "float"] + _OPTS)
+R.register("aten::eye", lambda n, dtype=None, *opts: eye(n, None, dtype), types=["int"] + _OPTS)
+R.register("aten::eye", eye, types=["int", "int"] + _OPTS)
+R.register("aten::tensor", factory=_tensor_factory, types=["t", "int?", "t", "bool"])
+R.register("aten::as_tensor", factory=_as_tensor_factory, types=["t", "int?", "t"])
+R.register("aten::scalar_tensor", lambda s, dtype=None, *opts:
+           np.array(s, dtype=to_dtype(dtype, DEFAULT_FLOAT)), types=["Scalar"] + _OPTS)
 R.register("aten::zeros_like", _like(0), types=["Tensor"] + _OPTS + ["int?"])
 R.register("aten::ones_like", _like(1), types=["Tensor"] + _OPTS + ["int?"])
+R.register("aten::empty_like", _like(0), types=["Tensor"] + _OPTS + ["int?"])
 R.register("aten::full_like", full_like, types=["Tensor", "Scalar"] + _OPTS + ["int?"])
-R.register("prim::NumToTensor", lambda x: np.array(x, dtype=_fill_dtype(x) if not
-                                                    isinstance(x, float) else np.float64),
-           types=["Scalar"])
+R.register("aten::new_zeros", _new(0), types=["Tensor", "int[]"] + _OPTS)
+R.register("aten::new_ones", _new(1), types=["Tensor", "int[]"] + _OPTS)
+R.register("aten::new_empty", _new(0), types=["Tensor", "int[]"] + _OPTS)
+R.register("aten::new_empty_strided", lambda a, size, stride, *opts: _new(0)(a, size, *opts),
+           types=["Tensor", "int[]", "int[]"] + _OPTS)
+R.register("aten::new_full", new_full, types=["Tensor", "int[]", "Scalar"] + _OPTS)
+R.register("prim::NumToTensor", num_to_tensor, types=["Scalar"])
+
+#: The family's operator names, for ``pyjit info --ops``.
+FAMILY = sorted(["zeros", "ones", "empty", "full", "arange", "linspace", "logspace", "eye",
+                 "tensor", "as_tensor", "scalar_tensor", "zeros_like", "ones_like",
+                 "empty_like", "full_like", "new_zeros", "new_ones", "new_empty", "new_empty_strided",
+                 "new_full",
+                 "NumToTensor"])

@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["decode", "assert_same"]
+__all__ = ["decode", "assert_same", "assert_same_kind_of_array"]
 
 _SPECIAL = {"nan": math.nan, "inf": math.inf, "-inf": -math.inf}
 
@@ -60,15 +60,20 @@ def _is_float32(x: float) -> bool:
     return math.isfinite(x) and float(np.float32(x)) == x
 
 
+def assert_same_kind_of_array(actual: Any, expected: np.ndarray, path: str) -> None:
+    """``actual`` is an array of ``expected``'s dtype and shape."""
+    assert isinstance(actual, np.ndarray), \
+        f"{path}: expected a tensor, got {type(actual).__name__} {actual!r}"
+    assert actual.dtype == expected.dtype, \
+        f"{path}: dtype {actual.dtype}, expected {expected.dtype}"
+    assert actual.shape == expected.shape, \
+        f"{path}: shape {actual.shape}, expected {expected.shape}"
+
+
 def assert_same(actual: Any, expected: Any, path: str = "result") -> None:
     """Raise AssertionError naming ``path`` where ``actual`` and ``expected`` differ."""
     if isinstance(expected, np.ndarray):
-        assert isinstance(actual, np.ndarray), \
-            f"{path}: expected a tensor, got {type(actual).__name__} {actual!r}"
-        assert actual.dtype == expected.dtype, \
-            f"{path}: dtype {actual.dtype}, expected {expected.dtype}"
-        assert actual.shape == expected.shape, \
-            f"{path}: shape {actual.shape}, expected {expected.shape}"
+        assert_same_kind_of_array(actual, expected, path)
         if expected.dtype.kind == "f":
             np.testing.assert_allclose(actual, expected, rtol=2e-6, atol=1e-6, equal_nan=True,
                                        err_msg=path)

@@ -1,0 +1,190 @@
+"""dtype and device: ``to`` in all its overloads, dtype queries, and tensors as
+Python values (``item``, ``int(t)``, ``t.tolist()``).
+
+pyjit's tensors are dense CPU numpy arrays, so a device is always ``"cpu"`` (a
+``Device`` value in a graph is its string), a layout is ``torch.strided`` and a
+memory format is accepted and ignored; dtypes are torch's ScalarType codes
+(:mod:`pyjit.ops.dtypes`).  ``to`` returns ``self`` itself when nothing changes
+and ``copy`` is false, as torch does, so an in-place update through the result
+is seen through ``self``.
+
+TorchScript prints these ``to`` overloads (``x.float()`` is the first one)::
+
+    aten::to(%x, %dtype, %non_blocking, %copy, %memory_format)
+    aten::to(%x, %other, %non_blocking, %copy, %memory_format)          # x.to(y)
+    aten::to(%x, %device, %dtype, %non_blocking, %copy, %memory_format)
+    aten::to(%x, %device, %dtype?, %non_blocking, %copy)                 # x.to("cpu")
+    aten::to(%x, %dtype?, %layout?, %device?, %pin_memory?, %non_blocking, %copy,
+             %memory_format)                                             # x.to(dtype=...)
+    aten::to(%x, %dtype?, %non_blocking, %copy), aten::to(%x, %non_blocking, %copy)
+"""
+
+from __future__ import annotations
+
+from typing import Any, Optional
+
+import numpy as np
+
+from ..registry import default_registry as R
+from .dims import as_array
+from .dtypes import (STRIDED, can_cast, code_of, promote_types, result_type, to_dtype,
+                     torch_name)
+
+__all__ = ["to", "to_other", "item", "tensor_to_float", "tensor_to_int", "tensor_to_bool",
+           "tolist", "FAMILY"]
+
+_ndarray = np.ndarray
+
+
+def to(a, dtype: Optional[int] = None, copy: bool = False):
+    """``a`` in the dtype of ScalarType code ``dtype`` (None: keep it); ``a`` itself
+    when that changes nothing and no copy is asked for."""
+    dt = a.dtype if dtype is None else to_dtype(dtype)
+    if dt == a.dtype:
+        return a.copy() if copy else a
+    return as_array(a.astype(dt))
+
+
+def to_other(a, other, copy: bool = False):
+    """``a.to(other)``: ``other``'s dtype (and device, always the CPU)."""
+    if other.dtype == a.dtype:
+        return a.copy() if copy else a
+    return as_array(a.astype(other.dtype))
+
+
+def _check_device(device: Any) -> None:
+    if device is not None and str(device).split(":")[0] != "cpu":
+        raise ValueError(f"pyjit runs on the CPU only; cannot move a tensor to {device!r}")
+
+
+def item(a):
+    """The one element of ``a`` as a Python number (``Tensor.item()``)."""
+    if a.size != 1:
+        raise ValueError(f"a Tensor with {a.size} elements cannot be converted to Scalar")
+    return a.reshape(()).item()
+
+
+def tensor_to_float(a) -> float:
+    return float(item(a))
+
+
+def tensor_to_int(a) -> int:
+    return int(item(a))
+
+
+def tensor_to_bool(a) -> bool:
+    """``bool(t)`` (``aten::Bool``, and what ``if t:`` compiles to)."""
+    if a.size != 1:
+        raise ValueError("Boolean value of Tensor with more than one value is ambiguous")
+    return bool(item(a))
+
+
+# prim::tolist's element type codes: how the output annotation names its scalars,
+# and the dtypes torch accepts for it (an int annotation wants int64 exactly).
+_TOLIST_TYPES = {0: ("Long", (np.int64,)), 1: ("Float", (np.float32, np.float64)),
+                 2: ("Bool", (np.bool_,))}
+
+
+def tolist(a, dim: int, elem: int):
+    """``prim::tolist(self, dims, elem_type)``: the nested lists the output
+    annotation promises (``List[List[float]]`` is dims 2, elem 1), checked as torch
+    checks them."""
+    name, dtypes = _TOLIST_TYPES[elem]
+    if a.ndim != dim:
+        raise ValueError("Output annotation list dimension and runtime tensor dimension must "
+                         "match for tolist()")
+    if a.dtype.type not in dtypes:
+        raise TypeError(f"Output annotation element type and runtime tensor element type must "
+                        f"match for tolist(): {name} vs {torch_name(a.dtype)}")
+    return a.tolist()
+
+
+def is_nonzero(a) -> bool:
+    if a.size == 0:
+        raise ValueError("Boolean value of Tensor with no values is ambiguous")
+    return tensor_to_bool(a)
+
+
+_T = "Tensor"
+
+# to(dtype), to(other), to(device, dtype), to(device, dtype?) ... (see the docstring)
+R.register("aten::to", lambda a, dt, nb, copy, mf=None: to(a, dt, copy),
+           types=[_T, "int", "bool", "bool", "int?"])
+R.register("aten::to", lambda a, o, nb, copy, mf=None: to_other(a, o, copy),
+           types=[_T, _T, "bool", "bool", "int?"])
+
+
+def _to_device(a, device, dtype, nb, copy, mf=None):
+    _check_device(device)
+    return to(a, dtype, copy)
+
+
+def _to_layout(a, dtype, layout, device, pin, nb, copy, mf=None):
+    _check_device(device)
+    return to(a, dtype, copy)
+
+
+R.register("aten::to", _to_device, types=[_T, "Device?", "int?", "bool", "bool", "int?"])
+R.register("aten::to", _to_device, types=[_T, "Device?", "int?", "bool", "bool"])
+R.register("aten::to", _to_layout,
+           types=[_T, "int?", "int?", "Device?", "bool?", "bool", "bool", "int?"])
+R.register("aten::to", lambda a, dt, nb, copy: to(a, dt, copy), types=[_T, "int?", "bool", "bool"])
+R.register("aten::to", lambda a, nb, copy: to(a, None, copy), types=[_T, "bool", "bool"])
+R.register("aten::type_as", to_other, types=[_T, _T])
+R.register("aten::cpu", lambda a: a, types=[_T])
+
+R.register("prim::dtype", lambda a: code_of(a.dtype), types=[_T])
+R.register("prim::device", lambda a: "cpu", types=[_T])
+R.register("prim::layout", lambda a: STRIDED, types=[_T])
+R.register("prim::type", lambda d: str(d).split(":")[0], types=["Device"])
+R.register("prim::requires_grad", lambda a: False, types=[_T])
+R.register("prim::is_cuda", lambda a: False, types=[_T])
+for _name in ("is_mps", "is_xpu", "is_sparse", "is_quantized", "is_meta", "is_mkldnn",
+              "is_vulkan", "is_nested"):
+    R.register(f"prim::{_name}", lambda a: False, types=[_T])
+R.register("aten::get_device", lambda a: -1, types=[_T])
+R.register("aten::is_floating_point", lambda a: a.dtype.kind == "f", types=[_T])
+R.register("aten::is_complex", lambda a: a.dtype.kind == "c", types=[_T])
+R.register("aten::is_signed", lambda a: a.dtype.kind in "ifc", types=[_T])
+R.register("aten::is_contiguous", lambda a, mf=0: bool(a.flags.c_contiguous), types=[_T])
+R.register("aten::is_contiguous", lambda a, mf=0: bool(a.flags.c_contiguous), types=[_T, "int"])
+R.register("aten::element_size", lambda a: a.dtype.itemsize, types=[_T])
+R.register("aten::promote_types",
+           lambda a, b: code_of(promote_types(to_dtype(a), to_dtype(b))), types=["int", "int"])
+R.register("aten::can_cast", lambda a, b: can_cast(to_dtype(a), to_dtype(b)),
+           types=["int", "int"])
+for _o in (_T, "Scalar"):
+    R.register("aten::result_type", lambda a, b: code_of(result_type(a, b)), types=[_T, _o])
+R.register("aten::result_type", lambda a, b: code_of(result_type(a, b)), types=["Scalar", _T])
+
+R.register("aten::item", item, types=[_T])
+R.register("aten::Float", tensor_to_float, types=[_T])
+R.register("aten::Int", tensor_to_int, types=[_T])
+R.register("aten::Bool", tensor_to_bool, types=[_T])
+R.register("aten::is_nonzero", is_nonzero, types=[_T])
+for _name in ("ScalarImplicit", "IntImplicit", "FloatImplicit", "ComplexImplicit"):
+    R.register(f"aten::{_name}", item, types=[_T])
+R.register("prim::tolist", tolist, types=[_T, "int", "int"])
+
+R.register("aten::clone", lambda a, memory_format=None: a.copy(), types=[_T, "int?"])
+R.register("aten::clone", np.copy, types=[_T])
+
+
+def contiguous(a, memory_format=0):
+    """``a`` itself when C-contiguous, else a C-ordered copy (a 0-dim tensor stays
+    0-dim: ``numpy.ascontiguousarray`` would make it 1-D)."""
+    return a if a.flags.c_contiguous else a.copy(order="C")
+
+
+R.register("aten::contiguous", contiguous, types=[_T, "int"])
+R.register("aten::contiguous", contiguous, types=[_T])
+for _name in ("detach", "detach_", "requires_grad_", "lift_fresh"):
+    R.register(f"aten::{_name}", lambda a, *flag: a, types=[_T])
+R.register("aten::requires_grad_", lambda a, flag: a, types=[_T, "bool"])
+
+#: The family's operator names, for ``pyjit info --ops``.
+FAMILY = sorted(["to", "type_as", "cpu", "dtype", "device", "layout", "type", "requires_grad",
+                 "is_cuda", "get_device", "is_floating_point", "is_complex", "is_signed",
+                 "is_contiguous", "element_size", "promote_types", "can_cast", "result_type",
+                 "item", "Float", "Int", "Bool", "is_nonzero", "ScalarImplicit", "tolist",
+                 "clone", "contiguous", "detach", "requires_grad_"])

@@ -1,0 +1,796 @@
+"""Matrix products and ``torch.linalg`` on numpy.
+
+Products (``matmul``, ``mm``, ``bmm``, ``addmm``, ``baddbmm``, ``einsum``,
+``tensordot``...) follow numpy's ``matmul``/``einsum`` rules, which are torch's,
+with torch's shape and dtype checks and messages (``mat1 and mat2 shapes cannot
+be multiplied (2x3 and 2x3)``).  ``beta * self + alpha * (m1 @ m2)`` ignores
+``self`` when ``beta`` is 0, as torch does (a NaN there does not propagate).
+
+Decompositions call numpy's LAPACK drivers, the ones torch calls on the CPU
+(``getrf`` for ``det``/``solve``/``inv``, ``geqrf`` for ``qr``, ``gesdd`` for
+``svd``, ``syevd`` for ``eigh``, ``geev`` for ``eig``), so the conventions agree
+with torch's; the implementations differ (numpy links OpenBLAS, torch MKL), and
+where a driver's choice is free they may choose differently: ``eig``'s
+eigenvector signs do.  Results keep the input's float dtype (float32 stays
+float32).  Norms (``vector_norm``, ``matrix_norm``, ``norm``, ``cond``...) follow
+``torch.linalg``'s definitions of each ``ord``.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..registry import default_registry as R
+from .dims import as_array, reduce_axes, wrap_dim, wrap_dims
+from .dtypes import meta_name, to_dtype, torch_name
+from .fperrors import ignoring
+from .pointwise import out_form
+
+__all__ = ["mm", "matmul", "bmm", "addmm", "einsum", "vector_norm", "matrix_norm", "FAMILY"]
+
+
+# -- checks ---------------------------------------------------------------------------
+
+def _shape_text(a: np.ndarray) -> str:
+    return "x".join(map(str, a.shape))
+
+
+def _same_dtype(a, b, what="expected m1 and m2 to have the same dtype") -> None:
+    if a.dtype != b.dtype:
+        raise TypeError(f"{what}, but got: {meta_name(a.dtype)} != {meta_name(b.dtype)}")
+
+
+def _square(name: str, a: np.ndarray) -> None:
+    if a.ndim < 2:
+        raise ValueError(f"linalg.{name}: The input tensor A must have at least 2 dimensions.")
+    if a.shape[-1] != a.shape[-2]:
+        raise ValueError(f"linalg.{name}: A must be batches of square matrices, but they are "
+                         f"{a.shape[-2]} by {a.shape[-1]} matrices")
+
+
+def _floating(name: str, a: np.ndarray) -> None:
+    if a.dtype.kind not in "fc":
+        raise TypeError(f"linalg.{name}: Expected a floating point or complex tensor as input. "
+                        f"Got {torch_name(a.dtype)}")
+
+
+# -- products -----------------------------------------------------------------------
+
+def mm(a, b):
+    """``aten::mm``: 2-D by 2-D."""
+    if a.ndim != 2:
+        raise ValueError("self must be a matrix")
+    if b.ndim != 2:
+        raise ValueError("mat2 must be a matrix")
+    if a.shape[1] != b.shape[0]:
+        raise ValueError(f"mat1 and mat2 shapes cannot be multiplied ({_shape_text(a)} and "
+                         f"{_shape_text(b)})")
+    _same_dtype(a, b)
+    return np.matmul(a, b, out=...)
+
+
+def matmul(a, b):
+    """``aten::matmul``: numpy's ``matmul`` rules, which are torch's."""
+    if a.ndim == 2 and b.ndim == 2 and a.dtype == b.dtype and a.shape[1] == b.shape[0]:
+        return np.matmul(a, b)  # the common case, checked: a 2-D result is an array
+    if a.ndim == 0 or b.ndim == 0:
+        raise ValueError(f"both arguments to matmul need to be at least 1D, but they are "
+                         f"{a.ndim}D and {b.ndim}D")
+    if a.ndim == 2 and b.ndim == 2:
+        return mm(a, b)
+    if a.ndim == 1 and b.ndim == 1 and a.shape != b.shape:
+        raise ValueError("inconsistent tensor size, expected tensor [%d] and src [%d] to have "
+                         "the same number of elements, but got %d and %d elements "
+                         "respectively" % (a.shape[0], b.shape[0], a.shape[0], b.shape[0]))
+    _same_dtype(a, b)
+    try:
+        return np.matmul(a, b, out=...)
+    except ValueError:
+        rows = a.shape[-2] if a.ndim > 1 else 1
+        raise ValueError(f"mat1 and mat2 shapes cannot be multiplied ({rows}x{a.shape[-1]} "
+                         f"and {b.shape[-2] if b.ndim > 1 else b.shape[0]}x"
+                         f"{b.shape[-1] if b.ndim > 1 else 1})") from None
+
+
+def bmm(a, b):
+    if a.ndim != 3:
+        raise ValueError(f"batch1 must be a 3D tensor")
+    if b.ndim != 3:
+        raise ValueError(f"batch2 must be a 3D tensor")
+    if a.shape[0] != b.shape[0] or a.shape[2] != b.shape[1]:
+        raise ValueError(f"Expected size for first two dimensions of batch2 tensor to be: "
+                         f"[{a.shape[0]}, {a.shape[2]}] but got: [{b.shape[0]}, {b.shape[1]}].")
+    _same_dtype(a, b, "expected scalar type")
+    return np.matmul(a, b, out=...)
+
+
+def mv(a, v):
+    if a.ndim != 2 or v.ndim != 1:
+        raise ValueError(f"vector + matrix @ vector expected, got {a.ndim}, {a.ndim}, {v.ndim}")
+    return matmul(a, v)
+
+
+def dot(a, b):
+    if a.ndim != 1 or b.ndim != 1:
+        raise ValueError(f"1D tensors expected, but got {a.ndim}D and {b.ndim}D tensors")
+    _same_dtype(a, b, "dot : expected both vectors to have same dtype")
+    return matmul(a, b)
+
+
+def _scaled_sum(beta, base, alpha, product):
+    """``beta * base + alpha * product``; ``base`` is ignored when beta is 0."""
+    if alpha != 1:
+        product = product * product.dtype.type(alpha)
+    if beta == 0:
+        return as_array(np.broadcast_to(product, np.broadcast_shapes(base.shape, product.shape))
+                        .astype(product.dtype))
+    b = base if beta == 1 else base * base.dtype.type(beta)
+    return as_array(np.add(b, product, dtype=product.dtype))
+
+
+def addmm(a, m1, m2, beta=1, alpha=1):
+    return _scaled_sum(beta, a, alpha, mm(m1, m2))
+
+
+def addmv(a, m, v, beta=1, alpha=1):
+    return _scaled_sum(beta, a, alpha, mv(m, v))
+
+
+def baddbmm(a, b1, b2, beta=1, alpha=1):
+    return _scaled_sum(beta, a, alpha, bmm(b1, b2))
+
+
+def addbmm(a, b1, b2, beta=1, alpha=1):
+    return _scaled_sum(beta, a, alpha, bmm(b1, b2).sum(axis=0, dtype=b1.dtype))
+
+
+def addr(a, v1, v2, beta=1, alpha=1):
+    return _scaled_sum(beta, a, alpha, np.outer(v1, v2))
+
+
+def einsum(equation: str, tensors, path=None):
+    try:
+        return as_array(np.einsum(equation.replace(" ", ""), *tensors))
+    except ValueError as exc:
+        raise ValueError(f"einsum(): {exc}") from None
+
+
+def tensordot(a, b, dims_a, dims_b):
+    return as_array(np.tensordot(a, b, (list(dims_a), list(dims_b))))
+
+
+def multi_dot(tensors):
+    if len(tensors) < 2:
+        raise ValueError("multi_dot(): expected at least 2 tensors but got "
+                         f"{len(tensors)}")
+    return as_array(np.linalg.multi_dot(tensors))
+
+
+def cross(a, b, dim=None):
+    if dim is None:
+        dim = next((i for i, n in enumerate(np.broadcast_shapes(a.shape, b.shape)) if n == 3),
+                   -1)
+    return as_array(np.cross(a, b, axis=dim))
+
+
+def vecdot(a, b, dim=-1):
+    return as_array(np.sum(np.conj(a) * b, axis=dim))
+
+
+def matrix_power(a, n: int):
+    _square("matrix_power", a)
+    return as_array(np.linalg.matrix_power(a, n))
+
+
+# -- norms --------------------------------------------------------------------------------
+
+def vector_norm(a, ord=2, dim=None, keepdim=False, dtype=None):
+    _floating("vector_norm", a)
+    x = a.astype(to_dtype(dtype)) if dtype is not None else a
+    axes = reduce_axes(dim, x.ndim)
+    keep = bool(keepdim) and x.ndim > 0
+    ax = np.abs(x)
+    with ignoring():
+        if ord == math.inf:
+            r = np.max(ax, axis=axes, keepdims=keep, initial=0)
+        elif ord == -math.inf:
+            r = np.min(ax, axis=axes, keepdims=keep)
+        elif ord == 0:
+            r = np.sum(ax != 0, axis=axes, keepdims=keep).astype(ax.dtype)
+        elif ord == 1:
+            r = np.sum(ax, axis=axes, keepdims=keep)
+        elif ord == 2:
+            r = np.sqrt(np.sum(ax * ax, axis=axes, keepdims=keep))
+        else:
+            r = np.sum(ax ** ord, axis=axes, keepdims=keep) ** (1.0 / ord)
+    real = np.dtype(ax.dtype)
+    return as_array(r).astype(real)
+
+
+def _sv(a):
+    return np.linalg.svd(a, compute_uv=False)
+
+
+def matrix_norm(a, ord="fro", dim=(-2, -1), keepdim=False, dtype=None):
+    _floating("matrix_norm", a)
+    x = a.astype(to_dtype(dtype)) if dtype is not None else a
+    d0, d1 = wrap_dims(dim, x.ndim)
+    m = np.moveaxis(x, (d0, d1), (-2, -1))
+    if ord == "fro":
+        r = np.sqrt(np.sum(np.abs(m) ** 2, axis=(-2, -1)))
+    elif ord == "nuc":
+        r = np.sum(_sv(m), axis=-1)
+    elif ord in (2, -2):
+        s = _sv(m)
+        r = s.max(axis=-1) if ord == 2 else s.min(axis=-1)
+    elif ord in (1, -1):
+        col = np.sum(np.abs(m), axis=-2)
+        r = col.max(axis=-1) if ord == 1 else col.min(axis=-1)
+    elif ord in (math.inf, -math.inf):
+        row = np.sum(np.abs(m), axis=-1)
+        r = row.max(axis=-1) if ord > 0 else row.min(axis=-1)
+    else:
+        raise ValueError(f"linalg.matrix_norm: Order {ord} not supported.")
+    if keepdim:
+        r = np.expand_dims(r, tuple(sorted((d0, d1))))
+    return as_array(r).astype(np.abs(x).dtype)
+
+
+def linalg_norm(a, ord=None, dim=None, keepdim=False, dtype=None):
+    if isinstance(ord, str) or (dim is not None and not isinstance(dim, int) and len(dim) == 2) \
+            or (dim is None and ord is not None and a.ndim == 2):
+        return matrix_norm(a, "fro" if ord is None else ord, (-2, -1) if dim is None else dim,
+                           keepdim, dtype)
+    if dim is None and ord is not None and a.ndim != 1:
+        raise ValueError(f"linalg.norm: If dim is not specified but ord is, the input must be 1D "
+                         f"or 2D. Got {a.ndim}D.")
+    return vector_norm(a if dim is not None or ord is None else a, 2 if ord is None else ord,
+                       dim, keepdim, dtype)
+
+
+def norm(a, p=2, dim=None, keepdim=False, dtype=None):
+    """``torch.norm``: a vector norm over ``dim`` (all elements when None)."""
+    if p is None:
+        p = 2
+    return vector_norm(a, p, dim if dim is None or len(dim) else None, keepdim, dtype)
+
+
+def frobenius_norm(a, dim=(), keepdim=False):
+    return vector_norm(a, 2, dim if len(dim) else None, keepdim)
+
+
+def nuclear_norm(a, dim=(-2, -1), keepdim=False):
+    return matrix_norm(a, "nuc", dim, keepdim)
+
+
+def dist(a, b, p=2):
+    return vector_norm(np.subtract(a, b, dtype=np.result_type(a, b)), p)
+
+
+def renorm(a, p, dim: int, maxnorm):
+    d = wrap_dim(dim, a.ndim)
+    axes = tuple(k for k in range(a.ndim) if k != d)
+    norms = vector_norm(a, p, axes, True)
+    with ignoring():
+        scale = np.where(norms > maxnorm, maxnorm / (norms + 1e-7), 1.0).astype(a.dtype)
+    return as_array(a * scale)
+
+
+def cond(a, p=None):
+    if p is None or p in (2, -2):
+        s = _sv(a)
+        with ignoring():
+            r = s[..., 0] / s[..., -1] if p != -2 else s[..., -1] / s[..., 0]
+        return as_array(r).astype(a.dtype)
+    return as_array(matrix_norm(a, p) * matrix_norm(np.linalg.inv(a), p)).astype(a.dtype)
+
+
+# -- decompositions -----------------------------------------------------------------------
+
+def det(a):
+    _square("det", a)
+    return as_array(np.linalg.det(a)).astype(a.dtype)
+
+
+def slogdet(a):
+    _square("slogdet", a)
+    sign, logabs = np.linalg.slogdet(a)
+    return as_array(sign).astype(a.dtype), as_array(logabs).astype(np.abs(a).dtype)
+
+
+def logdet(a):
+    sign, logabs = slogdet(a)
+    with ignoring():
+        return as_array(np.where(sign < 0, np.nan, np.where(sign == 0, -np.inf, logabs))
+                        ).astype(a.dtype)
+
+
+def inv(a):
+    _square("inv", a)
+    try:
+        return as_array(np.linalg.inv(a))
+    except np.linalg.LinAlgError:
+        raise ValueError("linalg.inv: The diagonal element 1 is zero, the inversion could not "
+                         "be completed because the input matrix is singular.") from None
+
+
+def inv_ex(a, check_errors=False):
+    try:
+        return inv(a), np.zeros(a.shape[:-2], np.int32)
+    except ValueError:
+        if check_errors:
+            raise
+        return np.full(a.shape, np.nan, a.dtype), np.ones(a.shape[:-2], np.int32)
+
+
+def _solve_rhs(a, b, left=True):
+    """linalg.solve's B: a vector when it is one (batched) vector per matrix."""
+    vector = b.ndim == 1 or (b.ndim == a.ndim - 1 and b.shape == a.shape[:-1])
+    return vector
+
+
+def solve(a, b, left=True):
+    _square("solve", a)
+    if not left:
+        return as_array(np.swapaxes(solve(np.swapaxes(a, -1, -2), np.swapaxes(b, -1, -2)),
+                                    -1, -2))
+    if _solve_rhs(a, b):
+        return as_array(np.linalg.solve(a, b[..., None])[..., 0])
+    return as_array(np.linalg.solve(a, b))
+
+
+def solve_ex(a, b, left=True, check_errors=False):
+    return solve(a, b, left), np.zeros(a.shape[:-2], np.int32)
+
+
+def cholesky(a, upper=False):
+    _square("cholesky", a)
+    try:
+        lower = np.linalg.cholesky(a)
+    except np.linalg.LinAlgError:
+        raise ValueError("linalg.cholesky: The factorization could not be completed because the "
+                         "input is not positive-definite.") from None
+    return as_array(np.swapaxes(lower, -1, -2).conj() if upper else lower)
+
+
+def cholesky_ex(a, upper=False, check_errors=False):
+    return cholesky(a, upper), np.zeros(a.shape[:-2], np.int32)
+
+
+def cholesky_inverse(l, upper=False):
+    full = np.swapaxes(l, -1, -2) @ l if upper else l @ np.swapaxes(l, -1, -2)
+    return as_array(np.linalg.inv(full))
+
+
+def cholesky_solve(b, l, upper=False):
+    full = np.swapaxes(l, -1, -2) @ l if upper else l @ np.swapaxes(l, -1, -2)
+    return as_array(np.linalg.solve(full, b))
+
+
+def qr(a, mode="reduced"):
+    if mode not in ("reduced", "complete", "r"):
+        raise ValueError(f"qr received unrecognized mode '{mode}' but expected one of "
+                         f"'reduced' (default), 'r', or 'complete'")
+    if mode == "r":
+        return np.zeros(0, a.dtype), as_array(np.linalg.qr(a, mode="r"))
+    q, r = np.linalg.qr(a, mode=mode)
+    return as_array(q), as_array(r)
+
+
+def svd(a, full_matrices=True, driver=None):
+    u, s, vh = np.linalg.svd(a, full_matrices=bool(full_matrices))
+    return as_array(u), as_array(s), as_array(vh)
+
+
+def svd_legacy(a, some=True, compute_uv=True):
+    """``torch.svd``: V rather than V^H, reduced when ``some``."""
+    u, s, vh = np.linalg.svd(a, full_matrices=not some)
+    if not compute_uv:
+        return np.zeros_like(u), s, np.zeros_like(np.swapaxes(vh, -1, -2))
+    return as_array(u), as_array(s), as_array(np.swapaxes(vh, -1, -2).conj())
+
+
+def svdvals(a, driver=None):
+    return as_array(_sv(a))
+
+
+def _complex_of(dt):
+    return np.dtype(np.complex64) if dt == np.float32 else np.dtype(np.complex128)
+
+
+def eig(a):
+    _square("eig", a)
+    w, v = np.linalg.eig(a)
+    c = _complex_of(a.dtype)
+    return as_array(w.astype(c)), as_array(v.astype(c))
+
+
+def eigvals(a):
+    _square("eigvals", a)
+    return as_array(np.linalg.eigvals(a).astype(_complex_of(a.dtype)))
+
+
+def eigh(a, uplo="L"):
+    _square("eigh", a)
+    w, v = np.linalg.eigh(a, UPLO=uplo)
+    return as_array(w), as_array(v)
+
+
+def eigvalsh(a, uplo="L"):
+    _square("eigvalsh", a)
+    return as_array(np.linalg.eigvalsh(a, UPLO=uplo))
+
+
+def pinv(a, atol=None, rtol=None, hermitian=False):
+    if hermitian:  # torch reads the lower triangle and inverts the eigenvalues
+        w, v = np.linalg.eigh(a)
+        wmax = np.abs(w).max(axis=-1, keepdims=True) if w.size else np.zeros(w.shape[:-1] + (1,))
+        if atol is None and rtol is None:
+            rtol = max(a.shape[-2:]) * np.finfo(a.dtype).eps
+        tol = np.maximum(0 if atol is None else atol, (0 if rtol is None else rtol) * wmax)
+        with ignoring():
+            winv = np.where(np.abs(w) > tol, 1 / w, 0).astype(w.dtype)
+        return as_array((v * winv[..., None, :]) @ np.swapaxes(v, -1, -2).conj())
+    u, s, vh = np.linalg.svd(a, full_matrices=False)
+    smax = s.max(axis=-1, keepdims=True) if s.size else np.zeros(s.shape[:-1] + (1,), s.dtype)
+    if atol is None and rtol is None:
+        rtol = max(a.shape[-2:]) * np.finfo(a.dtype).eps
+    tol = np.maximum(0 if atol is None else atol, (0 if rtol is None else rtol) * smax)
+    with ignoring():
+        sinv = np.where(s > tol, 1 / s, 0).astype(s.dtype)
+    return as_array(np.swapaxes(vh, -1, -2).conj() @ (sinv[..., :, None] *
+                                                       np.swapaxes(u, -1, -2).conj()))
+
+
+def pinv_rcond(a, rcond=1e-15, hermitian=False):
+    return pinv(a, 0.0, rcond, hermitian)
+
+
+def matrix_rank(a, atol=None, rtol=None, hermitian=False):
+    s = _sv(a)
+    smax = s.max(axis=-1, keepdims=True) if s.size else np.zeros(s.shape[:-1] + (1,), s.dtype)
+    if atol is None and rtol is None:
+        rtol = max(a.shape[-2:]) * np.finfo(a.dtype).eps
+    tol = np.maximum(0 if atol is None else atol, (0 if rtol is None else rtol) * smax)
+    return as_array(np.sum(s > tol, axis=-1).astype(np.int64))
+
+
+def _lu_factor(a):
+    """LU with partial pivoting (LAPACK ``getrf``'s choices): the packed factors and
+    the 1-based int32 pivots."""
+    lu = np.array(a, copy=True)
+    m, n = lu.shape[-2:]
+    k = min(m, n)
+    batch = lu.reshape(-1, m, n)
+    piv = np.zeros((batch.shape[0], k), np.int32)
+    for b in range(batch.shape[0]):
+        x = batch[b]
+        for j in range(k):
+            p = j + int(np.argmax(np.abs(x[j:, j])))
+            piv[b, j] = p + 1
+            if p != j:
+                x[[j, p]] = x[[p, j]]
+            if x[j, j] != 0:
+                x[j + 1:, j] /= x[j, j]
+                x[j + 1:, j + 1:] -= np.outer(x[j + 1:, j], x[j, j + 1:])
+    return batch.reshape(lu.shape), piv.reshape(lu.shape[:-2] + (k,))
+
+
+def lu_factor(a, pivot=True):
+    return _lu_factor(a)
+
+
+def lu_factor_ex(a, pivot=True, check_errors=False):
+    lu, piv = _lu_factor(a)
+    return lu, piv, np.zeros(a.shape[:-2], np.int32)
+
+
+def lu_unpack(lu, pivots, unpack_data=True, unpack_pivots=True):
+    m, n = lu.shape[-2:]
+    k = min(m, n)
+    l = np.tril(lu[..., :, :k], -1) + np.eye(m, k, dtype=lu.dtype)
+    u = np.triu(lu[..., :k, :])
+    batch_piv = pivots.reshape(-1, pivots.shape[-1])
+    perms = []
+    for row in batch_piv:
+        perm = list(range(m))
+        for i, p in enumerate(row):
+            perm[i], perm[p - 1] = perm[p - 1], perm[i]
+        perms.append(np.eye(m, dtype=lu.dtype)[perm].T)  # A = P @ L @ U
+    p = np.stack(perms).reshape(lu.shape[:-2] + (m, m))
+    return as_array(p), as_array(l), as_array(u)
+
+
+def lu(a, pivot=True):
+    f, piv = _lu_factor(a)
+    return lu_unpack(f, piv)
+
+
+def lu_solve(lu_, pivots, b, left=True, adjoint=False):
+    p, l, u = lu_unpack(lu_, pivots)
+    full = p @ l @ u
+    if adjoint:
+        full = np.swapaxes(full, -1, -2).conj()
+    if not left:
+        return as_array(np.swapaxes(np.linalg.solve(np.swapaxes(full, -1, -2),
+                                                    np.swapaxes(b, -1, -2)), -1, -2))
+    return as_array(np.linalg.solve(full, b))
+
+
+def lu_solve_legacy(b, lu_, pivots):
+    return lu_solve(lu_, pivots, b)
+
+
+def _triangular(a, upper, unitriangular):
+    t = np.triu(a) if upper else np.tril(a)
+    if unitriangular:
+        idx = np.arange(a.shape[-1])
+        t = t.copy()
+        t[..., idx, idx] = 1
+    return t
+
+
+def solve_triangular(a, b, upper: bool, left: bool = True, unitriangular: bool = False):
+    t = _triangular(a, upper, unitriangular)
+    if not left:
+        return as_array(np.swapaxes(np.linalg.solve(np.swapaxes(t, -1, -2),
+                                                    np.swapaxes(b, -1, -2)), -1, -2))
+    return as_array(np.linalg.solve(t, b))
+
+
+def triangular_solve(b, a, upper=True, transpose=False, unitriangular=False):
+    t = _triangular(a, upper, unitriangular)
+    if transpose:
+        t = np.swapaxes(t, -1, -2)
+    return as_array(np.linalg.solve(t, b)), as_array(a.copy())
+
+
+def _householder_q(a, tau):
+    """The full ``m x m`` ``Q = H_1 ... H_k``, ``H_i = I - tau_i v_i v_i^H``, from
+    LAPACK ``geqrf``'s packed reflectors (``v_i`` is 1 at ``i``, ``a[i+1:, i]`` below)."""
+    m, n = a.shape[-2:]
+    flat_a = a.reshape(-1, m, n)
+    flat_t = tau.reshape(-1, tau.shape[-1])
+    out = np.empty((flat_a.shape[0], m, m), a.dtype)
+    for b in range(flat_a.shape[0]):
+        q = np.eye(m, dtype=a.dtype)
+        for i in range(flat_t.shape[1]):
+            v = np.zeros(m, a.dtype)
+            v[i] = 1
+            v[i + 1:] = flat_a[b, i + 1:, i]
+            q = q @ (np.eye(m, dtype=a.dtype) - flat_t[b, i] * np.outer(v, v.conj()))
+        out[b] = q
+    return out.reshape(a.shape[:-2] + (m, m))
+
+
+def householder_product(a, tau):
+    """``linalg.householder_product`` (LAPACK ``orgqr``): Q's first ``n`` columns."""
+    return as_array(_householder_q(a, tau)[..., :, :a.shape[-1]])
+
+
+def geqrf(a):
+    """``torch.geqrf``: LAPACK's packed QR (R above the diagonal, the Householder
+    vectors below) and the reflectors' scales."""
+    h, tau = np.linalg.qr(a, mode="raw")
+    return as_array(np.swapaxes(h, -1, -2).astype(a.dtype)), as_array(tau.astype(a.dtype))
+
+
+def ormqr(a, tau, other, left: bool = True, transpose: bool = False):
+    """``torch.ormqr``: ``other`` multiplied by the Q of :func:`geqrf`'s output."""
+    q = _householder_q(a, tau)
+    if transpose:
+        q = np.swapaxes(q, -1, -2).conj()
+    return as_array(q @ other if left else other @ q)
+
+
+def lstsq(a, b, rcond=None, driver=None):
+    """``linalg.lstsq``: ``(solution, residuals, rank, singular_values)``; which of
+    the last three are computed depends on the LAPACK driver, as in torch (CPU
+    default ``gelsy``: the rank only; ``gels``: residuals, for tall full-rank
+    systems; ``gelsd``/``gelss``: all three)."""
+    driver = driver or "gelsy"
+    if driver not in ("gels", "gelsy", "gelsd", "gelss"):
+        raise ValueError(f"torch.linalg.lstsq: parameter `driver` should be one of (gels, gelsy, "
+                         f"gelsd, gelss)")
+    vector = b.ndim == a.ndim - 1
+    bb = b[..., None] if vector else b
+    m, n = a.shape[-2:]
+    batch = np.broadcast_shapes(a.shape[:-2], bb.shape[:-2])
+    fa = np.broadcast_to(a, batch + a.shape[-2:]).reshape((-1,) + a.shape[-2:])
+    fb = np.broadcast_to(bb, batch + bb.shape[-2:]).reshape((-1,) + bb.shape[-2:])
+    sols, ranks, svs, res = [], [], [], []
+    for x, y in zip(fa, fb):
+        sol, resid, rank, sv = np.linalg.lstsq(x.astype(np.float64), y.astype(np.float64),
+                                               rcond=rcond)
+        sols.append(sol)
+        ranks.append(rank)
+        svs.append(sv)
+        res.append(np.sum((x.astype(np.float64) @ sol - y) ** 2, axis=0))
+    solution = np.stack(sols).reshape(batch + (n, bb.shape[-1])).astype(a.dtype)
+    if vector:
+        solution = solution[..., 0]
+    full_rank = all(r == min(m, n) for r in ranks)
+    empty = np.zeros(0, a.dtype)
+    residuals = np.stack(res).reshape(batch + (bb.shape[-1],)).astype(a.dtype) \
+        if driver != "gelsy" and m > n and full_rank else empty
+    rank = np.array(ranks, np.int64).reshape(batch) if driver != "gels" else \
+        np.zeros(0, np.int64)
+    singular = np.stack(svs).reshape(batch + (min(m, n),)).astype(a.dtype) \
+        if driver in ("gelsd", "gelss") else empty
+    return as_array(solution), as_array(residuals), as_array(rank), as_array(singular)
+
+
+def vander(x, n=None):
+    x = x.reshape(1) if x.ndim == 0 else x
+    n = x.shape[-1] if n is None else n
+    dt = x.dtype if x.dtype.kind in "fc" else np.dtype(np.int64)
+    return as_array(np.stack([x.astype(dt) ** k for k in range(n)], axis=-1)).astype(dt)
+
+
+def matrix_exp(a):
+    """Scaling and squaring with a degree-13 Padé approximant, in double."""
+    x = a.astype(np.float64)
+    norm1 = np.max(np.sum(np.abs(x), axis=-2)) if x.size else 0.0
+    s = max(0, int(math.ceil(math.log2(norm1 / 5.37)))) if norm1 > 5.37 else 0
+    x = x / (2 ** s)
+    b = (64764752532480000., 32382376266240000., 7771770303897600., 1187353796428800.,
+         129060195264000., 10559470521600., 670442572800., 33522128640., 1323241920.,
+         40840800., 960960., 16380., 182., 1.)
+    ident = np.broadcast_to(np.eye(x.shape[-1]), x.shape)
+    x2 = x @ x
+    x4 = x2 @ x2
+    x6 = x4 @ x2
+    u = x @ (x6 @ (b[13] * x6 + b[11] * x4 + b[9] * x2) + b[7] * x6 + b[5] * x4 +
+             b[3] * x2 + b[1] * ident)
+    v = x6 @ (b[12] * x6 + b[10] * x4 + b[8] * x2) + b[6] * x6 + b[4] * x4 + b[2] * x2 + \
+        b[0] * ident
+    r = np.linalg.solve(v - u, v + u)
+    for _ in range(s):
+        r = r @ r
+    return as_array(r.astype(a.dtype))
+
+
+def tensorinv(a, ind=2):
+    return as_array(np.linalg.tensorinv(a, ind))
+
+
+def tensorsolve(a, b, dims=None):
+    return as_array(np.linalg.tensorsolve(a, b, None if dims is None else tuple(dims)))
+
+
+# -- registration ------------------------------------------------------------------------
+
+_T, _S = "Tensor", "Scalar"
+R.register("aten::matmul", matmul, types=[_T, _T])
+R.register("aten::mm", mm, types=[_T, _T])
+R.register("aten::bmm", bmm, types=[_T, _T])
+R.register("aten::mv", mv, types=[_T, _T])
+R.register("aten::dot", dot, types=[_T, _T])
+R.register("aten::vdot", lambda a, b: dot(np.conj(a), b), types=[_T, _T])
+R.register("aten::inner", lambda a, b: as_array(np.inner(a, b)), types=[_T, _T])
+for _name in ("outer", "ger"):
+    R.register(f"aten::{_name}", lambda a, b: np.outer(a, b), types=[_T, _T])
+for _name, _fn in [("addmm", addmm), ("addmv", addmv), ("baddbmm", baddbmm),
+                   ("addbmm", addbmm), ("addr", addr)]:
+    R.register(f"aten::{_name}", _fn, types=[_T, _T, _T, _S, _S])
+    R.register(f"aten::{_name}", _fn, types=[_T, _T, _T])
+    R.register(f"aten::{_name}_", (lambda f: lambda a, x, y, beta=1, alpha=1:
+                                   _assign(a, f(a, x, y, beta, alpha)))(_fn),
+               types=[_T, _T, _T, _S, _S])
+R.register("aten::einsum", einsum, types=["str", "Tensor[]", "int[]?"])
+R.register("aten::einsum", einsum, types=["str", "Tensor[]"])
+R.register("aten::tensordot", tensordot, types=[_T, _T, "int[]", "int[]"])
+R.register("aten::linalg_multi_dot", multi_dot, types=["Tensor[]"])
+R.register("aten::chain_matmul", multi_dot, types=["Tensor[]"])
+R.register("aten::cross", cross, types=[_T, _T, "int?"])
+R.register("aten::linalg_cross", cross, types=[_T, _T, "int"])
+R.register("aten::linalg_vecdot", vecdot, types=[_T, _T, "int"])
+R.register("aten::linalg_matrix_power", matrix_power, types=[_T, "int"])
+R.register("aten::matrix_power", matrix_power, types=[_T, "int"])
+for _o in (_S, "int", "float"):
+    R.register("aten::linalg_vector_norm", vector_norm, types=[_T, _o, "int[]?", "bool", "int?"])
+    R.register("aten::linalg_vector_norm", out_form(vector_norm),
+               types=[_T, _o, "int[]?", "bool", "int?", _T])
+for _o in ("str", _S):
+    R.register("aten::linalg_matrix_norm", matrix_norm, types=[_T, _o, "int[]", "bool", "int?"])
+    R.register("aten::linalg_matrix_norm", out_form(matrix_norm),
+               types=[_T, _o, "int[]", "bool", "int?", _T])
+for _o in ("Scalar?", "str"):
+    R.register("aten::linalg_norm", linalg_norm, types=[_T, _o, "int[]?", "bool", "int?"])
+R.register("aten::norm", norm, types=[_T, "Scalar?", "int[]", "bool"])
+R.register("aten::norm", norm, types=[_T, "Scalar?", "int[]", "bool", "int"])
+R.register("aten::norm", lambda a, p=2: norm(a, p), types=[_T, _S])
+R.register("aten::norm", lambda a, p, dtype: norm(a, p, None, False, dtype),
+           types=[_T, "Scalar?", "int"])
+R.register("aten::norm", out_form(norm), types=[_T, "Scalar?", "int[]", "bool", _T])
+R.register("aten::norm", out_form(norm), types=[_T, "Scalar?", "int[]", "bool", "int", _T])
+R.register("aten::frobenius_norm", frobenius_norm, types=[_T, "int[]", "bool"])
+R.register("aten::frobenius_norm", out_form(frobenius_norm), types=[_T, "int[]", "bool", _T])
+R.register("aten::nuclear_norm", out_form(lambda a, keepdim=False:
+                                          nuclear_norm(a, (-2, -1), keepdim)),
+           types=[_T, "bool", _T])
+R.register("aten::nuclear_norm", out_form(nuclear_norm), types=[_T, "int[]", "bool", _T])
+R.register("aten::tensordot", out_form(tensordot), types=[_T, _T, "int[]", "int[]", _T])
+R.register("aten::nuclear_norm", lambda a, keepdim=False: nuclear_norm(a, (-2, -1), keepdim),
+           types=[_T, "bool"])
+R.register("aten::nuclear_norm", nuclear_norm, types=[_T, "int[]", "bool"])
+R.register("aten::dist", dist, types=[_T, _T, _S])
+R.register("aten::renorm", renorm, types=[_T, _S, "int", _S])
+R.register("aten::linalg_cond", cond, types=[_T, "Scalar?"])
+R.register("aten::linalg_cond", cond, types=[_T, "str"])
+R.register("aten::linalg_det", det, types=[_T])
+R.register("aten::det", det, types=[_T])
+R.register("aten::linalg_slogdet", slogdet, types=[_T])
+R.register("aten::slogdet", slogdet, types=[_T])
+R.register("aten::logdet", logdet, types=[_T])
+R.register("aten::linalg_inv", inv, types=[_T])
+R.register("aten::inverse", inv, types=[_T])
+R.register("aten::linalg_inv_ex", inv_ex, types=[_T, "bool"])
+R.register("aten::linalg_solve", solve, types=[_T, _T, "bool"])
+R.register("aten::linalg_solve_ex", solve_ex, types=[_T, _T, "bool", "bool"])
+R.register("aten::linalg_cholesky", cholesky, types=[_T, "bool"])
+R.register("aten::cholesky", cholesky, types=[_T, "bool"])
+R.register("aten::linalg_cholesky_ex", cholesky_ex, types=[_T, "bool", "bool"])
+R.register("aten::cholesky_inverse", cholesky_inverse, types=[_T, "bool"])
+R.register("aten::cholesky_solve", cholesky_solve, types=[_T, _T, "bool"])
+R.register("aten::linalg_qr", qr, types=[_T, "str"])
+R.register("aten::qr", lambda a, some=True: qr(a, "reduced" if some else "complete"),
+           types=[_T, "bool"])
+R.register("aten::linalg_svd", svd, types=[_T, "bool", "str?"])
+R.register("aten::svd", svd_legacy, types=[_T, "bool", "bool"])
+R.register("aten::linalg_svdvals", svdvals, types=[_T, "str?"])
+R.register("aten::linalg_eig", eig, types=[_T])
+R.register("aten::linalg_eigvals", eigvals, types=[_T])
+R.register("aten::linalg_eigh", eigh, types=[_T, "str"])
+R.register("aten::linalg_eigvalsh", eigvalsh, types=[_T, "str"])
+R.register("aten::linalg_pinv", pinv, types=[_T, "float?", "float?", "bool"])
+R.register("aten::linalg_pinv", pinv, types=[_T, "Tensor?", "Tensor?", "bool"])
+R.register("aten::linalg_pinv", pinv_rcond, types=[_T, "float", "bool"])
+R.register("aten::pinverse", lambda a, rcond=1e-15: pinv_rcond(a, rcond), types=[_T, "float"])
+R.register("aten::linalg_matrix_rank", matrix_rank, types=[_T, "float?", "float?", "bool"])
+R.register("aten::linalg_matrix_rank", matrix_rank, types=[_T, "Tensor?", "Tensor?", "bool"])
+R.register("aten::linalg_lu_factor", lu_factor, types=[_T, "bool"])
+R.register("aten::linalg_lu_factor_ex", lu_factor_ex, types=[_T, "bool", "bool"])
+R.register("aten::linalg_lu", lu, types=[_T, "bool"])
+R.register("aten::lu_unpack", lu_unpack, types=[_T, _T, "bool", "bool"])
+R.register("aten::linalg_lu_solve", lu_solve, types=[_T, _T, _T, "bool", "bool"])
+R.register("aten::lu_solve", lu_solve_legacy, types=[_T, _T, _T])
+R.register("aten::_lu_with_info", lambda a, pivot=True, check=True: lu_factor_ex(a),
+           types=[_T, "bool", "bool"])
+R.register("aten::linalg_solve_triangular", solve_triangular,
+           types=[_T, _T, "bool", "bool", "bool"])
+R.register("aten::triangular_solve", triangular_solve, types=[_T, _T, "bool", "bool", "bool"])
+R.register("aten::linalg_householder_product", householder_product, types=[_T, _T])
+R.register("aten::geqrf", geqrf, types=[_T])
+R.register("aten::ormqr", ormqr, types=[_T, _T, _T, "bool", "bool"])
+R.register("aten::linalg_lstsq", lstsq, types=[_T, _T, "float?", "str?"])
+R.register("aten::orgqr", householder_product, types=[_T, _T])
+R.register("aten::linalg_vander", vander, types=[_T, "int?"])
+R.register("aten::linalg_matrix_exp", matrix_exp, types=[_T])
+R.register("aten::matrix_exp", matrix_exp, types=[_T])
+R.register("aten::linalg_tensorinv", tensorinv, types=[_T, "int"])
+R.register("aten::linalg_tensorsolve", tensorsolve, types=[_T, _T, "int[]?"])
+
+
+def _assign(a, value):
+    a[...] = value
+    return a
+
+
+#: The family's operator names, for ``pyjit info --ops``.
+FAMILY = sorted(["matmul", "mm", "bmm", "mv", "dot", "vdot", "inner", "outer", "addmm",
+                 "addmv", "baddbmm", "addbmm", "addr", "einsum", "tensordot",
+                 "linalg_multi_dot", "cross", "linalg_vecdot", "linalg_matrix_power",
+                 "linalg_vector_norm", "linalg_matrix_norm", "linalg_norm", "norm",
+                 "frobenius_norm", "nuclear_norm", "dist", "renorm", "linalg_cond",
+                 "linalg_det", "linalg_slogdet", "logdet", "linalg_inv", "linalg_solve",
+                 "linalg_cholesky", "cholesky_inverse", "cholesky_solve", "linalg_qr", "svd",
+                 "linalg_svd", "linalg_svdvals", "linalg_eig", "linalg_eigvals", "linalg_eigh",
+                 "linalg_eigvalsh", "linalg_pinv", "pinverse", "linalg_matrix_rank",
+                 "linalg_lu_factor", "linalg_lu", "lu_unpack", "linalg_lu_solve", "lu_solve",
+                 "linalg_solve_triangular", "triangular_solve", "linalg_householder_product",
+                 "geqrf", "ormqr", "linalg_lstsq",
+                 "linalg_vander", "linalg_matrix_exp", "linalg_tensorinv",
+                 "linalg_tensorsolve"])

@@ -1,0 +1,366 @@
+"""Convolutions and pooling on numpy: ``conv1d``/``conv2d``/``conv3d`` (groups,
+stride, padding, dilation), their transposes, max/avg/adaptive pooling, and
+``im2col``/``col2im``.
+
+One N-dimensional implementation serves 1, 2 and 3 spatial dimensions.  A
+convolution pads its input, takes every kernel-sized window as a strided view
+(``sliding_window_view``, dilation and stride as steps over it) and contracts
+windows with the weight per group.  Sums are accumulated in double and rounded
+once to the input's dtype, so a float32 result is within rounding of torch's.
+Inputs may be batched ``(N, C, *spatial)`` or not ``(C, *spatial)``, as torch
+accepts both.
+
+Pooling windows follow torch's output-size rule (``ceil_mode`` adds a last window
+only if it starts inside the input or its left padding), max pooling pads with
+-inf and returns flat spatial indices, average pooling divides as torch does
+(``count_include_pad``, ``divisor_override``), and adaptive pooling uses windows
+``[floor(i*L/out), ceil((i+1)*L/out))``.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import List, Sequence
+
+import numpy as np
+from numpy.lib.stride_tricks import sliding_window_view
+
+from ..registry import default_registry as R
+
+__all__ = ["conv", "conv_transpose", "max_pool", "avg_pool", "adaptive_avg_pool", "FAMILY"]
+
+
+def _tuple(v, n: int) -> List[int]:
+    v = list(v) if isinstance(v, (list, tuple)) else [v]
+    return v * n if len(v) == 1 else v
+
+
+def _batched(x: np.ndarray, nd: int, name: str):
+    if x.ndim == nd + 1:
+        return x[None], True
+    if x.ndim != nd + 2:
+        raise ValueError(f"Expected {nd + 1}D (unbatched) or {nd + 2}D (batched) input to "
+                         f"{name}, but got input of size: {list(x.shape)}")
+    return x, False
+
+
+def _windows(x: np.ndarray, kernel: Sequence[int], stride: Sequence[int],
+             dilation: Sequence[int]) -> np.ndarray:
+    """``(N, C, *out, *kernel)`` windows of a padded ``(N, C, *spatial)`` input."""
+    nd = len(kernel)
+    extent = [d * (k - 1) + 1 for k, d in zip(kernel, dilation)]
+    w = sliding_window_view(x, extent, axis=tuple(range(2, 2 + nd)))
+    index = (slice(None), slice(None)) + tuple(slice(None, None, s) for s in stride) + \
+        tuple(slice(None, None, d) for d in dilation)
+    return w[index]
+
+
+def _letters(nd: int):
+    return "xyz"[:nd], "klm"[:nd]
+
+
+def conv(x, weight, bias, stride, padding, dilation, groups: int, nd: int):
+    """``aten::conv{nd}d``; ``padding`` is a list or ``"same"``/``"valid"``."""
+    x, unbatched = _batched(x, nd, f"conv{nd}d")
+    stride, dilation = _tuple(stride, nd), _tuple(dilation, nd)
+    kernel = weight.shape[2:]
+    if x.shape[1] != weight.shape[1] * groups:
+        raise ValueError(f"Given groups={groups}, weight of size {list(weight.shape)}, expected "
+                         f"input{list(x.shape)} to have {weight.shape[1] * groups} channels, but "
+                         f"got {x.shape[1]} channels instead")
+    if isinstance(padding, str):
+        if padding == "valid":
+            pads = [(0, 0)] * nd
+        else:
+            total = [d * (k - 1) for k, d in zip(kernel, dilation)]
+            pads = [(t // 2, t - t // 2) for t in total]
+    else:
+        pads = [(p, p) for p in _tuple(padding, nd)]
+    xp = np.pad(x, [(0, 0), (0, 0)] + pads)
+    for i, k in enumerate(kernel):
+        if xp.shape[2 + i] < dilation[i] * (k - 1) + 1:
+            raise ValueError(f"Calculated padded input size per channel: "
+                             f"({' x '.join(map(str, xp.shape[2:]))}). Kernel size: "
+                             f"({' x '.join(map(str, kernel))}). Kernel size can't be greater "
+                             f"than actual input size")
+    win = _windows(xp, kernel, stride, dilation)
+    n, c = x.shape[:2]
+    out_sp = win.shape[2:2 + nd]
+    g = groups
+    win = win.reshape((n, g, c // g) + out_sp + tuple(kernel))
+    w = weight.reshape((g, weight.shape[0] // g) + weight.shape[1:])
+    sp, ks = _letters(nd)
+    out = np.einsum(f"ngc{sp}{ks},goc{ks}->ngo{sp}", win.astype(np.float64),
+                    w.astype(np.float64), optimize=True)
+    out = out.reshape((n, weight.shape[0]) + out_sp)
+    if bias is not None:
+        out = out + bias.reshape((1, -1) + (1,) * nd)
+    out = out.astype(np.result_type(x.dtype, weight.dtype))
+    return out[0] if unbatched else out
+
+
+def conv_transpose(x, weight, bias, stride, padding, output_padding, groups: int, dilation,
+                   nd: int):
+    """``aten::conv_transpose{nd}d``: the gradient of a convolution, computed by
+    scattering each input position's contribution into the output."""
+    x, unbatched = _batched(x, nd, f"conv_transpose{nd}d")
+    stride, padding = _tuple(stride, nd), _tuple(padding, nd)
+    output_padding, dilation = _tuple(output_padding, nd), _tuple(dilation, nd)
+    n, c = x.shape[:2]
+    g = groups
+    kernel = weight.shape[2:]
+    oc = weight.shape[1] * g
+    in_sp = x.shape[2:]
+    full = [(i - 1) * s + d * (k - 1) + 1 + op
+            for i, s, d, k, op in zip(in_sp, stride, dilation, kernel, output_padding)]
+    out = np.zeros((n, oc) + tuple(full), np.float64)
+    xg = x.reshape((n, g, c // g) + in_sp).astype(np.float64)
+    wg = weight.reshape((g, c // g, weight.shape[1]) + kernel).astype(np.float64)
+    sp, _ = _letters(nd)
+    for offs in np.ndindex(*kernel):
+        contrib = np.einsum(f"ngc{sp},gco->ngo{sp}", xg, wg[(slice(None),) * 3 + offs])
+        contrib = contrib.reshape((n, oc) + in_sp)
+        index = (slice(None), slice(None)) + tuple(
+            slice(o * d, o * d + (i - 1) * s + 1, s)
+            for o, d, i, s in zip(offs, dilation, in_sp, stride))
+        out[index] += contrib
+    crop = (slice(None), slice(None)) + tuple(
+        slice(p, f - p) for p, f in zip(padding, full))
+    out = out[crop]
+    if bias is not None:
+        out = out + bias.reshape((1, -1) + (1,) * nd)
+    out = out.astype(x.dtype)
+    return out[0] if unbatched else out
+
+
+# -- pooling ------------------------------------------------------------------------------
+
+def _pool_size(length: int, k: int, s: int, p: int, d: int, ceil_mode: bool) -> int:
+    num = length + 2 * p - d * (k - 1) - 1
+    out = (-(-num // s) if ceil_mode else num // s) + 1
+    if ceil_mode and (out - 1) * s >= length + p:
+        out -= 1
+    return out
+
+
+def _pool_args(kernel, stride, padding, dilation, nd):
+    kernel = _tuple(kernel, nd)
+    stride = _tuple(stride, nd) if stride else kernel
+    return kernel, stride, _tuple(padding, nd), _tuple(dilation, nd)
+
+
+def _pad_for_windows(x, kernel, stride, padding, dilation, ceil_mode, fill):
+    nd = len(kernel)
+    outs = [_pool_size(x.shape[2 + i], kernel[i], stride[i], padding[i], dilation[i], ceil_mode)
+            for i in range(nd)]
+    pads = []
+    for i in range(nd):
+        need = (outs[i] - 1) * stride[i] + dilation[i] * (kernel[i] - 1) + 1
+        right = max(need - x.shape[2 + i] - padding[i], 0)
+        pads.append((padding[i], right))
+    xp = np.pad(x, [(0, 0), (0, 0)] + pads, constant_values=fill)
+    return xp, outs
+
+
+def max_pool(x, kernel, stride, padding, dilation, ceil_mode, nd: int,
+             with_indices: bool = False):
+    x, unbatched = _batched(x, nd, f"max_pool{nd}d")
+    kernel, stride, padding, dilation = _pool_args(kernel, stride, padding, dilation, nd)
+    for k, p in zip(kernel, padding):
+        if p > k // 2:
+            raise ValueError(f"pad should be at most half of effective kernel size, but got "
+                             f"pad={p}, kernel_size={k} and dilation={dilation[0]}")
+    fill = -np.inf if x.dtype.kind == "f" else np.iinfo(x.dtype).min
+    xp, outs = _pad_for_windows(x, kernel, stride, padding, dilation, ceil_mode, fill)
+    win = _windows(xp, kernel, stride, dilation)
+    win = win[(slice(None), slice(None)) + tuple(slice(0, o) for o in outs)]
+    flat = win.reshape(win.shape[:2 + nd] + (-1,))
+    if x.dtype.kind == "f":
+        # a NaN wins, as in torch: make it the argmax
+        keyed = np.where(np.isnan(flat), np.inf, flat)
+        arg = np.argmax(keyed, axis=-1)
+    else:
+        arg = np.argmax(flat, axis=-1)
+    values = np.take_along_axis(flat, arg[..., None], axis=-1)[..., 0]
+    values = values.astype(x.dtype)
+    if not with_indices:
+        return values[0] if unbatched else values
+    # flat index of the chosen element in the unpadded input's spatial dims
+    offs = np.unravel_index(arg, kernel)
+    grids = np.meshgrid(*[np.arange(o) for o in outs], indexing="ij")
+    coords = [g * s - p + o * d for g, s, p, o, d in zip(grids, stride, padding, offs, dilation)]
+    idx = np.zeros(arg.shape, np.int64)
+    for i, c in enumerate(coords):
+        idx = idx * x.shape[2 + i] + c
+    if unbatched:
+        return values[0], idx[0]
+    return values, idx
+
+
+def avg_pool(x, kernel, stride, padding, ceil_mode, count_include_pad, divisor_override,
+             nd: int):
+    x, unbatched = _batched(x, nd, f"avg_pool{nd}d")
+    kernel, stride, padding, _ = _pool_args(kernel, stride, padding, 1, nd)
+    for k, p in zip(kernel, padding):
+        if p > k // 2:
+            raise ValueError(f"pad should be at most half of kernel size, but got pad={p} and "
+                             f"kernel_size={k}")
+    outs = [_pool_size(x.shape[2 + i], kernel[i], stride[i], padding[i], 1, ceil_mode)
+            for i in range(nd)]
+    out = np.zeros(x.shape[:2] + tuple(outs), np.float64)
+    xd = x.astype(np.float64)
+    for pos in np.ndindex(*outs):
+        starts = [o * s - p for o, s, p in zip(pos, stride, padding)]
+        ends = [min(st + k, x.shape[2 + i] + padding[i])
+                for i, (st, k) in enumerate(zip(starts, kernel))]
+        pool_size = math.prod(e - s for s, e in zip(starts, ends))
+        cs = [max(s, 0) for s in starts]
+        ce = [min(e, x.shape[2 + i]) for i, e in enumerate(ends)]
+        region = xd[(slice(None), slice(None)) + tuple(slice(a, b) for a, b in zip(cs, ce))]
+        total = region.sum(axis=tuple(range(2, 2 + nd)))
+        if divisor_override:
+            divide = divisor_override
+        elif count_include_pad:
+            divide = pool_size
+        else:
+            divide = math.prod(b - a for a, b in zip(cs, ce))
+        out[(slice(None), slice(None)) + pos] = total / divide
+    out = out.astype(x.dtype)
+    return out[0] if unbatched else out
+
+
+def _adaptive_bounds(length: int, out: int):
+    return [(math.floor(i * length / out), math.ceil((i + 1) * length / out)) for i in range(out)]
+
+
+def adaptive_avg_pool(x, output_size, nd: int):
+    x, unbatched = _batched(x, nd, f"adaptive_avg_pool{nd}d")
+    sizes = [x.shape[2 + i] if o is None else o for i, o in enumerate(_tuple(output_size, nd))]
+    bounds = [_adaptive_bounds(x.shape[2 + i], sizes[i]) for i in range(nd)]
+    out = np.zeros(x.shape[:2] + tuple(sizes), x.dtype)
+    for pos in np.ndindex(*sizes):
+        region = x[(slice(None), slice(None)) + tuple(slice(*bounds[i][p])
+                                                      for i, p in enumerate(pos))]
+        out[(slice(None), slice(None)) + pos] = region.mean(axis=tuple(range(2, 2 + nd)),
+                                                            dtype=np.float64)
+    return out[0] if unbatched else out
+
+
+def adaptive_max_pool(x, output_size, nd: int):
+    x, unbatched = _batched(x, nd, f"adaptive_max_pool{nd}d")
+    sizes = [x.shape[2 + i] if o is None else o for i, o in enumerate(_tuple(output_size, nd))]
+    bounds = [_adaptive_bounds(x.shape[2 + i], sizes[i]) for i in range(nd)]
+    values = np.zeros(x.shape[:2] + tuple(sizes), x.dtype)
+    idx = np.zeros(x.shape[:2] + tuple(sizes), np.int64)
+    for pos in np.ndindex(*sizes):
+        sl = tuple(slice(*bounds[i][p]) for i, p in enumerate(pos))
+        region = x[(slice(None), slice(None)) + sl]
+        flat = region.reshape(region.shape[:2] + (-1,))
+        keyed = np.where(np.isnan(flat), np.inf, flat) if x.dtype.kind == "f" else flat
+        arg = np.argmax(keyed, axis=-1)
+        values[(slice(None), slice(None)) + pos] = np.take_along_axis(flat, arg[..., None],
+                                                                      -1)[..., 0]
+        local = np.unravel_index(arg, region.shape[2:])
+        flat_idx = np.zeros(arg.shape, np.int64)
+        for i, c in enumerate(local):
+            flat_idx = flat_idx * x.shape[2 + i] + (c + sl[i].start)
+        idx[(slice(None), slice(None)) + pos] = flat_idx
+    if unbatched:
+        return values[0], idx[0]
+    return values, idx
+
+
+def im2col(x, kernel, dilation, padding, stride):
+    """``F.unfold``: ``(N, C*kh*kw, L)`` columns of 2-D windows."""
+    batched = x.ndim == 4
+    xb = x if batched else x[None]
+    kernel, dilation = _tuple(kernel, 2), _tuple(dilation, 2)
+    padding, stride = _tuple(padding, 2), _tuple(stride, 2)
+    xp = np.pad(xb, [(0, 0), (0, 0)] + [(p, p) for p in padding])
+    win = _windows(xp, kernel, stride, dilation)
+    n, c, oh, ow, kh, kw = win.shape
+    cols = win.transpose(0, 1, 4, 5, 2, 3).reshape(n, c * kh * kw, oh * ow)
+    return cols if batched else cols[0]
+
+
+def col2im(cols, output_size, kernel, dilation, padding, stride):
+    """``F.fold``: the sum of columns back into an image."""
+    batched = cols.ndim == 3
+    cb = cols if batched else cols[None]
+    kernel, dilation = _tuple(kernel, 2), _tuple(dilation, 2)
+    padding, stride = _tuple(padding, 2), _tuple(stride, 2)
+    h, w = output_size
+    n = cb.shape[0]
+    c = cb.shape[1] // (kernel[0] * kernel[1])
+    oh = (h + 2 * padding[0] - dilation[0] * (kernel[0] - 1) - 1) // stride[0] + 1
+    ow = (w + 2 * padding[1] - dilation[1] * (kernel[1] - 1) - 1) // stride[1] + 1
+    out = np.zeros((n, c, h + 2 * padding[0], w + 2 * padding[1]), cb.dtype)
+    blocks = cb.reshape(n, c, kernel[0], kernel[1], oh, ow)
+    for i in range(kernel[0]):
+        for j in range(kernel[1]):
+            out[:, :, i * dilation[0]:i * dilation[0] + stride[0] * (oh - 1) + 1:stride[0],
+                j * dilation[1]:j * dilation[1] + stride[1] * (ow - 1) + 1:stride[1]] += \
+                blocks[:, :, i, j]
+    out = out[:, :, padding[0]:padding[0] + h, padding[1]:padding[1] + w]
+    return out if batched else out[0]
+
+
+def max_unpool(x, indices, output_size, nd: int):
+    batched = x.ndim == nd + 2
+    xb, ib = (x, indices) if batched else (x[None], indices[None])
+    n, c = xb.shape[:2]
+    size = int(np.prod(output_size))
+    out = np.zeros((n, c, size), x.dtype)
+    flat_idx = ib.reshape(n, c, -1)
+    if flat_idx.size and (flat_idx.max() >= size or flat_idx.min() < 0):
+        raise IndexError(f"Found an invalid max index: {int(flat_idx.max())} (output volumes "
+                         f"are of size {'x'.join(map(str, output_size))}")
+    np.put_along_axis(out, flat_idx, xb.reshape(n, c, -1), axis=-1)
+    out = out.reshape((n, c) + tuple(output_size))
+    return out if batched else out[0]
+
+
+# -- registration ------------------------------------------------------------------------
+
+_T, _L = "Tensor", "int[]"
+for _nd in (1, 2, 3):
+    _c = (lambda n: lambda x, w, b=None, s=1, p=0, d=1, g=1: conv(x, w, b, s, p, d, g, n))(_nd)
+    R.register(f"aten::conv{_nd}d", _c, types=[_T, _T, "Tensor?", _L, _L, _L, "int"])
+    R.register(f"aten::conv{_nd}d", _c, types=[_T, _T, "Tensor?", _L, "str", _L, "int"])
+    R.register(f"aten::conv_transpose{_nd}d",
+               (lambda n: lambda x, w, b=None, s=1, p=0, op=0, g=1, d=1:
+                conv_transpose(x, w, b, s, p, op, g, d, n))(_nd),
+               types=[_T, _T, "Tensor?", _L, _L, _L, "int", _L])
+    _mp = (lambda n: lambda x, k, s, p, d, c: max_pool(x, k, s, p, d, c, n))(_nd)
+    R.register(f"aten::max_pool{_nd}d", _mp, types=[_T, _L, _L, _L, _L, "bool"])
+    R.register(f"aten::max_pool{_nd}d_with_indices",
+               (lambda n: lambda x, k, s, p, d, c: max_pool(x, k, s, p, d, c, n, True))(_nd),
+               types=[_T, _L, _L, _L, _L, "bool"])
+    R.register(f"aten::adaptive_avg_pool{_nd}d",
+               (lambda n: lambda x, size: adaptive_avg_pool(x, size, n))(_nd), types=[_T, _L])
+    R.register(f"aten::adaptive_max_pool{_nd}d",
+               (lambda n: lambda x, size: adaptive_max_pool(x, size, n))(_nd), types=[_T, _L])
+R.register("aten::avg_pool1d", lambda x, k, s, p, c, inc: avg_pool(x, k, s, p, c, inc, None, 1),
+           types=[_T, _L, _L, _L, "bool", "bool"])
+for _nd in (2, 3):
+    R.register(f"aten::avg_pool{_nd}d",
+               (lambda n: lambda x, k, s, p, c, inc, div=None: avg_pool(x, k, s, p, c, inc, div,
+                                                                       n))(_nd),
+               types=[_T, _L, _L, _L, "bool", "bool", "int?"])
+R.register("aten::_adaptive_avg_pool2d", lambda x, size: adaptive_avg_pool(x, size, 2),
+           types=[_T, _L])
+R.register("aten::im2col", im2col, types=[_T, _L, _L, _L, _L])
+R.register("aten::col2im", col2im, types=[_T, _L, _L, _L, _L, _L])
+R.register("aten::max_unpool2d", lambda x, i, size: max_unpool(x, i, size, 2),
+           types=[_T, _T, _L])
+R.register("aten::max_unpool3d", lambda x, i, size, stride, pad: max_unpool(x, i, size, 3),
+           types=[_T, _T, _L, _L, _L])
+
+#: The family's operator names, for ``pyjit info --ops``.
+FAMILY = sorted([f"conv{n}d" for n in (1, 2, 3)] + [f"conv_transpose{n}d" for n in (1, 2, 3)] +
+                [f"max_pool{n}d" for n in (1, 2, 3)] +
+                [f"max_pool{n}d_with_indices" for n in (1, 2, 3)] +
+                [f"avg_pool{n}d" for n in (1, 2, 3)] +
+                [f"adaptive_avg_pool{n}d" for n in (1, 2, 3)] +
+                [f"adaptive_max_pool{n}d" for n in (1, 2, 3)] +
+                ["im2col", "col2im", "max_unpool2d", "max_unpool3d"])

@@ -1,0 +1,170 @@
+"""Normalization layers: batch, instance, layer, group and RMS normalization.
+
+Statistics are computed in double and the result rounded once to the input's
+dtype.  Variances are biased (divided by n), as torch's normalizations use them.
+``batch_norm`` with ``training=False`` and running statistics is inference;
+with ``training=True`` it normalizes by the batch statistics and, like torch,
+updates the running statistics in place (``momentum``, the running variance
+unbiased).  The ``native_*`` forms also return the saved mean and inverse
+standard deviation torch returns.
+"""
+
+from __future__ import annotations
+
+from typing import Optional, Sequence
+
+import numpy as np
+
+from ..registry import default_registry as R
+from .dims import as_array
+
+__all__ = ["batch_norm", "layer_norm", "group_norm", "FAMILY"]
+
+
+def _channel_shape(x: np.ndarray) -> tuple:
+    return (1, -1) + (1,) * (x.ndim - 2)
+
+
+def _affine(y: np.ndarray, x: np.ndarray, weight, bias, shape) -> np.ndarray:
+    if weight is not None:
+        y = y * weight.reshape(shape)
+    if bias is not None:
+        y = y + bias.reshape(shape)
+    return as_array(y.astype(x.dtype))
+
+
+def _batch_stats(x, running_mean, running_var, training, momentum, eps):
+    axes = (0,) + tuple(range(2, x.ndim))
+    xd = x.astype(np.float64)
+    if training or running_mean is None:
+        n = x.size // x.shape[1]
+        if n <= 1 and training:
+            raise ValueError(f"Expected more than 1 value per channel when training, got input "
+                             f"size {list(x.shape)}")
+        mean = xd.mean(axis=axes)
+        var = xd.var(axis=axes)
+        if training and running_mean is not None:
+            running_mean[...] = (1 - momentum) * running_mean + momentum * mean
+        if training and running_var is not None:
+            running_var[...] = (1 - momentum) * running_var + momentum * var * n / max(n - 1, 1)
+        return mean, var, True
+    return running_mean.astype(np.float64), running_var.astype(np.float64), False
+
+
+def batch_norm(x, weight, bias, running_mean, running_var, training, momentum, eps,
+               cudnn_enabled=True):
+    if x.ndim < 2:
+        raise ValueError(f"batch_norm: expected at least 2D input (got {x.ndim}D input)")
+    mean, var, _ = _batch_stats(x, running_mean, running_var, training, momentum, eps)
+    shape = _channel_shape(x)
+    y = (x.astype(np.float64) - mean.reshape(shape)) / np.sqrt(var.reshape(shape) + eps)
+    return _affine(y, x, weight, bias, shape)
+
+
+def native_batch_norm(x, weight, bias, running_mean, running_var, training, momentum, eps):
+    mean, var, batch = _batch_stats(x, running_mean, running_var, training, momentum, eps)
+    out = batch_norm(x, weight, bias, None if batch else running_mean,
+                     None if batch else running_var, False, momentum, eps)
+    if training:
+        return out, as_array(mean.astype(x.dtype)), as_array((1 / np.sqrt(var + eps)).astype(
+            x.dtype))
+    return out, np.zeros(0, x.dtype), np.zeros(0, x.dtype)
+
+
+def instance_norm(x, weight, bias, running_mean, running_var, use_input_stats, momentum, eps,
+                  cudnn_enabled=True):
+    axes = tuple(range(2, x.ndim))
+    xd = x.astype(np.float64)
+    if use_input_stats or running_mean is None:
+        mean = xd.mean(axis=axes, keepdims=True)
+        var = xd.var(axis=axes, keepdims=True)
+    else:
+        mean = running_mean.astype(np.float64).reshape(_channel_shape(x))
+        var = running_var.astype(np.float64).reshape(_channel_shape(x))
+    y = (xd - mean) / np.sqrt(var + eps)
+    return _affine(y, x, weight, bias, _channel_shape(x))
+
+
+def _layer_axes(x, normalized_shape: Sequence[int], name="layer_norm"):
+    n = len(normalized_shape)
+    if tuple(x.shape[x.ndim - n:]) != tuple(normalized_shape) or n > x.ndim:
+        raise ValueError(f"Given normalized_shape={list(normalized_shape)}, expected input with "
+                         f"shape [*, {', '.join(map(str, normalized_shape))}], but got input of "
+                         f"size{list(x.shape)}")
+    return tuple(range(x.ndim - n, x.ndim))
+
+
+def layer_norm(x, normalized_shape, weight=None, bias=None, eps=1e-5, cudnn_enable=True):
+    return native_layer_norm(x, normalized_shape, weight, bias, eps)[0]
+
+
+def native_layer_norm(x, normalized_shape, weight, bias, eps):
+    axes = _layer_axes(x, normalized_shape)
+    xd = x.astype(np.float64)
+    mean = xd.mean(axis=axes, keepdims=True)
+    var = xd.var(axis=axes, keepdims=True)
+    rstd = 1 / np.sqrt(var + eps)
+    y = (xd - mean) * rstd
+    shape = tuple(normalized_shape)
+    if weight is not None:
+        y = y * weight.reshape(shape)
+    if bias is not None:
+        y = y + bias.reshape(shape)
+    return (as_array(y.astype(x.dtype)), as_array(mean.astype(x.dtype)),
+            as_array(rstd.astype(x.dtype)))
+
+
+def native_group_norm(x, weight, bias, n: int, c: int, hw: int, groups: int, eps: float):
+    if c % groups:
+        raise ValueError(f"Expected number of channels in input to be divisible by num_groups, "
+                         f"but got input of shape {list(x.shape)} and num_groups={groups}")
+    xd = x.astype(np.float64).reshape(n, groups, -1)
+    mean = xd.mean(axis=-1, keepdims=True)
+    var = xd.var(axis=-1, keepdims=True)
+    rstd = 1 / np.sqrt(var + eps)
+    y = ((xd - mean) * rstd).reshape(x.shape)
+    out = _affine(y, x, weight, bias, _channel_shape(x))
+    return (out, as_array(mean.reshape(n, groups).astype(x.dtype)),
+            as_array(rstd.reshape(n, groups).astype(x.dtype)))
+
+
+def group_norm(x, groups: int, weight=None, bias=None, eps=1e-5, cudnn_enabled=True):
+    n, c = x.shape[:2]
+    return native_group_norm(x, weight, bias, n, c, int(np.prod(x.shape[2:])), groups, eps)[0]
+
+
+def rms_norm(x, normalized_shape, weight=None, eps: Optional[float] = None):
+    axes = _layer_axes(x, normalized_shape, "rms_norm")
+    if eps is None:
+        eps = float(np.finfo(x.dtype).eps)
+    xd = x.astype(np.float64)
+    y = xd / np.sqrt(np.mean(xd * xd, axis=axes, keepdims=True) + eps)
+    if weight is not None:
+        y = y * weight
+    return as_array(y.astype(x.dtype))
+
+
+_T, _O = "Tensor", "Tensor?"
+R.register("aten::batch_norm", batch_norm,
+           types=[_T, _O, _O, _O, _O, "bool", "float", "float", "bool"])
+R.register("aten::native_batch_norm", native_batch_norm,
+           types=[_T, _O, _O, _O, _O, "bool", "float", "float"])
+R.register("aten::_native_batch_norm_legit", native_batch_norm,
+           types=[_T, _O, _O, _T, _T, "bool", "float", "float"])
+R.register("aten::_native_batch_norm_legit",
+           lambda x, w, b, training, momentum, eps: native_batch_norm(x, w, b, None, None,
+                                                                      True, momentum, eps),
+           types=[_T, _O, _O, "bool", "float", "float"])
+R.register("aten::instance_norm", instance_norm,
+           types=[_T, _O, _O, _O, _O, "bool", "float", "float", "bool"])
+R.register("aten::layer_norm", layer_norm, types=[_T, "int[]", _O, _O, "float", "bool"])
+R.register("aten::native_layer_norm", native_layer_norm, types=[_T, "int[]", _O, _O, "float"])
+R.register("aten::group_norm", group_norm, types=[_T, "int", _O, _O, "float", "bool"])
+R.register("aten::native_group_norm", native_group_norm,
+           types=[_T, _O, _O, "int", "int", "int", "int", "float"])
+R.register("aten::rms_norm", rms_norm, types=[_T, "int[]", _O, "float?"])
+
+#: The family's operator names, for ``pyjit info --ops``.
+FAMILY = sorted(["batch_norm", "native_batch_norm", "_native_batch_norm_legit", "instance_norm",
+                 "layer_norm", "native_layer_norm", "group_norm", "native_group_norm",
+                 "rms_norm"])

@@ -1,0 +1,349 @@
+"""Padding and resampling: ``F.pad`` (constant, reflect, replicate, circular),
+``F.interpolate`` (nearest, nearest-exact, linear, bilinear, bicubic, trilinear,
+and antialiased bilinear, bicubic and lanczos) and ``F.grid_sample``.
+
+``F.pad``'s list names the last dimension first, ``(left, right, top, bottom,
+...)``; a negative amount crops (constant mode).  Interpolation computes each
+output position's source coordinate as torch's kernels do
+(``area_pixel_compute_source_index``): with ``align_corners`` the corners map to
+corners, ``src = dst * (in - 1) / (out - 1)``; without it pixel centres map to
+centres, ``src = (dst + 0.5) * scale - 0.5`` clamped at 0 for linear modes, where
+``scale`` is ``1 / scale_factor`` when the caller gave one and ``in / out``
+otherwise.  Nearest takes ``floor(dst * scale)``, nearest-exact ``floor((dst +
+0.5) * scale)``; bicubic uses torch's cubic convolution (A = -0.75) with clamped
+neighbours.  Weights are computed in the input's float dtype, like torch's.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Optional, Sequence
+
+import numpy as np
+
+from ..registry import default_registry as R
+from .dims import as_array
+
+__all__ = ["pad", "upsample", "grid_sampler", "FAMILY"]
+
+
+# -- pad --------------------------------------------------------------------------------
+
+def _pad_pairs(x: np.ndarray, pads: Sequence[int]):
+    if len(pads) % 2:
+        raise ValueError("Padding length must be divisible by 2")
+    if len(pads) // 2 > x.ndim:
+        raise ValueError("Padding length should be less than or equal to two times the input "
+                         "dimension but got padding length {} and input of dimension {}"
+                         .format(len(pads), x.ndim))
+    pairs = [(0, 0)] * x.ndim
+    for i in range(len(pads) // 2):
+        pairs[x.ndim - 1 - i] = (pads[2 * i], pads[2 * i + 1])
+    return pairs
+
+
+def constant_pad(x, pads, value=0.0):
+    pairs = _pad_pairs(x, pads)
+    grow = [(max(a, 0), max(b, 0)) for a, b in pairs]
+    out = np.pad(x, grow, constant_values=x.dtype.type(value) if value is not None else 0)
+    crop = tuple(slice(-a if a < 0 else 0, out.shape[i] + b if b < 0 else None)
+                 for i, (a, b) in enumerate(pairs))
+    return out[crop]
+
+
+_NP_MODES = {"reflect": "reflect", "replicate": "edge", "circular": "wrap"}
+
+
+def pad(x, pads, mode: str = "constant", value: Optional[float] = None):
+    if mode == "constant":
+        return constant_pad(x, pads, 0.0 if value is None else value)
+    if mode not in _NP_MODES:
+        raise ValueError(f"Unrecognised padding mode {mode}")
+    if value is not None and value != 0:
+        raise ValueError(f"Padding mode \"{mode}\" doesn't take in value argument")
+    pairs = _pad_pairs(x, pads)
+    n_spatial = len(pads) // 2
+    if x.ndim < n_spatial + 1:
+        raise ValueError(f"Only 2D, 3D, 4D, 5D padding with non-constant padding are supported "
+                         f"for now")
+    if mode == "reflect":
+        for i, (a, b) in enumerate(pairs):
+            if a >= x.shape[i] and a or b >= x.shape[i] and b:
+                raise ValueError(f"Argument #4: Padding size should be less than the "
+                                 f"corresponding input dimension, but got: padding ({a}, {b}) "
+                                 f"at dimension {i} of input {list(x.shape)}")
+    grow = [(max(a, 0), max(b, 0)) for a, b in pairs]
+    out = np.pad(x, grow, mode=_NP_MODES[mode])
+    crop = tuple(slice(-a if a < 0 else 0, out.shape[i] + b if b < 0 else None)
+                 for i, (a, b) in enumerate(pairs))
+    return out[crop]
+
+
+# -- interpolate ----------------------------------------------------------------------------
+
+def _output_sizes(x, nd, output_size, scales):
+    in_sizes = x.shape[-nd:]
+    if output_size is not None:
+        return list(output_size), [None] * nd
+    if scales is None:
+        raise ValueError("Must specify exactly one of output_size and scale_factors")
+    scales = list(scales) * (nd if len(scales) == 1 else 1)
+    return [int(math.floor(n * s)) for n, s in zip(in_sizes, scales)], scales
+
+
+def _scale(in_size: int, out_size: int, align_corners: bool, scale: Optional[float]) -> float:
+    """torch's ``area_pixel_compute_scale``."""
+    if align_corners:
+        return (in_size - 1) / (out_size - 1) if out_size > 1 else 0.0
+    if scale is not None and scale > 0:
+        return 1.0 / scale
+    return in_size / out_size
+
+
+def _nearest_index(in_size, out_size, scale, exact):
+    s = in_size / out_size if scale is None or scale <= 0 else 1.0 / scale
+    dst = np.arange(out_size, dtype=np.float32)
+    src = np.floor((dst + 0.5) * np.float32(s)) if exact else np.floor(dst * np.float32(s))
+    return np.minimum(src.astype(np.int64), in_size - 1)
+
+
+def _linear_weights(in_size, out_size, align_corners, scale, dtype):
+    s = dtype.type(_scale(in_size, out_size, align_corners, scale))
+    dst = np.arange(out_size).astype(dtype)
+    if align_corners:
+        src = dst * s
+    else:
+        src = np.maximum((dst + dtype.type(0.5)) * s - dtype.type(0.5), dtype.type(0))
+    i0 = np.minimum(np.floor(src).astype(np.int64), in_size - 1)
+    i1 = np.minimum(i0 + 1, in_size - 1)
+    lam = (src - i0.astype(dtype)).astype(dtype)
+    return i0, i1, lam
+
+
+def _cubic_weights(t, a=-0.75):
+    def near(x):  # |x| <= 1
+        return ((a + 2) * x - (a + 3)) * x * x + 1
+
+    def far(x):  # 1 < |x| < 2
+        return ((a * x - 5 * a) * x + 8 * a) * x - 4 * a
+    return [far(t + 1), near(t), near(1 - t), far(2 - t)]
+
+
+def upsample(x, output_size, scales, mode: str, align_corners: bool = False):
+    """``aten::upsample_*``: resample the last 1-3 dimensions of ``x``."""
+    nd = {"nearest1d": 1, "nearest2d": 2, "nearest3d": 3, "nearest_exact1d": 1,
+          "nearest_exact2d": 2, "nearest_exact3d": 3, "linear1d": 1, "bilinear2d": 2,
+          "trilinear3d": 3, "bicubic2d": 2}[mode]
+    sizes, per_dim = _output_sizes(x, nd, output_size, scales)
+    out = x
+    for k in range(nd):
+        axis = x.ndim - nd + k
+        n_in, n_out, sc = x.shape[axis], sizes[k], per_dim[k]
+        if mode.startswith("nearest"):
+            idx = _nearest_index(n_in, n_out, sc, mode.startswith("nearest_exact"))
+            out = np.take(out, idx, axis=axis)
+        elif mode == "bicubic2d":
+            s = _scale(n_in, n_out, align_corners, sc)
+            dst = np.arange(n_out, dtype=np.float64)
+            src = dst * s if align_corners else (dst + 0.5) * s - 0.5
+            base = np.floor(src).astype(np.int64)
+            t = (src - base).astype(x.dtype)
+            acc = 0
+            for j, w in enumerate(_cubic_weights(t)):
+                idx = np.clip(base - 1 + j, 0, n_in - 1)
+                shape = [1] * out.ndim
+                shape[axis] = n_out
+                acc = acc + np.take(out, idx, axis=axis) * w.reshape(shape)
+            out = acc
+        else:
+            i0, i1, lam = _linear_weights(n_in, n_out, align_corners, sc, x.dtype)
+            shape = [1] * out.ndim
+            shape[axis] = n_out
+            lam = lam.reshape(shape)
+            out = np.take(out, i0, axis=axis) * (x.dtype.type(1) - lam) + \
+                np.take(out, i1, axis=axis) * lam
+    return as_array(np.asarray(out).astype(x.dtype))
+
+
+# -- antialiased interpolation ---------------------------------------------------------------
+
+def _triangle(x):
+    x = np.abs(x)
+    return np.where(x < 1, 1 - x, 0.0)
+
+
+def _cubic_aa(x, a=-0.5):
+    x = np.abs(x)
+    return np.where(x < 1, ((a + 2) * x - (a + 3)) * x * x + 1,
+                    np.where(x < 2, ((x - 5) * x + 8) * x * a - 4 * a, 0.0))
+
+
+def _lanczos(x, a=3):
+    x = np.abs(x)
+    return np.where(x < a, np.sinc(x) * np.sinc(x / a), 0.0)
+
+
+#: antialiased modes: (filter, support at scale 1)
+_AA_FILTERS = {"bilinear2d_aa": (_triangle, 1.0), "bicubic2d_aa": (_cubic_aa, 2.0),
+               "lanczos2d_aa": (_lanczos, 3.0)}
+
+
+def _aa_weights(in_size, out_size, align_corners, scale, filt, support):
+    """The resampling matrix ``(out, in)`` of an antialiased mode: each output
+    pixel averages the input under the filter stretched by the downscaling
+    factor (PIL's method, which torch's ``_upsample_*_aa`` kernels follow)."""
+    s = _scale(in_size, out_size, align_corners, scale)
+    width = support * s if s >= 1 else support
+    inv = 1 / s if s >= 1 else 1.0
+    delta = 0.5 if align_corners and s < 1 else 0.0
+    mat = np.zeros((out_size, in_size))
+    for i in range(out_size):
+        center = s * (i + 0.5 - delta) if not align_corners else s * i + 0.5
+        lo = max(int(center - width + 0.5), 0)
+        hi = min(int(center + width + 0.5), in_size)
+        j = np.arange(lo, hi)
+        w = filt((j - center + 0.5) * inv)
+        total = w.sum()
+        mat[i, lo:hi] = w / total if total else w
+    return mat
+
+
+def upsample_aa(x, output_size, align_corners, scales, mode: str):
+    filt, support = _AA_FILTERS[mode]
+    sizes, per_dim = _output_sizes(x, 2, output_size, scales)
+    out = x.astype(np.float64)
+    for k in range(2):
+        axis = x.ndim - 2 + k
+        mat = _aa_weights(x.shape[axis], sizes[k], align_corners, per_dim[k], filt, support)
+        out = np.moveaxis(np.tensordot(out, mat, axes=([axis], [1])), -1, axis)
+    return as_array(out.astype(x.dtype))
+
+
+# -- grid_sample ---------------------------------------------------------------------------
+
+def _unnormalize(coord, size, align_corners):
+    if align_corners:
+        return (coord + 1) / 2 * (size - 1)
+    return ((coord + 1) * size - 1) / 2
+
+
+def _reflect(coord, lo2, hi2):
+    """torch's ``reflect_coordinates`` over ``[lo2 / 2, hi2 / 2]``."""
+    if lo2 == hi2:
+        return np.zeros_like(coord)
+    mn = lo2 / 2
+    span = (hi2 - lo2) / 2
+    c = np.abs(coord - mn)
+    extra = np.fmod(c, span)
+    flips = np.floor(c / span)
+    return np.where(flips % 2 == 0, extra + mn, span - extra + mn)
+
+
+def _source_index(coord, size, padding_mode, align_corners):
+    c = _unnormalize(coord, size, align_corners)
+    if padding_mode == 1:  # border
+        c = np.clip(c, 0, size - 1)
+    elif padding_mode == 2:  # reflection
+        c = _reflect(c, 0, 2 * (size - 1)) if align_corners else \
+            _reflect(c, -1, 2 * size - 1)
+        c = np.clip(c, 0, size - 1)
+    return c
+
+
+def grid_sampler(x, grid, mode: int, padding_mode: int, align_corners: bool):
+    """``F.grid_sample`` on 4-D ``(N, C, H, W)`` or 5-D ``(N, C, D, H, W)`` input:
+    bilinear/trilinear (mode 0) or nearest (1) sampling, zeros (0), border (1) or
+    reflection (2) padding.  ``grid[..., 0]`` is x (the last dimension)."""
+    nd = x.ndim - 2
+    if nd not in (2, 3) or grid.shape[-1] != nd:
+        raise ValueError(f"grid_sampler(): expected 4D or 5D input and a grid of matching "
+                         f"dimension, but got input of shape {list(x.shape)} and grid of "
+                         f"shape {list(grid.shape)}")
+    if mode not in (0, 1):
+        raise ValueError("pyjit's grid_sampler supports bilinear and nearest modes only")
+    n, c = x.shape[:2]
+    sizes = x.shape[2:]                       # (H, W) or (D, H, W)
+    # source coordinate per spatial dim, in the input's dim order
+    coords = [_source_index(grid[..., nd - 1 - k].astype(np.float64), sizes[k], padding_mode,
+                            align_corners) for k in range(nd)]
+    out_shape = grid.shape[1:-1]
+    batch = np.arange(n).reshape((n,) + (1,) * nd)
+
+    def gather(index):
+        valid = np.ones(index[0].shape, bool)
+        clipped = []
+        for k, ix in enumerate(index):
+            valid &= (ix >= 0) & (ix < sizes[k])
+            clipped.append(np.clip(ix, 0, sizes[k] - 1))
+        channels_last = x.transpose((0,) + tuple(range(2, 2 + nd)) + (1,))
+        vals = channels_last[(batch,) + tuple(clipped)]       # (N, *out, C)
+        return np.moveaxis(vals, -1, 1) * valid[:, None]
+
+    if mode == 1:
+        return as_array(gather([np.rint(ck).astype(np.int64) for ck in coords]).astype(x.dtype))
+    lows = [np.floor(ck).astype(np.int64) for ck in coords]
+    fracs = [ck - lo for ck, lo in zip(coords, lows)]
+    out = np.zeros((n, c) + out_shape, np.float64)
+    for corner in np.ndindex(*(2,) * nd):
+        weight = np.ones(lows[0].shape)
+        for k, bit in enumerate(corner):
+            weight = weight * (fracs[k] if bit else 1 - fracs[k])
+        out = out + gather([lo + bit for lo, bit in zip(lows, corner)]) * weight[:, None]
+    return as_array(out.astype(x.dtype))
+
+
+def affine_grid(theta, size, align_corners: bool):
+    n, _, h, w = size
+
+    def base(k):
+        if k == 1:
+            return np.zeros(1)
+        v = np.linspace(-1, 1, k)
+        return v if align_corners else v * (k - 1) / k
+    xs, ys = base(w), base(h)
+    grid = np.stack(list(np.meshgrid(xs, ys, indexing="xy")) + [np.ones((h, w))], axis=-1)
+    out = grid.reshape(1, h * w, 3) @ np.swapaxes(theta.astype(np.float64), 1, 2)
+    return as_array(out.reshape(n, h, w, 2).astype(theta.dtype))
+
+
+# -- registration ---------------------------------------------------------------------------
+
+_T = "Tensor"
+R.register("aten::pad", pad, types=[_T, "int[]", "str", "float?"])
+R.register("aten::constant_pad_nd", constant_pad, types=[_T, "int[]", "Scalar"])
+for _n in (1, 2, 3):
+    R.register(f"aten::reflection_pad{_n}d", lambda x, p: pad(x, p, "reflect"),
+               types=[_T, "int[]"])
+    R.register(f"aten::replication_pad{_n}d", lambda x, p: pad(x, p, "replicate"),
+               types=[_T, "int[]"])
+R.register("aten::_pad_circular", lambda x, p: pad(x, p, "circular"), types=[_T, "int[]"])
+for _mode in ("nearest1d", "nearest2d", "nearest3d"):
+    R.register(f"aten::upsample_{_mode}",
+               (lambda m: lambda x, size, scales: upsample(x, size, scales, m))(_mode),
+               types=[_T, "int[]?", "float[]?"])
+    R.register(f"aten::_upsample_{_mode.replace('nearest', 'nearest_exact')}",
+               (lambda m: lambda x, size, scales: upsample(x, size, scales, m))(
+                   _mode.replace("nearest", "nearest_exact")),
+               types=[_T, "int[]?", "float[]?"])
+for _mode in ("linear1d", "bilinear2d", "trilinear3d", "bicubic2d"):
+    R.register(f"aten::upsample_{_mode}",
+               (lambda m: lambda x, size, align, scales: upsample(x, size, scales, m, align))(
+                   _mode),
+               types=[_T, "int[]?", "bool", "float[]?"])
+for _mode in _AA_FILTERS:
+    R.register(f"aten::_upsample_{_mode}",
+               (lambda m: lambda x, size, align, scales: upsample_aa(x, size, align, scales, m))(
+                   _mode), types=[_T, "int[]?", "bool", "float[]?"])
+for _name in ("grid_sampler", "grid_sampler_2d", "grid_sampler_3d"):
+    R.register(f"aten::{_name}", grid_sampler, types=[_T, _T, "int", "int", "bool"])
+R.register("aten::affine_grid_generator", affine_grid, types=[_T, "int[]", "bool"])
+
+#: The family's operator names, for ``pyjit info --ops``.
+FAMILY = sorted(["pad", "constant_pad_nd", "reflection_pad1d", "reflection_pad2d",
+                 "reflection_pad3d", "replication_pad1d", "replication_pad2d",
+                 "replication_pad3d", "_pad_circular", "upsample_nearest1d",
+                 "upsample_nearest2d", "upsample_nearest3d", "_upsample_nearest_exact1d",
+                 "_upsample_nearest_exact2d", "_upsample_nearest_exact3d", "upsample_linear1d",
+                 "upsample_bilinear2d", "upsample_trilinear3d", "upsample_bicubic2d",
+                 "_upsample_bilinear2d_aa", "_upsample_bicubic2d_aa", "_upsample_lanczos2d_aa",
+                 "grid_sampler", "grid_sampler_2d", "grid_sampler_3d", "affine_grid_generator"])

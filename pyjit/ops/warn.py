@@ -1,0 +1,19 @@
+"""``aten::warn``: the ``warnings.warn(...)`` of TorchScript code (``torch.nn.functional``
+warns this way about deprecated arguments), raised as a Python ``UserWarning``, as
+torch raises it."""
+
+from __future__ import annotations
+
+import warnings
+
+from ..registry import default_registry as R
+
+__all__ = ["warn"]
+
+
+def warn(message: str, stacklevel: int = 2) -> None:
+    warnings.warn(message, UserWarning, stacklevel=2)
+
+
+R.register("aten::warn", warn, types=["str", "int"])
+R.register("aten::warn", warn, types=["str"])

@@ -1,0 +1,61 @@
+"""Tensor functions in the style of torchvision.ops and kornia, as torch scripted
+them, run by pyjit on both loops.
+
+``tests/fixtures/library`` holds each function's inlined graph and its cases:
+arguments with torch's result or torch's error
+(``tools/fixtures/make_library.py``, from ``tools/fixtures/library_programs.py``).
+A function not in :data:`NOT_YET` must reproduce every case; one in it must still
+fail (``xfail(strict=True)``), with the reason written here.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from helpers.torch_cases import load, run_case
+from pyjit.errors import JITException
+from pyjit.interpreter import Function
+from pyjit.ir.parser import parse_ir
+
+FIXTURES = load("library")
+
+#: Functions pyjit does not run yet, and why.
+NOT_YET = {
+    "complete_box_iou_loss": "`with torch.no_grad():` compiles to prim::CreateObject and "
+                             "prim::SetAttr on a no_grad object, which pyjit has no "
+                             "operators for",
+}
+
+
+def test_the_library_fixtures_are_there():
+    assert len(FIXTURES.entries) >= 60
+    assert set(NOT_YET) <= set(FIXTURES.by_name)
+    # Issue 15: at least 90% of the functions run correctly on both loops.
+    assert 1 - len(NOT_YET) / len(FIXTURES.entries) >= 0.90
+
+
+def test_the_readme_states_the_measured_coverage():
+    from pathlib import Path
+    text = " ".join((Path(__file__).resolve().parent.parent / "README.md").read_text().split())
+    total = len(FIXTURES.entries)
+    assert f"and {total - len(NOT_YET)} of the {total} library functions" in text
+
+
+def _marked(entry):
+    if entry["name"] in NOT_YET:
+        return pytest.param(entry, id=entry["name"],
+                            marks=pytest.mark.xfail(strict=True, reason=NOT_YET[entry["name"]]))
+    return pytest.param(entry, id=entry["name"])
+
+
+@pytest.mark.filterwarnings("ignore::UserWarning")  # torch.nn.functional's deprecations
+@pytest.mark.parametrize("entry", [_marked(e) for e in FIXTURES.entries])
+def test_library_function(entry, loop):
+    fn = Function(parse_ir(entry["graph"]), loop=loop)
+    for i, case in enumerate(entry["cases"]):
+        where = f"{entry['name']} case {i}"
+        run_case(fn, FIXTURES, case, where)
+        if "error" in case and case["error"]["type"] == "torch.jit.Error":
+            # the function's own raise is a JITException, as torch's is a jit Error
+            with pytest.raises(JITException):
+                fn(*[FIXTURES.decode(a) for a in case["args"]])
