@@ -222,7 +222,8 @@ def build_parser() -> argparse.ArgumentParser:
                         "operator database")
     i.set_defaults(func=cmd_info)
     b = sub.add_parser("bench", help="benchmarks against the alternatives")
-    b.add_argument("--quick", action="store_true", help="fewer rounds: under a minute")
+    b.add_argument("--quick", action="store_true",
+                   help="three to five rounds: a few minutes, rough numbers")
     b.add_argument("--json", metavar="FILE", nargs="?", const="-",
                    help="save the numbers as JSON in FILE; without FILE, print them on "
                    "standard output (and the tables on standard error)")
