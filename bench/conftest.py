@@ -2,6 +2,7 @@
 
     pytest bench --benchmark-only                 # every workload, every system
     pytest bench --benchmark-only -k chain        # issue 3's measurement
+    pytest bench --benchmark-only -k "float-loop and pyjit"   # one group, some systems
 
 The workloads, the systems and the checks are those of ``pyjit bench``
 (:mod:`pyjit.benchmarks`); here pytest-benchmark does the timing and prints one

@@ -238,8 +238,11 @@ def build_parser() -> argparse.ArgumentParser:
                         "operator database")
     i.set_defaults(func=cmd_info)
     b = sub.add_parser("bench", help="benchmarks against the alternatives")
-    b.add_argument("--quick", action="store_true", help="fewer rounds: under a minute")
-    b.add_argument("--json", metavar="FILE", help="save the numbers as JSON")
+    b.add_argument("--quick", action="store_true",
+                   help="three to five rounds: a few minutes, rough numbers")
+    b.add_argument("--json", metavar="FILE", nargs="?", const="-",
+                   help="save the numbers as JSON in FILE; without FILE, print them on "
+                   "standard output (and the tables on standard error)")
     b.add_argument("--only", metavar="NAME", action="append", help="run only these workloads")
     b.add_argument("--compile", action="store_true",
                    help="measure compile time and memory instead (parse_ir and Code, by "

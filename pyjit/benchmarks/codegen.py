@@ -19,18 +19,18 @@ Loop with the maximum trip count ``INT64_MAX`` is ``while cond:``, anything else
 keeps both tests.  For the fib workload's graph
 (:func:`pyjit.benchmarks.workloads.fib`)::
 
-    def forward(n):
-        true = True
+    def forward(n_1):
+        v7 = True
         a_1 = 0
         b_1 = 1
-        m = 1000003
-        a_2, b_2 = a_1, b_1
-        for i in range(n):
-            s = add(a_2, b_2)
-            b_3 = remainder(s, m);  s = None
-            a_2, b_2 = b_2, b_3
-        a, b = a_2, b_2
-        n = None;  true = None;  a_1 = None;  b_1 = None;  m = None;  b = None
+        v16 = 1000003
+        a_11, b_13 = a_1, b_1
+        for v8 in range(n_1):
+            v15 = add(a_11, b_13)
+            b_9 = remainder(v15, v16);  v15 = None
+            a_11, b_13 = b_13, b_9
+        a, b = a_11, b_13
+        n_1 = None;  v7 = None;  a_1 = None;  b_1 = None;  v16 = None;  b = None
         return a
 
 Names are the graph's debug names made into identifiers.  The package keeps this

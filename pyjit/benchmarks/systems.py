@@ -1,30 +1,53 @@
 """The systems compared: every way of running a workload, built for one workload.
 
-====================  =============================================================
-key                   what runs the workload
-====================  =============================================================
-``pyjit``             ``pyjit.Function(graph, loop=pyjit._core)``: the compiled loop
-``pyjit-pure``        the same with ``loop=pyjit._pure``: the pure-Python twin
-``python``            plain Python written naturally (``a + b``)
-``python-ops``        plain Python calling the graph's operator callables by name
-                      (``add(a, b)``); for the chain, the 1,000-line function of
-                      issue 3
-``generated``         Python generated from the graph, one statement per node
-                      (:mod:`pyjit.benchmarks.codegen`, torch.fx's way)
-``walker``            a dictionary-environment walker, one method call per node
-                      (:mod:`pyjit.benchmarks.walker`, torch.fx.Interpreter's way)
-``torchscript``       ``torch.jit`` compiling the natural Python, when torch is
-                      importable (pyjit never needs torch)
-====================  =============================================================
+pyjit as users run it, with its own operator library (the default registry):
 
-pyjit, the generated code and the walker all look the graph's operators up in
-one :func:`~pyjit.benchmarks.operators.registry`, and "Python calling the ops"
-binds the same callables by name, so those systems run identical operator code.
+=====================  ============================================================
+key                    what runs the workload
+=====================  ============================================================
+``pyjit``              ``pyjit.Function(graph)``: the library, optimised
+                       (``optimize=True``), the compiled loop.  Every ratio is
+                       a time over this one's
+``pyjit-O0``           the same at ``optimize=False``: the seed's table
+``pyjit-pure``         the same as ``pyjit`` on the pure-Python twin
+=====================  ============================================================
+
+The interpreter-only measurement: the shared operator callables of
+:mod:`pyjit.benchmarks.operators` (``operator.add``, ``numpy.multiply``), with
+which no intrinsic applies, so that the systems that run a graph differ only in
+how they run it:
+
+=====================  ============================================================
+``pyjit-shared``       ``pyjit.Function(graph, registry=shared)``, optimised,
+                       compiled loop
+``pyjit-pure-shared``  the same on the pure-Python twin
+``python-ops``         plain Python calling the shared callables by name
+                       (``add(a, b)``); for the chain, the 1,000-line function of
+                       issue 3
+``generated``          Python generated from the graph, one statement per node
+                       (:mod:`pyjit.benchmarks.codegen`, torch.fx's way)
+``walker``             a dictionary-environment walker, one method call per node
+                       (:mod:`pyjit.benchmarks.walker`, torch.fx.Interpreter's way)
+=====================  ============================================================
+
+And what a user would write instead:
+
+=====================  ============================================================
+``python``             plain Python written naturally (``a + b``): the reference
+                       every system's result is checked against
+``numpy``              bare numpy calls (``np.add(x, y)``), tensor workloads only:
+                       issue 11's reference for small tensors
+``torchscript``        ``torch.jit`` compiling the natural Python, when torch is
+                       importable (pyjit never needs torch)
+=====================  ============================================================
 """
 
 from __future__ import annotations
 
+import linecache
 from typing import Any, Callable, Dict, List, NamedTuple, Optional, Sequence
+
+import numpy as np
 
 from .. import _backend
 from ..interpreter import Function
@@ -34,17 +57,36 @@ from .codegen import python_code
 from .walker import GraphInterpreter
 from .workloads import Workload
 
-__all__ = ["System", "SYSTEMS", "build_systems", "natural_python", "torch_version"]
+__all__ = ["System", "SYSTEMS", "LIBRARY", "SHARED", "build_systems", "natural_python",
+           "torch_version"]
 
 #: key -> label, in the order the tables list them.
 SYSTEMS: Dict[str, str] = {
-    "pyjit": "pyjit compiled",
+    "pyjit": "pyjit",
+    "pyjit-O0": "pyjit -O0",
     "pyjit-pure": "pyjit pure twin",
+    "pyjit-shared": "pyjit, shared ops",
+    "pyjit-pure-shared": "pyjit pure twin, shared ops",
+    "python-ops": "Python calling shared ops",
+    "generated": "generated Python (fx), shared ops",
+    "walker": "dict walker (fx.Interpreter), shared ops",
     "python": "Python, natural",
-    "python-ops": "Python calling the ops",
-    "generated": "generated Python (fx)",
-    "walker": "dict walker (fx.Interpreter)",
+    "numpy": "bare numpy calls",
     "torchscript": "TorchScript",
+}
+
+#: The systems that run pyjit's own library, and those that run the shared
+#: callables (the interpreter-only measurement).
+LIBRARY = ("pyjit", "pyjit-O0", "pyjit-pure")
+SHARED = ("pyjit-shared", "pyjit-pure-shared", "python-ops", "generated", "walker")
+
+# How each pyjit system builds its Function: (compiled loop, optimise, shared ops).
+_PYJIT = {
+    "pyjit": (True, True, False),
+    "pyjit-O0": (True, False, False),
+    "pyjit-pure": (False, True, False),
+    "pyjit-shared": (True, True, True),
+    "pyjit-pure-shared": (False, True, True),
 }
 
 
@@ -66,24 +108,24 @@ class System(NamedTuple):
     convert_result: Callable[[Any], Any] = _identity
 
 
-def _exec(source: str, name: str, namespace: Dict[str, Any]) -> Callable:
+def _exec(source: str, name: str, filename: str, namespace: Dict[str, Any]) -> Callable:
+    """Compile ``source`` as the file ``filename`` and return its function ``name``.
+    linecache learns the text, so tracebacks show it and :func:`pyjit.script` can
+    read the function's source."""
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
     module = dict(namespace)
-    exec(compile(source, f"<benchmark {name}>", "exec"), module)
+    exec(compile(source, filename, "exec"), module)
     return module[name]
 
 
-def _python_namespace(w: Workload, with_ops: bool) -> Dict[str, Any]:
-    import numpy as np
-    ns: Dict[str, Any] = {"Tensor": np.ndarray}
-    if with_ops:
-        ns.update(operators.TENSOR_OPS if w.tensors else operators.INT_OPS)
-    return ns
+#: What the Python spellings see: their annotations' ``Tensor``, and numpy.
+_NAMESPACE: Dict[str, Any] = {"Tensor": np.ndarray, "np": np}
 
 
 def natural_python(w: Workload) -> Callable:
     """The workload as natural Python: the reference every system is checked
     against."""
-    return _exec(w.python, w.entry, _python_namespace(w, with_ops=False))
+    return _exec(w.python, w.entry, f"<benchmark {w.name}: python>", _NAMESPACE)
 
 
 def torch_version() -> Optional[str]:
@@ -112,38 +154,53 @@ def _torchscript(w: Workload) -> System:
     return System("torchscript", label, fn)
 
 
+def _pyjit(key: str, w_graph, shared: Registry) -> System:
+    compiled, optimize, use_shared = _PYJIT[key]
+    label = SYSTEMS[key]
+    if compiled:
+        try:
+            loop = _backend.compiled()
+        except ImportError as exc:
+            return System(key, label, None, f"skipped: the compiled core is not built ({exc})")
+    else:
+        loop = _backend.pure()
+    return System(key, label, Function(w_graph, loop=loop, optimize=optimize,
+                                       registry=shared if use_shared else None))
+
+
 def build_systems(w: Workload, keys: Optional[Sequence[str]] = None,
                   registry: Optional[Registry] = None) -> List[System]:
-    """The systems ``keys`` (all of :data:`SYSTEMS` by default) for workload ``w``."""
+    """The systems ``keys`` (all of :data:`SYSTEMS` by default) for workload ``w``;
+    ``registry`` replaces the shared callables' registry (for the tests)."""
     keys = list(SYSTEMS) if keys is None else list(keys)
     unknown = [k for k in keys if k not in SYSTEMS]
     if unknown:
         raise ValueError(f"unknown system {unknown[0]!r}; choose from {', '.join(SYSTEMS)}")
-    registry = registry or operators.registry()
+    shared = registry or operators.registry()
     graph = w.graph()
     out: List[System] = []
     for key in keys:
         label = SYSTEMS[key]
-        if key == "pyjit":
-            try:
-                core = _backend.compiled()
-            except ImportError as exc:
-                out.append(System(key, label, None, f"skipped: the compiled core is not "
-                                                    f"built ({exc})"))
-                continue
-            out.append(System(key, label, Function(graph, loop=core, registry=registry)))
-        elif key == "pyjit-pure":
-            out.append(System(key, label, Function(graph, loop=_backend.pure(),
-                                                   registry=registry)))
+        if key in _PYJIT:
+            out.append(_pyjit(key, graph, shared))
         elif key == "python":
             out.append(System(key, label, natural_python(w)))
         elif key == "python-ops":
+            ops = operators.TENSOR_OPS if w.tensors else operators.SCALAR_OPS
             out.append(System(key, label, _exec(w.python_ops, w.entry,
-                                                _python_namespace(w, with_ops=True))))
+                                                f"<benchmark {w.name}: python-ops>",
+                                                {**_NAMESPACE, **ops})))
+        elif key == "numpy":
+            if not w.python_numpy:
+                out.append(System(key, label, None, "skipped: tensor workloads only"))
+                continue
+            out.append(System(key, label, _exec(w.python_numpy, w.entry,
+                                                f"<benchmark {w.name}: numpy>",
+                                                _NAMESPACE)))
         elif key == "generated":
-            out.append(System(key, label, python_code(graph, registry).fn))
+            out.append(System(key, label, python_code(graph, shared).fn))
         elif key == "walker":
-            out.append(System(key, label, GraphInterpreter(graph, registry).run))
+            out.append(System(key, label, GraphInterpreter(graph, shared).run))
         elif key == "torchscript":
             out.append(_torchscript(w))
     return out
