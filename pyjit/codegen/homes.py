@@ -27,7 +27,7 @@ For example, in ``for i in range(n): acc = acc + i`` the counter, ``n``, both
 
 from __future__ import annotations
 
-from typing import Dict, List, Optional, Set
+from typing import Dict, List, Optional, Set, Tuple
 
 from .. import opcodes as op
 from ..errors import PyjitError
@@ -42,6 +42,9 @@ __all__ = ["Homes", "SCALAR_KINDS", "COMPARISONS", "is_constant"]
 #: The kind letter (``pyjit.opcodes``) of each scalar type.
 SCALAR_KINDS = {T.INT: "I", T.FLOAT: "F", T.BOOL: "B"}
 _KIND_OF_NAME = {t.name: k for t, k in SCALAR_KINDS.items()}  # type: ignore[attr-defined]
+
+
+_NAMED = T.NamedType
 
 
 def scalar_kind(t: T.Type) -> Optional[str]:
@@ -61,7 +64,11 @@ _INT64_MAX = 2 ** 63 - 1
 def is_constant(v: Value) -> bool:
     """A value every run can preload: a constant, or the placeholder torch uses for a
     variable not yet assigned (``prim::Uninitialized``, never read)."""
-    return v.node.kind in (prim.Constant, "prim::Uninitialized") and not v.node.inputs
+    node = v._node  # asked for every operand: no properties
+    return node._kind in _CONSTANT_KINDS and not node._inputs
+
+
+_CONSTANT_KINDS = (prim.Constant, "prim::Uninitialized")
 
 
 class Homes:
@@ -87,6 +94,7 @@ class Homes:
         self._parent: Dict[Value, Value] = {}
         self._native: Set[Value] = set()
         self._registry = registry
+        self._memo: Dict[tuple, Tuple[Resolved, Optional[op.OpDef]]] = {}
         loops: List[Node] = []
         for node in _all_nodes(graph.block):
             self._visit(node)
@@ -106,10 +114,18 @@ class Homes:
     def kind(self, v: Value) -> Optional[str]:
         """``"I"``, ``"F"`` or ``"B"`` for a value in a scalar register, None for one
         in an object register (a constant: where its web puts it)."""
-        k = scalar_kind(v.type)
-        if k is None or self._find(v) not in self._native:
+        t = v._type
+        if type(t) is not _NAMED:
             return None
-        return k
+        k = _KIND_OF_NAME.get(t.name)
+        if k is None:
+            return None
+        # _find, inlined for the commonest case: a value in no web of others.
+        parent = self._parent
+        root = parent.get(v, v)
+        if root is not v:
+            root = self._find(v)
+        return k if root in self._native else None
 
     # -- analysis ------------------------------------------------------------------
     def _find(self, v: Value) -> Value:
@@ -132,7 +148,7 @@ class Homes:
             self._native.add(v)
 
     def _visit(self, node: Node) -> None:
-        kind = node.kind
+        kind = node._kind
         if kind == prim.If:
             self._mark(node.inputs[0], "B")
             for block in node.blocks:
@@ -151,15 +167,28 @@ class Homes:
                 self._union(c, b)
                 self._union(d, b)
         elif kind not in _INSTRUCTION_KINDS and not (
-                kind == "prim::Uninitialized" and not node.inputs):
-            resolved = self._registry.lookup(node)
+                kind == "prim::Uninitialized" and not node._inputs):
+            # What a node resolves to depends only on its kind and its values'
+            # types (unless a factory picks its callable from the node itself):
+            # a graph repeats a few of those, so each is looked up once.  The
+            # types are this graph's, alive while it is, so their ids are keys.
+            ins, outs = node._inputs, node._outputs
+            key = (kind, len(outs), id(outs[0]._type) if outs else None,
+                   *[id(v._type) for v in ins])
+            known = self._memo.get(key)
+            if known is None:
+                resolved = self._registry.lookup(node)
+                known = (resolved, self._intrinsic_of(node, resolved))
+                if resolved.operator.factory is None:
+                    self._memo[key] = known
+            resolved, d = known
             self.resolved[node] = resolved
-            d = self._intrinsic_of(node, resolved)
             if d is not None:
                 self.intrinsic[node] = d
-                for v, k in zip(node.inputs, d.inputs.fixed):
-                    self._native.add(v)  # an int read as a float is converted
-                self._native.add(node.outputs[0])
+                native = self._native
+                for v in ins:
+                    native.add(v)  # an int read as a float is converted
+                native.add(outs[0])
 
     def _intrinsic_of(self, node: Node, resolved: Resolved) -> Optional[op.OpDef]:
         """The intrinsic instruction for ``node``, if the registry declared one and

@@ -174,7 +174,12 @@ class TypedLowering:
         r = self.sreg.get(v)
         if r is None:
             other = self.share.get(v)
-            r = self._new_sreg(self.homes.kind(v)) if other is None else self.s_out(other)
+            if other is None:
+                r = len(self.scalar_init)  # _new_sreg, inlined: once per scalar value
+                self.scalar_kinds.append(self.homes.kind(v))
+                self.scalar_init.append(0)
+            else:
+                r = self.s_out(other)
             self.sreg[v] = r
         return r
 
@@ -208,6 +213,12 @@ class TypedLowering:
         return at
 
     def emit_node(self, node: Node) -> None:
+        homes = self.homes
+        d = homes.intrinsic.get(node)
+        if d is not None:
+            if node not in homes.folded:  # else emitted by the branch that uses it
+                self.emit_intrinsic(node, d)
+            return
         kind = node.kind
         t = self.table
         if kind == prim.Constant and len(node.outputs) != 1:
@@ -236,17 +247,18 @@ class TypedLowering:
             self.emit_generic(op.INVOKE, listing_name(node, callee.qualified_name), node,
                               t.callback(CallSite(callee, optimize=True)),
                               call_operands(node, self.move_flags[node]))
-        elif node in self.homes.folded:
-            pass  # emitted by the branch that uses it
-        elif node in self.homes.intrinsic:
-            d = self.homes.intrinsic[node]
-            ins = [self.s_in(node, v, k) for v, k in zip(node.inputs, d.inputs.fixed)]
-            t.emit(d.code, d.name, node, ins, [False] * len(ins), [self.s_out(node.output())],
-                   t.callback(self.homes.resolved[node].fn))
         else:
             resolved = self.homes.resolved[node]
             self.emit_generic(op.STACKCALL if resolved.stack else op.CALL, listing_name(node),
                               node, t.callback(resolved.fn))
+
+    def emit_intrinsic(self, node: Node, d: op.OpDef) -> None:
+        """One instruction on scalar registers, with the operator's callable as its
+        ``arg`` (the pure loop's fallback and the listing's name)."""
+        t = self.table
+        ins = [self.s_in(node, v, k) for v, k in zip(node._inputs, d.inputs.fixed)]
+        t.emit(d.code, d.name, node, ins, [False] * len(ins), [self.s_out(node.output())],
+               t.callback(self.homes.resolved[node].fn))
 
     def emit_drop(self, node: Node) -> None:
         """Only object-homed values are released: scalars and preloaded constants

@@ -34,7 +34,8 @@ class Type:
         raise NotImplementedError
 
     def __eq__(self, other: object) -> bool:
-        return type(self) is type(other) and self._key() == other._key()  # type: ignore[attr-defined]
+        return self is other or (type(self) is type(other)
+                                 and self._key() == other._key())  # type: ignore[attr-defined]
 
     def __hash__(self) -> int:
         return hash((type(self).__name__, self._key()))
@@ -51,13 +52,25 @@ class NamedType(Type):
     """A leaf type known by its name: ``int``, ``float``, ``str``, ``NoneType``, ``Any``,
     ``Function``, ``Device``, a class such as ``__torch__.M``..."""
 
-    __slots__ = ("name",)
+    __slots__ = ("name", "_hash")
 
     def __init__(self, name: str) -> None:
         self.name = name
+        self._hash = hash(("NamedType", (name,)))
 
     def _key(self) -> tuple:
         return (self.name,)
+
+    # The commonest types (``int``, ``Tensor``...) are compared and hashed for
+    # every node a build looks up: these skip the generic ``_key`` tuples.
+    def __eq__(self, other: object) -> bool:
+        return self is other or (type(other) is NamedType and other.name == self.name)  # type: ignore[attr-defined]
+
+    def __hash__(self) -> int:
+        return self._hash
+
+    def __reduce__(self) -> tuple:  # the hash is per process: rebuild it
+        return (NamedType, (self.name,))
 
     def __str__(self) -> str:
         return self.name
