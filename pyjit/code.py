@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import os
 import threading
+from array import array
 from types import MappingProxyType
 from typing import Any, Dict, List, Optional, Tuple
 
@@ -58,11 +59,17 @@ _DEFAULT_OPTIMIZE = os.environ.get("PYJIT_OPTIMIZE", "1").strip() not in ("0", "
                                                                           "off")
 
 
-def _column(values: List[int]) -> np.ndarray:
-    a = np.array(values, dtype=np.int64)
+def _column(values: "array[int] | np.ndarray") -> np.ndarray:
+    """A read-only int32 column from the builder's (an ``array("i")``, which holds
+    only int32, or an int64 array of running sums)."""
+    if isinstance(values, array):
+        a = np.frombuffer(values, dtype=np.int32).copy() if len(values) else \
+            np.zeros(0, dtype=np.int32)
+    else:
+        a = np.asarray(values, dtype=np.int64)
     if a.size and (a.min() < 0 or a.max() > _INT32_MAX):
         raise OverflowError("instruction table does not fit in int32")
-    a = a.astype(np.int32)
+    a = a.astype(np.int32, copy=False)
     a.setflags(write=False)
     return a
 
@@ -150,9 +157,14 @@ class Code:
         t = lowering.table
         self.graph: Graph = pre.graph
         self.n_outputs: int = pre.n_outputs
-        self._names = tuple(t.names)
-        self._nodes = tuple(t.nodes)
         self.register_size = lowering.register_size
+        # What the lowering knew per node and value (move flags, homes, registers)
+        # goes before the table is packed: on a big graph it is most of the memory.
+        del lowering, pre
+        self._names = tuple(t.names)
+        t.names = None
+        self._nodes = tuple(t.nodes)
+        t.nodes = None
         # Read-only arrays in a read-only mapping: a Code is shared between threads.
         self.columns = MappingProxyType({name: _column(getattr(t, name)) for name in COLUMNS})
         self.int_data = _column(t.int_data)

@@ -44,7 +44,10 @@ class _Places:
     """The place of every node and of every block's end."""
 
     def __init__(self, graph: Graph) -> None:
-        self.node: Dict[Node, Place] = {}
+        # A node's branch path is its block's: per node only its position is
+        # kept (a million nodes would otherwise hold a million tuples).
+        self.node: Dict[Node, int] = {}
+        self.path: Dict[Block, Tuple[Tuple[Node, int], ...]] = {graph.block: ()}
         self.end: Dict[Block, Place] = {}
         counter = 0
         # Iterative pre-order: each entry a block, its branch path and where its
@@ -59,11 +62,16 @@ class _Places:
                 self.end[block] = (counter, path)
                 counter += 1
                 continue
-            self.node[node] = (counter, path)
+            self.node[node] = counter
             counter += 1
             for k in range(len(node.blocks) - 1, -1, -1):
                 sub = path + ((node, k),) if node.kind == prim.If else path
+                self.path[node.blocks[k]] = sub
                 stack.append((node.blocks[k], sub, iter(node.blocks[k].nodes())))
+
+    def at(self, node: Node) -> Place:
+        """The place of ``node``."""
+        return self.node[node], self.path[node.owning_block]
 
     def of_use(self, user: Node) -> Place:
         """Where a use by ``user`` reads: a block's return hands values on at the
@@ -71,7 +79,7 @@ class _Places:
         owner = user.owning_block
         if user is owner.return_node:
             return self.end[owner]
-        return self.node[user]
+        return self.at(user)
 
 
 def _exclusive(a: Place, b: Place) -> bool:
@@ -125,7 +133,7 @@ def coalesce(graph: Graph, homes: Homes) -> Dict[Value, Value]:
                     else:
                         plan.append(places.end[block])
             else:
-                plan.append(places.node[x.node])
+                plan.append(places.at(x.node))
         return plan
 
     def fits(p: Value, plan: List[Place]) -> bool:

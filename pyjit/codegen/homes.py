@@ -27,7 +27,7 @@ For example, in ``for i in range(n): acc = acc + i`` the counter, ``n``, both
 
 from __future__ import annotations
 
-from typing import Dict, List, Optional, Set, Tuple
+from typing import Dict, List, Optional, Tuple
 
 from .. import opcodes as op
 from ..errors import PyjitError
@@ -87,12 +87,16 @@ class Homes:
     """
 
     def __init__(self, graph: Graph, registry: Registry) -> None:
-        self.resolved: Dict[Node, Resolved] = {}
-        self.intrinsic: Dict[Node, op.OpDef] = {}
+        #: Per node looked up: the operator it resolves to and the intrinsic
+        #: instruction it becomes (None if it is called).  The pairs are shared
+        #: by the nodes that resolve alike: one dict entry per node, no more.
+        self.resolved: Dict[Node, Tuple[Resolved, Optional[op.OpDef]]] = {}
         #: Comparison nodes emitted as part of the branch that uses them.
         self.folded: Dict[Node, Node] = {}
         self._parent: Dict[Value, Value] = {}
-        self._native: Set[Value] = set()
+        # Whether a value is native, by value id (ids are dense and below the
+        # graph's next id): a byte per value where a set would take ~40.
+        self._native = bytearray(graph._next_unique)
         self._registry = registry
         self._memo: Dict[tuple, Tuple[Resolved, Optional[op.OpDef]]] = {}
         loops: List[Node] = []
@@ -100,10 +104,16 @@ class Homes:
             self._visit(node)
             if node.kind == prim.Loop:
                 loops.append(node)
-        # A web is native when any member is; roots are final after _visit.
-        self._native = {self._find(v) for v in self._native}
+        # A web is native when any member is: its root says so for all (roots are
+        # final after _visit; only non-roots have a parent).
+        native = self._native
+        for v in list(self._parent):
+            if native[v._unique]:
+                native[self._find(v)._unique] = 1
         self.counted = {loop: self._needs_counter(loop) for loop in loops}
-        for node, d in self.intrinsic.items():
+        for node, (_, d) in self.resolved.items():
+            if d is None:
+                continue
             base, _, suffix = d.name.rpartition("_")
             if base in COMPARISONS and suffix in ("I", "F"):
                 user = self._folding_user(node)
@@ -111,6 +121,11 @@ class Homes:
                     self.folded[node] = user
 
     # -- queries -----------------------------------------------------------------
+    def intrinsic(self, node: Node) -> Optional[op.OpDef]:
+        """The intrinsic instruction ``node`` becomes, or None."""
+        known = self.resolved.get(node)
+        return None if known is None else known[1]
+
     def kind(self, v: Value) -> Optional[str]:
         """``"I"``, ``"F"`` or ``"B"`` for a value in a scalar register, None for one
         in an object register (a constant: where its web puts it)."""
@@ -125,7 +140,7 @@ class Homes:
         root = parent.get(v, v)
         if root is not v:
             root = self._find(v)
-        return k if root in self._native else None
+        return k if self._native[root._unique] else None
 
     # -- analysis ------------------------------------------------------------------
     def _find(self, v: Value) -> Value:
@@ -145,7 +160,7 @@ class Homes:
 
     def _mark(self, v: Value, want: str) -> None:
         if scalar_kind(v.type) == want:
-            self._native.add(v)
+            self._native[v._unique] = 1
 
     def _visit(self, node: Node) -> None:
         kind = node._kind
@@ -181,14 +196,12 @@ class Homes:
                 known = (resolved, self._intrinsic_of(node, resolved))
                 if resolved.operator.factory is None:
                     self._memo[key] = known
-            resolved, d = known
-            self.resolved[node] = resolved
-            if d is not None:
-                self.intrinsic[node] = d
+            self.resolved[node] = known
+            if known[1] is not None:
                 native = self._native
                 for v in ins:
-                    native.add(v)  # an int read as a float is converted
-                native.add(outs[0])
+                    native[v._unique] = 1  # an int read as a float is converted
+                native[outs[0]._unique] = 1
 
     def _intrinsic_of(self, node: Node, resolved: Resolved) -> Optional[op.OpDef]:
         """The intrinsic instruction for ``node``, if the registry declared one and

@@ -39,13 +39,14 @@ in the seed's lowering.  What changes, node by node:
 from __future__ import annotations
 
 import struct
+from array import array
 from typing import Callable, Dict, Iterator, List, Optional, Sequence, Tuple
 
 from .. import opcodes as op
 from ..ir import Block, Graph, Node, Value
 from ..ir import types as T
 from ..ir.symbols import aten, prim
-from ..registry import Registry
+from ..registry import Registry, Resolved
 from . import constants
 from .calls import CALL_KINDS, CallSite, call_operands, resolve_call
 from .coalesce import coalesce
@@ -105,7 +106,9 @@ class TypedLowering:
         self.compile_subgraph = compile_subgraph
         self.table = TableBuilder()
         self.reg: Dict[Value, int] = {}       # object registers of object-homed values
-        self.sreg: Dict[Value, int] = {}      # scalar registers of scalar-homed values
+        # Scalar registers of scalar-homed values, by value id (-1: none yet): an
+        # array, as most values of a scalar graph have one.
+        self.sreg = array("i", [-1]) * graph._next_unique
         self.register_size = 0
         self.scalar_kinds: List[str] = []     # one kind letter per scalar register
         self.scalar_init: List[int] = []      # and its int64 contents at the start
@@ -148,7 +151,7 @@ class TypedLowering:
         if k is None:
             return self.reg[v], flag
         tmp = self._new_reg()
-        self.table.emit(_BOX[k], f"BOX_{k}", node, [self.sreg[v]], [False], [tmp])
+        self.table.emit(_BOX[k], f"BOX_{k}", node, [self.sreg[v._unique]], [False], [tmp])
         return tmp, True
 
     def s_in(self, node: Node, v: Value, kind: str) -> int:
@@ -163,16 +166,16 @@ class TypedLowering:
             return r
         have = self.homes.kind(v)
         if have == kind:
-            return self.sreg[v]
+            return self.sreg[v._unique]
         assert have == "I" and kind == "F", (v, have, kind)
         tmp = self._new_sreg("F")
-        self.table.emit(op.I2F, "I2F", node, [self.sreg[v]], [False], [tmp],
+        self.table.emit(op.I2F, "I2F", node, [self.sreg[v._unique]], [False], [tmp],
                         self.table.callback(float))
         return tmp
 
     def s_out(self, v: Value) -> int:
-        r = self.sreg.get(v)
-        if r is None:
+        r = self.sreg[v._unique]
+        if r < 0:
             other = self.share.get(v)
             if other is None:
                 r = len(self.scalar_init)  # _new_sreg, inlined: once per scalar value
@@ -180,7 +183,7 @@ class TypedLowering:
                 self.scalar_init.append(0)
             else:
                 r = self.s_out(other)
-            self.sreg[v] = r
+            self.sreg[v._unique] = r
         return r
 
     def r_out(self, v: Value) -> int:
@@ -214,10 +217,10 @@ class TypedLowering:
 
     def emit_node(self, node: Node) -> None:
         homes = self.homes
-        d = homes.intrinsic.get(node)
-        if d is not None:
+        known = homes.resolved.get(node)
+        if known is not None and known[1] is not None:
             if node not in homes.folded:  # else emitted by the branch that uses it
-                self.emit_intrinsic(node, d)
+                self.emit_intrinsic(node, *known)
             return
         kind = node.kind
         t = self.table
@@ -248,17 +251,17 @@ class TypedLowering:
                               t.callback(CallSite(callee, optimize=True)),
                               call_operands(node, self.move_flags[node]))
         else:
-            resolved = self.homes.resolved[node]
+            resolved = self.homes.resolved[node][0]
             self.emit_generic(op.STACKCALL if resolved.stack else op.CALL, listing_name(node),
                               node, t.callback(resolved.fn))
 
-    def emit_intrinsic(self, node: Node, d: op.OpDef) -> None:
+    def emit_intrinsic(self, node: Node, resolved: Resolved, d: op.OpDef) -> None:
         """One instruction on scalar registers, with the operator's callable as its
         ``arg`` (the pure loop's fallback and the listing's name)."""
         t = self.table
         ins = [self.s_in(node, v, k) for v, k in zip(node._inputs, d.inputs.fixed)]
         t.emit(d.code, d.name, node, ins, [False] * len(ins), [self.s_out(node.output())],
-               t.callback(self.homes.resolved[node].fn))
+               t.callback(resolved.fn))
 
     def emit_drop(self, node: Node) -> None:
         """Only object-homed values are released: scalars and preloaded constants
@@ -311,7 +314,7 @@ class TypedLowering:
         t = self.table
         producer = cond.node
         if self.homes.folded.get(producer) is node:
-            d = self.homes.intrinsic[producer]
+            d = self.homes.resolved[producer][1]
             code, swap = (_JUMP_IF if when else _JUMP_UNLESS)[d.name]
             a, b = (self.s_in(node, v, k) for v, k in zip(producer.inputs, d.inputs.fixed))
             if swap:
@@ -363,7 +366,7 @@ class TypedLowering:
         folded = self.homes.folded.get(c1.node) is node
         if not folded and c1 in params and self.homes.kind(c1) == "B":
             tmp = self._new_sreg("B")
-            extra.append((self.sreg[c1], tmp))
+            extra.append((self.sreg[c1._unique], tmp))
         self.emit_moves(node, results, self.move_flags[body.return_node][1:], params, extra)
         if counted:
             c = extra[0][1] if extra else self.s_in(node, c1, "B")
@@ -379,5 +382,5 @@ class TypedLowering:
             if self.homes.kind(o) is None:
                 self.reg[o] = self.reg[p]
             else:
-                self.sreg[o] = self.sreg[p]
+                self.sreg[o._unique] = self.sreg[p._unique]
         t.arg[enter] = len(t)
