@@ -64,10 +64,11 @@ class _Places:
                 continue
             self.node[node] = counter
             counter += 1
-            for k in range(len(node.blocks) - 1, -1, -1):
-                sub = path + ((node, k),) if node.kind == prim.If else path
-                self.path[node.blocks[k]] = sub
-                stack.append((node.blocks[k], sub, iter(node.blocks[k].nodes())))
+            blocks = node._blocks
+            for k in range(len(blocks) - 1, -1, -1):
+                sub = path + ((node, k),) if node._kind == prim.If else path
+                self.path[blocks[k]] = sub
+                stack.append((blocks[k], sub, iter(blocks[k].nodes())))
 
     def at(self, node: Node) -> Place:
         """The place of ``node``."""

@@ -102,7 +102,7 @@ class Homes:
         loops: List[Node] = []
         for node in _all_nodes(graph.block):
             self._visit(node)
-            if node.kind == prim.Loop:
+            if node._kind == prim.Loop:
                 loops.append(node)
         # A web is native when any member is: its root says so for all (roots are
         # final after _visit; only non-roots have a parent).
@@ -270,4 +270,4 @@ def _all_nodes(block: Block):
         b = stack.pop()
         for node in b.nodes():
             yield node
-            stack.extend(node.blocks)
+            stack.extend(node._blocks)

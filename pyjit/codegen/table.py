@@ -94,11 +94,9 @@ class TableBuilder:
         self.in_size.append(len(inputs))
         self.out_size.append(len(outputs))
         ints = self.int_data
-        for regs in (inputs, outputs):
-            if type(regs) is list:
-                ints.fromlist(regs)  # much faster than extend, which takes any iterable
-            else:
-                ints.extend(regs)
+        # fromlist is much faster than extend, which takes any iterable.
+        ints.fromlist(inputs if type(inputs) is list else list(inputs))
+        ints.fromlist(outputs if type(outputs) is list else list(outputs))
         self.bool_data.extend(map(bool, flags))
         return len(self.op) - 1
 

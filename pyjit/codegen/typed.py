@@ -78,6 +78,10 @@ _JUMP_UNLESS = {
 }
 
 
+# ``d.inputs.fixed`` by opcode, read once per intrinsic node.
+_FIXED_INPUTS = {d.code: d.inputs.fixed for d in op.OPCODES}
+
+
 def scalar_bits(value, kind: str) -> int:
     """A scalar register's int64 contents for ``value`` read as ``kind``."""
     if kind == "F":
@@ -176,7 +180,7 @@ class TypedLowering:
     def s_out(self, v: Value) -> int:
         r = self.sreg[v._unique]
         if r < 0:
-            other = self.share.get(v)
+            other = self.share.get(v) if self.share else None
             if other is None:
                 r = len(self.scalar_init)  # _new_sreg, inlined: once per scalar value
                 self.scalar_kinds.append(self.homes.kind(v))
@@ -259,8 +263,10 @@ class TypedLowering:
         """One instruction on scalar registers, with the operator's callable as its
         ``arg`` (the pure loop's fallback and the listing's name)."""
         t = self.table
-        ins = [self.s_in(node, v, k) for v, k in zip(node._inputs, d.inputs.fixed)]
-        t.emit(d.code, d.name, node, ins, [False] * len(ins), [self.s_out(node.output())],
+        s_in = self.s_in
+        ins = [s_in(node, v, k) for v, k in zip(node._inputs, _FIXED_INPUTS[d.code])]
+        # Homes made it an intrinsic: one output, one input per fixed operand.
+        t.emit(d.code, d.name, node, ins, [False] * len(ins), [self.s_out(node._outputs[0])],
                t.callback(resolved.fn))
 
     def emit_drop(self, node: Node) -> None:
@@ -273,13 +279,15 @@ class TypedLowering:
                             [f for _, f in keep], [])
 
     def emit_block(self, block: Block) -> Iterator[Block]:
+        emit_node = self.emit_node
         for node in block.nodes():
-            if node.kind == prim.If:
+            kind = node._kind
+            if kind == prim.If:
                 yield from self.emit_if(node)
-            elif node.kind == prim.Loop:
+            elif kind == prim.Loop:
                 yield from self.emit_loop(node)
             else:
-                self.emit_node(node)
+                emit_node(node)
 
     # -- control flow ---------------------------------------------------------------
     def emit_moves(self, node: Node, sources: Sequence[Value], flags: Sequence[bool],

@@ -930,6 +930,15 @@ class Block:
         n._link_after(self._return)
         return n
 
+    def _append_trusted(self, n: Node) -> None:
+        """``append_node`` without its checks, for a node just made for this
+        block's graph, not inserted anywhere, with no blocks of its own (the
+        parser's and copy's: millions of them)."""
+        ret = self._return
+        last = ret._prev
+        n._block, n._prev, n._next = self, last, ret
+        last._next = ret._prev = n
+
 
 class Graph:
     """A function in the IR: a top-level :class:`Block` with the graph's inputs and
@@ -1199,9 +1208,7 @@ class Graph:
                     m._attrs = {k: copy_attribute(a) for k, a in n._attrs.items()}
                 m.source_location = n.source_location
                 m.scope = n.scope
-                last = ret._prev
-                m._block, m._prev, m._next = dst, last, ret
-                last._next = ret._prev = m
+                dst._append_trusted(m)
                 for b in n._blocks:
                     work.append((b, m.add_block()))
                 n = n._next

@@ -53,7 +53,7 @@ import re
 from typing import Any, Dict, List, NoReturn, Optional, Tuple
 
 from . import types as T
-from .graph import Block, Graph, Node, Value
+from .graph import Block, Graph, Node, Value, _add_use
 from .constant_check import constant_problem
 from .literals import (TENSOR_TRAILER, Literal, TensorLiteral, annotated,
                        is_tensor_print_body)
@@ -464,12 +464,18 @@ class _Parser:
         node = self._new_node(graph, kind, kind_pos)
         if ins:
             visible = self.visible
+            values = []
             for ref in ins.split(", "):
                 v = visible.get(ref[1:])
                 if v is None:  # not in scope: the general path says why, and where
                     self.pos = m.start(4) - 1
                     self._refs(kind)
-                node.add_input(v)
+                values.append(v)
+            # add_input for each, without its checks: a value in scope is this
+            # graph's (self.visible is per graph).
+            node._inputs = values
+            for v in values:
+                _add_use(v, node)
         self.pos = m.end()
         if newline is None:
             self._comment(node)
@@ -484,7 +490,7 @@ class _Parser:
         """Append the parsed ``node`` to its block, where its blocks (if any) may
         follow, and check what its line alone decides (``outputs`` as written,
         needed for the kinds _check_node checks)."""
-        frame.block.append_node(node)
+        frame.block._append_trusted(node)  # new, with no blocks yet
         frame.pending = node
         frame.pending_pos = kind_pos
         if node._kind in _CHECKED_KINDS:
@@ -603,10 +609,11 @@ class _Parser:
         if wanted is not None and len(node._blocks) != wanted:
             self.fail(f"{node.kind} needs {'two blocks' if wanted == 2 else 'one block'}, "
                       f"found {len(node._blocks)}", frame.pending_pos)
+        visible, names = self.visible, frame.names
         for v in node._outputs:
             name = v.debug_name
-            self.visible[name] = v
-            frame.names.append(name)
+            visible[name] = v
+            names.append(name)
 
     def _block_header(self, frames: List[_Frame]) -> None:
         """``blockN(%a : T, ...):`` opening block N of the node just parsed."""

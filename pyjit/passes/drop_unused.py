@@ -14,7 +14,7 @@ __all__ = ["drop_unused"]
 def _drop_if_unused(block: Block, values: Sequence[Value]) -> Optional[Node]:
     """A new (not yet inserted) Drop of the values among ``values`` that have no
     uses, or None when they are all used."""
-    to_drop = [v for v in values if not v.has_uses()]
+    to_drop = [v for v in values if v._uses is None]  # not v.has_uses()
     if not to_drop:
         return None
     return block.owning_graph.create(prim.Drop, to_drop, 0)
@@ -63,7 +63,7 @@ def _drop_in_block(block: Block) -> Iterator[Block]:
     if drop is not None:
         block.prepend_node(drop)
     for n in block.nodes():
-        drop = _drop_if_unused(block, n.outputs)
+        drop = _drop_if_unused(block, n._outputs)
         if drop is not None:
             drop.insert_after(n)
-        yield from n.blocks
+        yield from n._blocks

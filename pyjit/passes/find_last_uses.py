@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import itertools
-from typing import Dict, Iterator, List, Optional, Set, Tuple
+from typing import Dict, Iterator, List, Optional, Sequence, Set, Tuple
 
 from ..ir.graph import Block, Graph, Node, Value
 from ..ir.symbols import prim
@@ -45,7 +45,7 @@ class _FindLastUses:
         for drop, flags in self.drop_flags.items():
             self.move_flags[drop] = self.share(flags)
 
-    def share(self, flags: List[bool]) -> Flags:
+    def share(self, flags: Sequence[bool]) -> Flags:
         t = tuple(flags)
         return self.patterns.setdefault(t, t)
 
@@ -60,13 +60,16 @@ class _FindLastUses:
             path[-1] = n
             # A node's blocks run after its inputs are read, so backwards they
             # come first.
-            yield from n.blocks
+            yield from n._blocks
             self.scan_node(n)
         path.pop()
         del self.depth_of[block]
 
     def scan_node(self, n: Node) -> None:
         inputs = n._inputs
+        if len(inputs) == 1:  # the commonest node
+            self.move_flags[n] = self.share((self.scan_use(n, inputs[0]),))
+            return
         flags = [False] * len(inputs)
         # Backwards again, so that of two uses of a value by one node only the
         # last position moves.
@@ -91,7 +94,7 @@ class _FindLastUses:
         #   drop(a)
         # In other words: the first program point that post-dominates the
         # definition of v gets the drop.
-        depth = self.depth_of.get(v.node.owning_block)  # type: ignore[arg-type]
+        depth = self.depth_of.get(v._node._block)  # type: ignore[arg-type]
         # None means v is not in scope at n: lint the graph.
         assert depth is not None, f"%{v.debug_name} is not in scope at {n!r}"
         same_depth_node = self.path[depth]
