@@ -1199,10 +1199,16 @@ class Graph:
             while n is not end:
                 m = Node._trusted(new, n._kind)
                 ins = n._inputs  # lists of exact size: most nodes have one input
-                m._inputs = ins = ([mapped(ins[0], n)] if len(ins) == 1
-                                   else [mapped(v, n) for v in ins])
-                for w in ins:
+                if len(ins) == 1:  # mapped(), inlined for the commonest node
+                    w = ins[0]
+                    u = w._unique
+                    w = new_at[u] if 0 <= u < size and old_at[u] is w else mapped(w, n)
+                    m._inputs = [w]
                     _add_use(w, m)
+                else:
+                    m._inputs = ins = [mapped(v, n) for v in ins]
+                    for w in ins:
+                        _add_use(w, m)
                 clone_outputs(n, m)
                 if n._attrs:
                     m._attrs = {k: copy_attribute(a) for k, a in n._attrs.items()}

@@ -168,12 +168,21 @@ class _Linter:
             if current is not None:
                 self.define(current)   # its blocks are done: outputs in scope now
                 frame[2] = None
-            node = prev._next
-            if node is None or node._prev is not prev:
-                where = ("at the start of a block" if prev is block._return
-                         else f"after {_where(prev)}")
-                raise IRError(f"broken node links {where}")
-            if node is block._return:
+            # The block's nodes up to the next one with blocks, in one go.
+            ret = block._return
+            while True:
+                node = prev._next
+                if node is None or node._prev is not prev:
+                    where = ("at the start of a block" if prev is ret
+                             else f"after {_where(prev)}")
+                    raise IRError(f"broken node links {where}")
+                if node is ret or node._blocks:
+                    break
+                self.check_node(node, block)
+                self.define(node)
+                prev = node
+            frame[1] = prev
+            if node is ret:
                 self.check_inputs(node)
                 self.visible.difference_update(self.scope.pop())
                 frames.pop()
