@@ -457,33 +457,43 @@ class _Parser:
     def _one_output_node(self, graph: Graph, frame: _Frame, m: "re.Match[str]") -> None:
         """The fast path of :meth:`_node`, for the commonest line: one output of a
         simple type, no attributes, inputs in canonical form (``m`` matched
-        ``_ONE_OUTPUT_NODE``).  The same steps in the same order, with fewer
-        calls: a graph of a million nodes is a million of these."""
-        name, type_text, kind, ins, newline = m.groups()
-        kind_pos = m.start(3)
-        node = self._new_node(graph, kind, kind_pos)
-        if ins:
-            visible = self.visible
-            values = []
-            for ref in ins.split(", "):
-                v = visible.get(ref[1:])
-                if v is None:  # not in scope: the general path says why, and where
-                    self.pos = m.start(4) - 1
-                    self._refs(kind)
-                values.append(v)
-            # add_input for each, without its checks: a value in scope is this
-            # graph's (self.visible is per graph).
-            node._inputs = values
-            for v in values:
-                _add_use(v, node)
-        self.pos = m.end()
-        if newline is None:
-            self._comment(node)
-            self._eol()
-        t = self._simple_types.get(type_text) or self._simple_type(m.start(2), type_text)
-        self._define(name, m.start(), node, t, frame, False)
-        self._place(node, frame, kind_pos,
-                    [(name, m.start(), t)] if kind in _CHECKED_KINDS else None)
+        ``_ONE_OUTPUT_NODE``), and the lines after it while they are of that form
+        too.  The same steps in the same order as :meth:`_node` (and, between
+        lines, :meth:`_graph`), with fewer calls: a graph of a million nodes is a
+        million of these."""
+        text, visible, simple_types = self.text, self.visible, self._simple_types
+        while True:
+            name, type_text, kind, ins, newline = m.groups()
+            kind_pos = m.start(3)
+            node = self._new_node(graph, kind, kind_pos)
+            if ins:
+                values = []
+                for ref in ins.split(", "):
+                    v = visible.get(ref[1:])
+                    if v is None:  # not in scope: the general path says why, and where
+                        self.pos = m.start(4) - 1
+                        self._refs(kind)
+                    values.append(v)
+                # add_input for each, without its checks: a value in scope is this
+                # graph's (self.visible is per graph).
+                node._inputs = values
+                for v in values:
+                    _add_use(v, node)
+            self.pos = m.end()
+            if newline is None:
+                self._comment(node)
+                self._eol()
+            t = simple_types.get(type_text) or self._simple_type(m.start(2), type_text)
+            self._define(name, m.start(), node, t, frame, False)
+            self._place(node, frame, kind_pos,
+                        [(name, m.start(), t)] if kind in _CHECKED_KINDS else None)
+            # The next line, as _graph would start it, if it is one of these too.
+            pos = _WS.match(text, self.pos).end()
+            m = _ONE_OUTPUT_NODE.match(text, pos)  # type: ignore[assignment]
+            if m is None or m.group(3)[-1].isdigit():
+                return
+            self.pos = pos
+            self._finish(frame)
 
     def _place(self, node: Node, frame: _Frame, kind_pos: int,
                outputs: Optional[List[Tuple[str, int, T.Type]]]) -> None:
