@@ -168,9 +168,12 @@ class TypedLowering:
                 r = self._const_s[v, kind] = self._new_sreg(kind, scalar_bits(value, kind))
                 self.scalar_constants.append((r, value))
             return r
+        r = self.sreg[v._unique]
+        if r >= 0 and self.scalar_kinds[r] == kind:
+            return r  # its register's kind is its home's: no need to ask Homes
         have = self.homes.kind(v)
         if have == kind:
-            return self.sreg[v._unique]
+            return r
         assert have == "I" and kind == "F", (v, have, kind)
         tmp = self._new_sreg("F")
         self.table.emit(op.I2F, "I2F", node, [self.sreg[v._unique]], [False], [tmp],
