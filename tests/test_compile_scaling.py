@@ -85,6 +85,28 @@ def test_compile_memory_grows_linearly(shape):
 
 
 @pytest.mark.parametrize("shape", list(SHAPES))
+def test_code_build_memory_grows_linearly(shape):
+    # Code() alone, so that a nesting's text (quadratic in its depth) is not
+    # counted: n nested Ifs once made the coalescer hold a path of up to n
+    # branches per block.
+    def peak(n: int) -> int:
+        graph = parse_ir(graph_text(shape, n))
+        gc.collect()
+        tracemalloc.start()
+        try:
+            code = Code(graph)
+            return tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+            del code
+
+    # Nesting from 400 levels: 160,000 path entries, were it quadratic.
+    n = SIZES[shape] * (GROWTH if shape == "nesting" else 1)
+    ratio = peak(GROWTH * n) / peak(n)
+    assert ratio < BOUND / 1.5, f"Code() of {shape} x{GROWTH} took x{ratio:.1f} the memory"
+
+
+@pytest.mark.parametrize("shape", list(SHAPES))
 @pytest.mark.parametrize("n", [1, 10, 11])
 def test_the_benchmark_graphs_print_back_and_run(shape, n):
     text = graph_text(shape, n)

@@ -35,9 +35,14 @@ from .homes import Homes, is_constant
 
 __all__ = ["coalesce"]
 
-# A place in the code: its position on the line, and the If branches it lies in
-# (If node, branch index), outermost first.
-Place = Tuple[int, Tuple[Tuple[Node, int], ...]]
+# The If branches a block lies in: None at the top, else (If node, branch index,
+# the path of the block holding the If, how many branches deep).  Linked, so a
+# block's path is one tuple however deep it is nested (a tuple of all of them per
+# block would make n nested Ifs cost n * n), and blocks in one branch share it.
+Path = Optional[Tuple[Node, int, "Path", int]]
+
+# A place in the code: its position on the line, and the If branches it lies in.
+Place = Tuple[int, Path]
 
 
 class _Places:
@@ -47,13 +52,13 @@ class _Places:
         # A node's branch path is its block's: per node only its position is
         # kept (a million nodes would otherwise hold a million tuples).
         self.node: Dict[Node, int] = {}
-        self.path: Dict[Block, Tuple[Tuple[Node, int], ...]] = {graph.block: ()}
+        self.path: Dict[Block, Path] = {graph.block: None}
         self.end: Dict[Block, Place] = {}
         counter = 0
         # Iterative pre-order: each entry a block, its branch path and where its
         # walk is; a node's blocks are walked before the node's successors.
-        stack: List[Tuple[Block, Tuple[Tuple[Node, int], ...], Iterator[Node]]] = [
-            (graph.block, (), iter(graph.block.nodes()))]
+        stack: List[Tuple[Block, Path, Iterator[Node]]] = [
+            (graph.block, None, iter(graph.block.nodes()))]
         while stack:
             block, path, nodes = stack[-1]
             node = next(nodes, None)
@@ -66,7 +71,8 @@ class _Places:
             counter += 1
             blocks = node._blocks
             for k in range(len(blocks) - 1, -1, -1):
-                sub = path + ((node, k),) if node._kind == prim.If else path
+                sub = ((node, k, path, 1 + (path[3] if path else 0))
+                       if node._kind == prim.If else path)
                 self.path[blocks[k]] = sub
                 stack.append((blocks[k], sub, iter(blocks[k].nodes())))
 
@@ -84,13 +90,24 @@ class _Places:
 
 
 def _exclusive(a: Place, b: Place) -> bool:
-    """Places in different branches of one If: never both in one pass."""
-    for (na, ka), (nb, kb) in zip(a[1], b[1]):
-        if na is not nb:
-            return False
-        if ka != kb:
-            return True
-    return False
+    """Places in different branches of one If: never both in one pass.  That is
+    decided where their paths part, outermost first: in two branches of one If,
+    or in two different Ifs (not exclusive), or nowhere (one place lies inside
+    the other's branches: not exclusive)."""
+    pa, pb = a[1], b[1]
+    if pa is None or pb is None:
+        return False
+    while pa[3] > pb[3]:  # to the same depth: the part below cannot decide
+        pa = pa[2]
+    while pb[3] > pa[3]:
+        pb = pb[2]
+    if pa is pb:
+        return False
+    # Each (If, branch) has one path entry, shared by all inside it: climb to
+    # the entries whose outer paths are one.
+    while pa[2] is not pb[2]:
+        pa, pb = pa[2], pb[2]
+    return pa[0] is pb[0] and pa[1] != pb[1]
 
 
 def coalesce(graph: Graph, homes: Homes) -> Dict[Value, Value]:
