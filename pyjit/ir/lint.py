@@ -201,7 +201,12 @@ class _Linter:
         # Every input slot of a live node matched its entries (check_inputs), so
         # the use lists hold exactly those entries if their lengths add up to
         # the number of slots.  Only if not are they searched for the culprit.
-        if sum(len(_users(v)) for v in self.uniques.values()) != self.slots:
+        recorded = 0
+        for v in self.uniques.values():  # len(_users(v)), without a list per value
+            u = v._uses
+            if u is not None:
+                recorded += len(u) if type(u) is list else 1
+        if recorded != self.slots:
             for v in self.uniques.values():
                 for user in _users(v):
                     if user not in self.users:
