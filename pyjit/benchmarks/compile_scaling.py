@@ -224,13 +224,14 @@ def _pythonpath() -> str:
 
 def format_results(results: Sequence[Dict[str, Any]]) -> str:
     lines = [f"  {'shape':<8} {'n':>10}  {'parse s':>8} {'build s':>8} {'total s':>8} "
-             f"{'us/unit':>8}  {'peak MB':>8} {'B/unit':>7}"]
+             f"{'cpu s':>7} {'us/unit':>8}  {'peak MB':>8} {'B/unit':>7}"]
     for r in results:
         peak = r.get("peak_bytes")
         per = r.get("bytes_per_unit")
         lines.append(
             f"  {r['shape']:<8} {r['n']:>10,}  {r['parse_s']:>8.2f} {r['build_s']:>8.2f} "
-            f"{r['parse_s'] + r['build_s']:>8.2f} {r['us_per_unit']:>8.1f}  "
+            f"{r['parse_s'] + r['build_s']:>8.2f} "
+            f"{r['parse_cpu_s'] + r['build_cpu_s']:>7.2f} {r['us_per_unit']:>8.1f}  "
             + (f"{peak / 2**20:>8.0f} {per:>7.0f}" if peak is not None and per is not None
                else f"{'-':>8} {'-':>7}") + f"   per {r['unit'][:-1]}")
     by_shape: Dict[str, List[Dict[str, Any]]] = {}
@@ -247,6 +248,15 @@ def format_results(results: Sequence[Dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
+def _load() -> str:
+    """The 1-minute load average, which says how far wall clock times can be
+    trusted on a shared machine."""
+    try:
+        return f"{os.getloadavg()[0]:.2f}"
+    except (AttributeError, OSError):  # pragma: no cover - Windows
+        return "unknown"
+
+
 def run(cases: Sequence[Tuple[str, int]] = CASES, out: Optional[TextIO] = None,
         progress: Optional[TextIO] = None) -> Dict[str, Any]:
     """Measure every case, print the table to ``out``, return everything as a
@@ -257,15 +267,17 @@ def run(cases: Sequence[Tuple[str, int]] = CASES, out: Optional[TextIO] = None,
     info = machine_info(torch=False)
     print(f"pyjit bench --compile: {info['cpu']}, {info['cpus']} CPUs, {info['python']}, "
           f"numpy {info['numpy']}", file=out)
-    print("Each case in a child process: parse_ir and Code() of the text, wall clock; "
-          "peak MB is the child's peak resident memory, B/unit what the compile added "
-          "to it, per unit of n.", file=out, flush=True)
+    print("Each case in a child process: parse_ir and Code() of the text, wall clock "
+          "(cpu s: the child's CPU time, which other processes inflate less); peak MB is "
+          "the child's peak resident memory, B/unit what the compile added to it, per "
+          f"unit of n.  Load average at the start: {_load()}.", file=out, flush=True)
     results = []
     start = time.perf_counter()
     for shape, n in cases:
         print(f"compiling {shape} {n:,}", file=progress, flush=True)
         results.append(measure(shape, n))
     print(format_results(results), file=out, flush=True)
+    print(f"Load average at the end: {_load()}.", file=out, flush=True)
     return {"machine": info, "seconds": time.perf_counter() - start, "cases": results}
 
 
