@@ -35,8 +35,10 @@ here is only how it is made fast:
   instruction needs Python again and takes it back.  A loop of scalar work thus
   never starves other threads, and one that calls Python operators lets them run
   at least every ``TICK`` iterations, as CPython's own loop does;
-* a run counts as a level of Python recursion (``Py_EnterRecursiveCall``), so an
-  operator that runs its own graph again ends in RecursionError, not a crash;
+* a run counts as a level of Python recursion (``Py_EnterRecursiveCall``) and
+  refuses to start when the thread's C stack is nearly full, so an operator that
+  runs its own graph again ends in RecursionError, not a crash, however high
+  ``sys.setrecursionlimit`` is;
 * an activation's value stack and registers are one C block that never moves (a
   returned call's block is kept for the next call at that depth), and
   ``Frame._run`` runs one activation only, returning to a small driver at an
@@ -154,6 +156,45 @@ cdef extern from *:
     }
     """
     uint64_t pyjit_mulhi(uint64_t a, uint64_t b) nogil
+
+cdef extern from *:
+    """
+    /* Whether this thread's C stack is nearly used up.  Py_EnterRecursiveCall
+       counts levels, not bytes: a run reached through an operator that runs its
+       graph again (Python calling the loop calling Python...) costs several
+       kilobytes of C stack a level, so a raised sys.setrecursionlimit lets it
+       overflow the stack long before the count runs out.  CPython 3.12+ checks
+       the stack pointer itself for the same reason; here the bounds of the
+       thread's stack are read once per thread (pthread_getattr_np), and a run
+       refuses to start within PYJIT_STACK_MARGIN bytes of its end, leaving room
+       for raising and reporting the error.  Where the bounds cannot be read,
+       only the count guards. */
+    #if defined(__linux__) && defined(__GLIBC__)
+    #include <pthread.h>
+    #define PYJIT_STACK_MARGIN (256 * 1024)
+    static __thread char *pyjit_stack_floor = NULL;  /* NULL: not read yet */
+
+    static int pyjit_stack_exhausted(void) {
+        char here;
+        if (pyjit_stack_floor == NULL) {
+            pthread_attr_t attr;
+            void *low = NULL;
+            size_t size = 0;
+            pyjit_stack_floor = (char *)1;  /* unknown: never exhausted */
+            if (pthread_getattr_np(pthread_self(), &attr) == 0) {
+                if (pthread_attr_getstack(&attr, &low, &size) == 0 &&
+                        size > 2 * PYJIT_STACK_MARGIN)
+                    pyjit_stack_floor = (char *)low + PYJIT_STACK_MARGIN;
+                pthread_attr_destroy(&attr);
+            }
+        }
+        return &here < pyjit_stack_floor;
+    }
+    #else
+    static int pyjit_stack_exhausted(void) { return 0; }
+    #endif
+    """
+    bint pyjit_stack_exhausted()
 
 cdef extern from *:
     """
@@ -1038,6 +1079,8 @@ cdef class Frame:
         """
         if type(stack) is not list or self._failed or self._running:
             _slow.refuse_run(stack, self._failed, self._running, self._top.pc)
+        if pyjit_stack_exhausted():
+            raise _slow.stack_used_up("the thread's C stack")
         Py_EnterRecursiveCall(" while running a pyjit graph")
         self._running = True
         try:
@@ -1316,11 +1359,13 @@ cdef class Frame:
                     a = S[words[0] >> 1].i + 1
                     S[words[3]].i = a
                     if a < S[words[1] >> 1].i and S[words[2] >> 1].i:
-                        ins = code + ins.arg
+                        # The tick reads the back edge's own gil_free: the
+                        # target's is always 0 (only jumps have one).
                         ticks -= 1
                         if ticks == 0:
                             ticks = TICK
                             _tick(&released, &last_signals, ins.gil_free)
+                        ins = code + ins.arg
                         continue
                 elif opc == OP_LOOP_ENTER:
                     S[words[2]].i = 0
