@@ -35,7 +35,10 @@ non-singleton dimension 1``).
 
 numpy warns on division by zero, overflow and NaN; torch does not, so the generic
 implementations run with numpy's floating-point errors ignored
-(:mod:`pyjit.ops.fperrors`).
+(:mod:`pyjit.ops.fperrors`).  A binary operator whose generic implementation
+ends in a plain ufunc call for same-dtype operands is a C callable making that
+call itself, inside a run that ignores the errors once for all its operators
+(:mod:`pyjit.ops.ufunc_direct`), and the generic implementation otherwise.
 
 Adding an operator of an existing kind is one row of :data:`UNARY` or
 :data:`BINARY`.  The clamp family, ``where``, ``lerp``, ``addcmul``/``addcdiv``
@@ -56,6 +59,7 @@ from .dims import as_array, broadcast_shapes, check_inplace_shape
 from .dtypes import (BOOL, DEFAULT_FLOAT, FLOAT64, INT64, c_name, check_cast, meta_name,
                      result_type, torch_name)
 from .fperrors import enter, leave
+from .ufunc_direct import direct as direct_call
 
 __all__ = ["Unary", "Binary", "UNARY", "BINARY", "unary", "binary", "inplace", "out_form",
            "add", "sub", "clamp", "where", "FAMILY"]
@@ -465,7 +469,25 @@ def binary(row: Binary) -> Callable:
             return r if r.dtype == dt else as_array(r).astype(dt)
     op.__name__ = name
     op.__doc__ = f"``aten::{name}`` ({rule} result dtype)."
+    if not is_ufunc or rule in (COMPARE, PREDICATE):
+        return op
+    # The cases in which op ends in fn(a, b, out=...), taken by a C callable
+    # without op's frame (pyjit.ops.ufunc_direct): same-dtype arrays, and for
+    # PROMOTE a float array with a Python number.
+    if check is None and rule == PROMOTE:
+        return direct_call(fn, op, same=None, with_number=_FLOAT_DTYPES)
+    if check is None and rule == INTEGRAL:
+        return direct_call(fn, op, same=_INTEGRAL_DTYPES)
+    if rule in (PROMOTE, FLOAT):
+        return direct_call(fn, op, same=_FLOAT_DTYPES)
     return op
+
+
+#: The dtypes of numpy's builtin float, and integer and bool, types.
+_FLOAT_DTYPES = tuple({id(d): d for d in map(np.dtype, (np.float32, np.float64, np.float16,
+                                                         np.longdouble))}.values())
+_INTEGRAL_DTYPES = tuple(map(np.dtype, (np.int64, np.int32, np.int16, np.int8, np.uint8,
+                                        np.uint16, np.uint32, np.uint64, np.bool_)))
 
 
 def _binary_inplace(functional: Callable, row: Binary) -> Callable:
