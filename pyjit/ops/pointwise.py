@@ -712,8 +712,9 @@ def _with_alpha(plain: Callable, reverse: bool = False) -> Callable:
     """``self + alpha * other`` (``rsub``: ``other - alpha * self``) from the plain
     binary operator; a constant ``alpha`` of 1 is resolved when the Code is built."""
     def op(a, b, alpha=1):
-        if alpha != 1:
+        if type(alpha) is not int:  # torch refuses a float alpha, 1.0 included
             _alpha_checked(a, b, alpha)
+        if alpha != 1:
             if reverse:
                 return plain(b, _mul(a, alpha))
             return plain(a, _mul(b, alpha))
