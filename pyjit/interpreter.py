@@ -35,9 +35,8 @@ deep calls may nest is :func:`set_recursion_limit`'s to say.
 
 Floating-point errors: a Code whose operators run faster with numpy's
 floating-point errors ignored once for the whole run (``Code.quiet_fp``: the
-library's direct ufunc calls, :mod:`pyjit.ops.ufunc_direct`) runs inside
-:func:`pyjit.ops.fperrors.quiet_run`; the setting is undone when the run returns
-or suspends.  torch computes infinities and NaN silently, and the library's
+library's pointwise operators) runs between :func:`pyjit.ops.fperrors.enter`
+and ``leave``; the setting is undone when the run returns or suspends.  torch computes infinities and NaN silently, and the library's
 operators ignore the errors anyway: the run only saves them setting it per call.
 
 Linking: a :class:`~pyjit.code.Code` says what its forks, awaitables and calls run
@@ -67,7 +66,7 @@ from .errors import (GraphRecursionError, InterpreterError, JITException, TraceF
 from .futures import Await, Future
 from .ir import Graph
 from .ir.printer import node_header
-from .ops.fperrors import leave as _fp_leave, quiet_run as _fp_quiet_run
+from .ops.fperrors import enter as _fp_enter, leave as _fp_leave
 from .registry import Registry
 from .workqueue import Executor, default_queue
 
@@ -241,9 +240,9 @@ def located_error(code: Code, pcs: Union[int, Sequence[int]],
 
 
 def _run_frame(frame: Any, stack: List[Any], quiet: bool) -> Optional[Future]:
-    """``frame.run(stack)``, inside :func:`~pyjit.ops.fperrors.quiet_run` if
-    ``quiet`` (the Code's ``quiet_fp``)."""
-    fp = _fp_quiet_run() if quiet else None
+    """``frame.run(stack)``, with numpy's floating-point errors ignored if
+    ``quiet`` (the Code's ``quiet_fp``; see :mod:`pyjit.ops.fperrors`)."""
+    fp = _fp_enter() if quiet else None
     try:
         return frame.run(stack)
     finally:
@@ -698,7 +697,7 @@ class Function:
             # costs as much as the run: the run settings are this loop's
             # already, so there is nothing to set.  A run that suspends on a
             # future goes on in drive(), which waits for it.
-            fp = _fp_quiet_run() if self._quiet_fp else None
+            fp = _fp_enter() if self._quiet_fp else None
             try:
                 pending = frame.run(stack)
             except Exception as exc:

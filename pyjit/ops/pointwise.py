@@ -35,10 +35,11 @@ non-singleton dimension 1``).
 
 numpy warns on division by zero, overflow and NaN; torch does not, so the generic
 implementations run with numpy's floating-point errors ignored
-(:mod:`pyjit.ops.fperrors`).  A binary operator whose generic implementation
-ends in a plain ufunc call for same-dtype operands is a C callable making that
-call itself, inside a run that ignores the errors once for all its operators
-(:mod:`pyjit.ops.ufunc_direct`), and the generic implementation otherwise.
+(:mod:`pyjit.ops.fperrors`), which a run of a graph holding them sets once for
+all its operators.  A binary operator whose generic implementation ends in a
+plain ufunc call for same-dtype operands is a C callable making that call itself
+inside such a run (:mod:`pyjit.ops.ufunc_direct`), and the generic
+implementation otherwise.
 
 Adding an operator of an existing kind is one row of :data:`UNARY` or
 :data:`BINARY`.  The clamp family, ``where``, ``lerp``, ``addcmul``/``addcdiv``
@@ -58,7 +59,7 @@ from . import special
 from .dims import as_array, broadcast_shapes, check_inplace_shape
 from .dtypes import (BOOL, DEFAULT_FLOAT, FLOAT64, INT64, c_name, check_cast, meta_name,
                      result_type, torch_name)
-from .fperrors import enter, leave
+from .fperrors import enter, leave, prefers_quiet_run
 from .ufunc_direct import direct as direct_call
 
 __all__ = ["Unary", "Binary", "UNARY", "BINARY", "unary", "binary", "inplace", "out_form",
@@ -149,7 +150,7 @@ def unary(row: Unary) -> Callable:
         return as_array(r) if as_computed else as_array(r).astype(a.dtype)
     op.__name__ = name
     op.__doc__ = f"``aten::{name}`` ({rule} result dtype)."
-    return op
+    return prefers_quiet_run(op)
 
 
 def inplace(functional: Callable, name: str, dtype_name: Callable = torch_name) -> Callable:
@@ -162,7 +163,7 @@ def inplace(functional: Callable, name: str, dtype_name: Callable = torch_name) 
             check_inplace_shape(a.shape, r)
         return _write(a, r, dtype_name)
     op.__name__ = name + "_"
-    return op
+    return prefers_quiet_run(op)
 
 
 def check_writable(target: np.ndarray) -> None:
@@ -201,7 +202,7 @@ def out_form(functional: Callable) -> Callable:
                                  f"shape {list(out.shape)} that pyjit cannot resize") from None
         return _write(out, r)
     op.__name__ = functional.__name__ + "_out"
-    return op
+    return prefers_quiet_run(op)
 
 
 def _sign(x):
@@ -469,8 +470,10 @@ def binary(row: Binary) -> Callable:
             return r if r.dtype == dt else as_array(r).astype(dt)
     op.__name__ = name
     op.__doc__ = f"``aten::{name}`` ({rule} result dtype)."
-    if not is_ufunc or rule in (COMPARE, PREDICATE):
-        return op
+    if rule in (COMPARE, PREDICATE):
+        return op  # no floating-point errors to ignore
+    if not is_ufunc:
+        return prefers_quiet_run(op)
     # The cases in which op ends in fn(a, b, out=...), taken by a C callable
     # without op's frame (pyjit.ops.ufunc_direct): same-dtype arrays, and for
     # PROMOTE a float array with a Python number.
@@ -480,7 +483,7 @@ def binary(row: Binary) -> Callable:
         return direct_call(fn, op, same=_INTEGRAL_DTYPES)
     if rule in (PROMOTE, FLOAT):
         return direct_call(fn, op, same=_FLOAT_DTYPES)
-    return op
+    return prefers_quiet_run(op)
 
 
 #: The dtypes of numpy's builtin float, and integer and bool, types.
@@ -517,7 +520,7 @@ def _binary_inplace(functional: Callable, row: Binary) -> Callable:
         finally:
             leave(token)
     op.__name__ = row.names.split()[0] + "_"
-    return op
+    return prefers_quiet_run(op)
 
 
 def _check_sub(a, b, dt=None) -> None:
@@ -720,7 +723,7 @@ def _with_alpha(plain: Callable, reverse: bool = False) -> Callable:
             return plain(a, _mul(b, alpha))
         return plain(b, a) if reverse else plain(a, b)
     op.__name__ = plain.__name__
-    return op
+    return prefers_quiet_run(op)
 
 
 def _alpha_factory(plain: Callable, general: Callable, reverse: bool = False):
@@ -758,7 +761,7 @@ def _div_modes(true_div: Callable, floor_div: Callable):
             return floor_div(a, b)
         raise ValueError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' "
                          f"but found '{rounding_mode}'")
-    return div
+    return prefers_quiet_run(div)
 
 
 # -- registration ------------------------------------------------------------------------

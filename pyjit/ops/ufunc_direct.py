@@ -16,7 +16,7 @@ generic function around it as much again (the errors' setting alone 0.2 µs)::
 :func:`direct` makes the callable on the right, with the same results, dtypes
 and errors as ``generic`` (anything the ufunc refuses goes to ``generic``, which
 raises torch's message).  It runs straight only where a run has set the errors
-ignored once for all its operators (:func:`pyjit.ops.fperrors.quiet_run`; the
+ignored once for all its operators (:func:`pyjit.ops.fperrors.enter`; the
 interpreter does for a Code holding a callable made here), and is ``generic``
 elsewhere.  When the library was built, the callable is C
 (:mod:`pyjit.ops._ufunc_direct`): no Python frame between the run loop and the
@@ -32,7 +32,7 @@ import numpy as np
 
 from . import fperrors
 
-__all__ = ["direct", "direct_python", "COMPILED"]
+__all__ = ["direct", "direct_python", "is_direct", "COMPILED"]
 
 _ndarray = np.ndarray
 
@@ -87,10 +87,19 @@ def direct(ufunc: np.ufunc, generic: Callable, same: Optional[Tuple[np.dtype, ..
     """``generic`` with ``ufunc`` called straight in the cases :func:`direct_python`
     lists, in C when the library was built; ``generic`` itself where numpy keeps
     no context variable for its errors (numpy < 2).  The callable is declared to
-    :func:`~pyjit.ops.fperrors.prefers_quiet_run`."""
+    :func:`~pyjit.ops.fperrors.prefers_quiet_run`, and :func:`is_direct`."""
     if fperrors.CONTEXT_VAR is None:
         return generic
     make = _direct_c if _direct_c is not None else direct_python
-    return fperrors.prefers_quiet_run(
-        make(ufunc, generic, None if same is None else tuple(same), tuple(with_number),
-             fperrors.CONTEXT_VAR, fperrors.QUIET))
+    op = make(ufunc, generic, None if same is None else tuple(same), tuple(with_number),
+              fperrors.CONTEXT_VAR, fperrors.QUIET)
+    _MADE[id(op)] = op
+    return fperrors.prefers_quiet_run(op)
+
+
+_MADE = {}  # by id, kept alive here: what is_direct recognises
+
+
+def is_direct(fn: Callable) -> bool:
+    """Whether ``fn`` was made by :func:`direct` (the tests ask)."""
+    return id(fn) in _MADE
