@@ -182,50 +182,111 @@ def test_direct_path_equals_generic_path(name, ab):
         assert in_a_run(fn, a, b) == outcome(fn, a, b)
 
 
+#: The in-place forms with a direct path, by name (``add_``, ``mul_``...).
+DIRECT_INPLACE = {op.kind.split("::")[1]: op.fn for kind in default_registry.kinds()
+                  if kind.startswith("aten::") and kind.endswith("_")
+                  for op in default_registry.overloads(kind)
+                  if op.fn is not None and _direct(op.fn)}
+
+
+def test_the_in_place_arithmetic_has_a_direct_path():
+    assert {"add_", "sub_", "mul_", "div_", "bitwise_or_"} <= set(DIRECT_INPLACE)
+
+
+def outcome_in_place(fn, a, b):
+    """``fn(a, b)`` on a copy of ``a``: whether it returned the copy, and the copy
+    after it (or the error)."""
+    a = a.copy()
+    try:
+        r = fn(a, b)
+    except Exception as exc:
+        return ("raise", type(exc), str(exc))
+    return ("ok", r is a, a.dtype, a.shape, a.tobytes())
+
+
+@given(name=st.sampled_from(sorted(DIRECT_INPLACE)), ab=operands())
+def test_direct_in_place_path_equals_generic_path(name, ab):
+    a, b = ab
+    fn = DIRECT_INPLACE[name]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        token = fperrors.enter()
+        try:
+            inside = outcome_in_place(fn, a, b)
+        finally:
+            fperrors.leave(token)
+        assert inside == outcome_in_place(fn, a, b)
+
+
+def test_the_in_place_direct_path_returns_self_and_keeps_torch_errors():
+    add_ = DIRECT_INPLACE["add_"]
+    x, y = np.ones(3, np.float32), np.arange(3, dtype=np.float32)
+    token = fperrors.enter()
+    try:
+        assert add_(x, y) is x and x.tolist() == [1.0, 2.0, 3.0]
+        with pytest.raises(ValueError, match=r"output with shape \[3\] doesn't match the "
+                                             r"broadcast shape \[2, 3\]"):
+            add_(x, np.ones((2, 3), np.float32))
+        with pytest.raises(ValueError, match="more than one element of the written-to tensor"):
+            add_(np.broadcast_to(np.float32(1), (3,)), y)
+    finally:
+        fperrors.leave(token)
+
+
 # -- the C callable against its Python twin -----------------------------------------
 
 F32, F64, I64 = np.dtype(np.float32), np.dtype(np.float64), np.dtype(np.int64)
-CASES = [
-    (np.ones(3, F32), np.ones(3, F32)),
-    (np.ones(3, F32), np.ones(3, F64)),
-    (np.ones(3, I64), np.ones(3, I64)),
-    (np.ones(3, F32), 2.5), (np.ones(3, F32), 2), (np.ones(3, F32), True),
-    (np.ones(3, I64), 2), (2.5, np.ones(3, F32)),
-    (np.array(1.0, F32), np.array(2.0, F32)),
-    (np.ones(3, F32), np.ones(4, F32)),
-    (np.ones(3, F32).view(np.recarray), np.ones(3, F32)),
-]
 
 
+def cases():
+    """Operands for the twins, made afresh for each (the in-place form writes)."""
+    return [
+        (np.ones(3, F32), np.ones(3, F32)),
+        (np.ones(3, F32), np.ones(3, F64)),
+        (np.ones(3, I64), np.ones(3, I64)),
+        (np.ones(3, F32), 2.5), (np.ones(3, F32), 2), (np.ones(3, F32), True),
+        (np.ones(3, I64), 2), (2.5, np.ones(3, F32)),
+        (np.array(1.0, F32), np.array(2.0, F32)),
+        (np.ones(3, F32), np.ones(4, F32)),
+        (np.ones(3, F32).view(np.recarray), np.ones(3, F32)),
+        (np.ones(3, F32), np.ones((2, 3), F32)),
+    ]
+
+
+@pytest.mark.parametrize("into_first", [False, True])
 @pytest.mark.parametrize("quiet", [False, True])
 @pytest.mark.parametrize("same", [None, (F32, F64)])
-def test_c_callable_equals_python_twin(quiet, same):
+def test_c_callable_equals_python_twin(quiet, same, into_first):
     core = import_compiled("pyjit.ops._ufunc_direct")
 
     def spy(calls):
         def generic(a, b):
             calls.append((a, b))
-            return np.asarray(np.add(a, b))
+            return np.add(a, b, out=a) if into_first else np.asarray(np.add(a, b))
         generic.__name__ = "add"
         return generic
 
     made = []
     for make in (core.direct, ufunc_direct.direct_python):
         calls = []
-        op = make(np.add, spy(calls), same, (F32,), fperrors.CONTEXT_VAR, fperrors.QUIET)
+        op = make(np.add, spy(calls), same, (F32,), fperrors.CONTEXT_VAR, fperrors.QUIET,
+                  into_first)
+        operands = cases()
         token = fperrors.enter() if quiet else None
         try:
-            results = [outcome(op, a, b) for a, b in CASES]
+            results = [outcome(op, a, b) for a, b in operands]
         finally:
-            if token is not None:
-                fperrors.leave(token)
-        made.append((results, [i for i, (a, b) in enumerate(CASES)
-                               for c in calls if c[0] is a and c[1] is b]))
+            fperrors.leave(token)
+        made.append((results, [i for i, (a, b) in enumerate(operands)
+                               for c in calls if c[0] is a and c[1] is b],
+                     [a.tobytes() if isinstance(a, np.ndarray) else a for a, _ in operands]))
         assert op.__name__ == "add"
     assert made[0] == made[1]
     generic_cases = made[0][1]
     if not quiet:
-        assert generic_cases == list(range(len(CASES)))
-    else:  # straight: same dtype (in `same`), or float32 with a number; 0-dim too
-        straight = {0, 3, 4, 8} | ({2} if same is None else set())
-        assert set(range(len(CASES))) - set(generic_cases) == straight
+        assert generic_cases == list(range(len(cases())))
+    else:  # straight: same dtype (in `same`), or float32 with a number; 0-dim too;
+        # a broadcast that would grow the first operand is the generic's in place
+        straight = {0, 3, 4, 8} | ({2} if same is None else set()) | (
+            set() if into_first else {11})
+        assert set(range(len(cases()))) - set(generic_cases) == straight

@@ -34,14 +34,14 @@ cdef inline bint _is_quiet(object var, object quiet) except -1:
     return same
 
 
-def direct(ufunc, generic, same, with_number, var, quiet):
+def direct(ufunc, generic, same, with_number, var, quiet, bint into_first):
     """The operator computing ``generic(a, b)`` that calls ``ufunc(a, b)`` itself
-    when numpy's floating-point errors are ignored already (``var``, numpy's
-    context variable, holds ``quiet``) and the operands are two arrays of one
-    dtype in ``same`` (None: any dtype) or an array of a dtype in ``with_number``
-    and a Python int or float.  A 0-dim result comes back as a 0-dim array, as
-    from ``ufunc(a, b, out=...)``; anything the ufunc refuses, and every other
-    case, is ``generic``'s."""
+    (``ufunc(a, b, out=a)`` if ``into_first``) when numpy's floating-point errors
+    are ignored already (``var``, numpy's context variable, holds ``quiet``) and
+    the operands are two arrays of one dtype in ``same`` (None: any dtype) or an
+    array of a dtype in ``with_number`` and a Python int or float.  A 0-dim
+    result comes back as a 0-dim array, as from ``ufunc(a, b, out=...)``;
+    anything the ufunc refuses, and every other case, is ``generic``'s."""
     cdef tuple same_dtypes = same
     cdef tuple number_dtypes = with_number
     cdef bint any_same = same is None
@@ -57,6 +57,8 @@ def direct(ufunc, generic, same, with_number, var, quiet):
                 ok = (type(b) is float or type(b) is int) and _member(dt, number_dtypes)
             if ok and _is_quiet(var, quiet):
                 try:
+                    if into_first:
+                        return ufunc(a, b, out=a)
                     r = ufunc(a, b)
                 except Exception:
                     return generic(a, b)  # says it as torch does

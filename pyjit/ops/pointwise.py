@@ -486,11 +486,12 @@ def binary(row: Binary) -> Callable:
     return prefers_quiet_run(op)
 
 
-#: The dtypes of numpy's builtin float, and integer and bool, types.
+#: The dtypes of numpy's builtin float, integer and bool, and complex types.
 _FLOAT_DTYPES = tuple({id(d): d for d in map(np.dtype, (np.float32, np.float64, np.float16,
                                                          np.longdouble))}.values())
 _INTEGRAL_DTYPES = tuple(map(np.dtype, (np.int64, np.int32, np.int16, np.int8, np.uint8,
                                         np.uint16, np.uint32, np.uint64, np.bool_)))
+_COMPLEX_DTYPES = tuple(map(np.dtype, (np.complex64, np.complex128)))
 
 
 def _binary_inplace(functional: Callable, row: Binary) -> Callable:
@@ -520,6 +521,15 @@ def _binary_inplace(functional: Callable, row: Binary) -> Callable:
         finally:
             leave(token)
     op.__name__ = row.names.split()[0] + "_"
+    # Same-dtype arrays of the dtypes op computes in unchanged: op ends in
+    # fn(a, b, out=a) for them (cast and shape errors come from numpy's refusal).
+    if check is None and rule == PROMOTE:
+        return direct_call(fn, op, same=_FLOAT_DTYPES + _INTEGRAL_DTYPES + _COMPLEX_DTYPES,
+                           into_first=True)
+    if check is None and rule == INTEGRAL:
+        return direct_call(fn, op, same=_INTEGRAL_DTYPES, into_first=True)
+    if rule in (PROMOTE, FLOAT):
+        return direct_call(fn, op, same=_FLOAT_DTYPES, into_first=True)
     return prefers_quiet_run(op)
 
 

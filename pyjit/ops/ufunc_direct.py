@@ -13,6 +13,9 @@ generic function around it as much again (the errors' setting alone 0.2 µs)::
       ufunc(a, b, out=...)                  yes: ufunc(a, b)
       reset errors                          no:  generic(a, b)
 
+The in-place forms (``x.add_(y)``) are made the same way, with
+``ufunc(a, b, out=a)``.
+
 :func:`direct` makes the callable on the right, with the same results, dtypes
 and errors as ``generic`` (anything the ufunc refuses goes to ``generic``, which
 raises torch's message).  It runs straight only where a run has set the errors
@@ -38,16 +41,16 @@ _ndarray = np.ndarray
 
 
 def direct_python(ufunc: np.ufunc, generic: Callable, same: Optional[Tuple[np.dtype, ...]],
-                  with_number: Tuple[np.dtype, ...], var, quiet) -> Callable:
+                  with_number: Tuple[np.dtype, ...], var, quiet, into_first: bool) -> Callable:
     """The operator computing ``generic(a, b)`` that calls ``ufunc(a, b)`` itself
-    when numpy's floating-point errors are ignored already (``var``, numpy's
-    context variable, holds ``quiet``) and the operands are two arrays of one
-    dtype in ``same`` (None: any dtype) or an array of a dtype in ``with_number``
-    and a Python int or float.  A 0-dim result comes back as a 0-dim array, as
-    from ``ufunc(a, b, out=...)``; anything the ufunc refuses, and every other
-    case, is ``generic``'s.  Dtypes are compared by identity: numpy's arrays share
-    one dtype object per builtin type, and an equal one that is another object
-    only takes the generic path."""
+    (``ufunc(a, b, out=a)`` if ``into_first``) when numpy's floating-point errors
+    are ignored already (``var``, numpy's context variable, holds ``quiet``) and
+    the operands are two arrays of one dtype in ``same`` (None: any dtype) or an
+    array of a dtype in ``with_number`` and a Python int or float.  A 0-dim
+    result comes back as a 0-dim array, as from ``ufunc(a, b, out=...)``;
+    anything the ufunc refuses, and every other case, is ``generic``'s.  Dtypes
+    are compared by identity: numpy's arrays share one dtype object per builtin
+    type, and an equal one that is another object only takes the generic path."""
     get = var.get
 
     def op(a, b, alpha=None):
@@ -61,6 +64,8 @@ def direct_python(ufunc: np.ufunc, generic: Callable, same: Optional[Tuple[np.dt
                 ok = (type(b) is float or type(b) is int) and any(d is dt for d in with_number)
             if ok and get() is quiet:
                 try:
+                    if into_first:
+                        return ufunc(a, b, out=a)
                     r = ufunc(a, b)
                 except Exception:
                     return generic(a, b)  # says it as torch does
@@ -83,7 +88,7 @@ COMPILED = _direct_c is not None
 
 
 def direct(ufunc: np.ufunc, generic: Callable, same: Optional[Tuple[np.dtype, ...]] = None,
-           with_number: Tuple[np.dtype, ...] = ()) -> Callable:
+           with_number: Tuple[np.dtype, ...] = (), into_first: bool = False) -> Callable:
     """``generic`` with ``ufunc`` called straight in the cases :func:`direct_python`
     lists, in C when the library was built; ``generic`` itself where numpy keeps
     no context variable for its errors (numpy < 2).  The callable is declared to
@@ -92,7 +97,7 @@ def direct(ufunc: np.ufunc, generic: Callable, same: Optional[Tuple[np.dtype, ..
         return generic
     make = _direct_c if _direct_c is not None else direct_python
     op = make(ufunc, generic, None if same is None else tuple(same), tuple(with_number),
-              fperrors.CONTEXT_VAR, fperrors.QUIET)
+              fperrors.CONTEXT_VAR, fperrors.QUIET, into_first)
     _MADE[id(op)] = op
     return fperrors.prefers_quiet_run(op)
 
