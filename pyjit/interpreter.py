@@ -36,8 +36,10 @@ deep calls may nest is :func:`set_recursion_limit`'s to say.
 Floating-point errors: a Code whose operators run faster with numpy's
 floating-point errors ignored once for the whole run (``Code.quiet_fp``: the
 library's pointwise operators) runs between :func:`pyjit.ops.fperrors.enter`
-and ``leave``; the setting is undone when the run returns or suspends.  torch computes infinities and NaN silently, and the library's
-operators ignore the errors anyway: the run only saves them setting it per call.
+and ``leave``; the setting is undone when the run returns or suspends.  torch
+computes infinities and NaN silently, and the library's operators ignore the
+errors anyway: the run only saves them setting it per call.  An operator of the
+user's in such a run sees the errors ignored too.
 
 Linking: a :class:`~pyjit.code.Code` says what its forks, awaitables and calls run
 (:class:`~pyjit.code.ForkSite`, :class:`~pyjit.code.AwaitableSite`,
