@@ -23,7 +23,8 @@ test suite.  For each program it scripts the function and writes, under
                                 too, when that differs from ``<name>.ir``;
 * ``<name>.class.<C>.<m>.ir``   each method of each TorchScript class it uses;
 * ``<name>.method.<path>.ir``   for a module: each method of each (sub)module;
-* ``<name>.json``               source, origin, cases and torch's results (below).
+* ``<name>.json``               source, origin, the enum classes it uses, cases and
+                                torch's results (below).
 
 Every ``.ir`` is ``str(graph)`` byte for byte except that absolute paths in the
 ``# file:line:col`` comments are made relative (this directory's files to
@@ -122,6 +123,41 @@ def class_method_files(name, graphs):
     return files
 
 
+def enum_classes_in(graphs, values):
+    """The Python enum classes a program uses: those of its graphs' values (their
+    types, and the types inside list, tuple, optional... types) and of the Python
+    values it is run on or returns, in order of appearance."""
+    names = []
+    pending = [v.type() for graph in graphs
+               for v in list(graph.inputs()) + [o for n in nodes_in(graph) for o in n.outputs()]]
+    while pending:
+        t = pending.pop(0)
+        if t.kind() == "EnumType":
+            names.append(str(t))
+        pending.extend(t.containedTypes())
+    found = {}
+    for name in names:
+        module_name, _, cls_name = name[len("__torch__."):].rpartition(".")
+        found.setdefault(name, getattr(importlib.import_module(module_name), cls_name))
+    pending = list(values)
+    while pending:
+        v = pending.pop(0)
+        if isinstance(v, enum.Enum):
+            found.setdefault(torch._jit_internal._qualified_name(type(v)), type(v))
+        elif isinstance(v, (list, tuple)):
+            pending.extend(v)
+        elif isinstance(v, dict):
+            pending.extend(v.items())
+    return found
+
+
+def enum_definitions(classes):
+    """``[[qualified name, [[member, value], ...]], ...]``: what pyjit needs to
+    make the enum classes whose members the graphs name but whose values they do
+    not print (``prim::Constant[value=__torch__.enums.Color.RED]``)."""
+    return [[name, [[m.name, encode(m.value)] for m in cls]] for name, cls in classes.items()]
+
+
 def inlined(graph):
     g = graph.copy()
     torch._C._jit_pass_inline(g)
@@ -183,14 +219,17 @@ def complete_args(signature, args):
     return list(bound.args)
 
 
-def run_case(call, signature, args, want_stdout):
+def run_case(call, signature, args, want_stdout, results):
+    """One case's record; what the call returned is appended to ``results``."""
     args = complete_args(signature, args)
     enc_args = encode(args)
     case = {"args": enc_args}
     fresh = copy.deepcopy(args)  # programs mutate their inputs
     with captured_stdout() as out:
         try:
-            case["expected"] = encode(call(*fresh))
+            result = call(*fresh)
+            results.append(result)
+            case["expected"] = encode(result)
         except Exception as exc:  # torch.jit.Error, RuntimeError, ...
             case["error"] = error_record(exc)
     message = case.get("error", {}).get("message", "")
@@ -267,11 +306,17 @@ def record_function(module, name, fn):
     files.update(callee_files(name, called))
     files.update(class_method_files(name, [graph] + [f.graph for f in called.values()]))
     signature = inspect.signature(fn)
-    cases = [run_case(scripted, signature, args, spec.get("stdout", False))
+    results = []
+    cases = [run_case(scripted, signature, args, spec.get("stdout", False), results)
              for args in spec["cases"]]
     doc = {"name": name, "origin": spec["origin"],
            "source": source_with_callees(module, fn, list(called)),
-           "callees": list(called), "cases": cases}
+           "callees": list(called)}
+    enums = enum_classes_in([graph, inl] + [f.graph for f in called.values()],
+                            list(spec["cases"]) + results)
+    if enums:
+        doc["enums"] = enum_definitions(enums)
+    doc["cases"] = cases
     return files, doc
 
 
@@ -292,12 +337,18 @@ def record_module(module, name, cls):
     for key, g in method_graphs(scripted).items():
         files["%s.method.%s.ir" % (name, key)] = str(g)
     signature = forward_signature(scripted)
-    cases = [run_case(scripted, signature, args, False) for args in spec["cases"]]
+    results = []
+    cases = [run_case(scripted, signature, args, False, results) for args in spec["cases"]]
     called = callees(module, scripted.graph)
     files.update(callee_files(name, called))
     doc = {"name": name, "origin": spec["origin"],
            "source": source_with_callees(module, cls, called),
-           "callees": list(called), "module": state, "cases": cases}
+           "callees": list(called), "module": state}
+    enums = enum_classes_in(list(method_graphs(scripted).values()),
+                            list(spec["cases"]) + results + list(vars(instance).values()))
+    if enums:
+        doc["enums"] = enum_definitions(enums)
+    doc["cases"] = cases
     return files, doc
 
 
@@ -374,7 +425,9 @@ kinds of values; `modules/` are `nn.Module`s, run with `self` as a plain object.
 * `<name>.method.<path>.ir`: for a module, each method of each (sub)module;
 * `<name>.json`: `name`, `origin` (the test it comes from), `source` (with its
   callees), `callees`, `module` for a module program (its attributes and
-  submodules, encoded), and `cases`.
+  submodules, encoded), `enums` for a program that uses enums (each class's
+  qualified name and its members with their values, which graphs do not print:
+  `prim::Constant[value=__torch__.enums.Color.RED]`), and `cases`.
 
 Every `.ir` is `str(graph)` byte for byte, absolute paths made relative
 (`tools/jit_suite/...`, torch's own files `torch/...`).  A case is as in
