@@ -24,7 +24,7 @@ from helpers.corpus_check import check_case
 from pyjit.compilation_unit import CompilationUnit
 from pyjit.interpreter import Function
 from pyjit.ir.parser import parse_ir
-from helpers.values import decode_module
+from helpers.values import decode_module, enum_classes
 
 SUITE = Path(__file__).parent / "fixtures" / "jit_suite"
 NAMES = sorted(p.relative_to(SUITE).with_suffix("").as_posix() for p in SUITE.glob("*/*.json"))
@@ -46,12 +46,6 @@ def _classes() -> Pending:
                    re.escape("unknown operator prim::CreateObject"))
 
 
-def _enums(symptom: str) -> Pending:
-    return Pending("enums: a graph names a member (Enum<__torch__.enums.Color.RED>) but "
-                   "not its value, which the enum class definition gives; to come with "
-                   "the class definitions of issue 12 item 2", re.escape(symptom))
-
-
 def _tensor(symptom: str, what: str) -> Pending:
     return Pending(f"tensor work of issue 12 items 3-4 ({what}), in pyjit/ops/tensor*.py",
                    re.escape(symptom))
@@ -64,15 +58,6 @@ NOT_YET: Dict[str, Pending] = {
     **{f"await/{n}": _classes() for n in (
         "await_class_arg", "await_class_return", "await_getattr_implicit_convertion",
         "await_nested", "await_nowait_class", "awaitable_to_await")},
-    "modules/EnumAttrModule": _enums("unknown operator prim::EnumValue"),
-    **{f"enums/{n}": _enums("no overload of aten::eq accepts") for n in (
-        "enum_comp", "enum_comp_diff_classes", "enum_const")},
-    "enums/enum_name": _enums("unknown operator prim::EnumName"),
-    "enums/supported_enum_types": _enums("unknown operator prim::EnumName"),
-    "enums/enum_value": _enums("unknown operator prim::EnumValue"),
-    "enums/is_color_enum": _enums("cannot test for type 'Enum<__torch__.enums.Color>'"),
-    "enums/iterate_enum": _enums("no overload of aten::ne accepts"),
-    "enums/return_enum": _enums("Literal('__torch__.enums.Color.RED')"),
     "lists/tensor_list_index_not_existing": _tensor(
         "[ CPULongType{} ]' is not in list",
         "list.index's message prints a tensor with at::Tensor's printer: [ torch.LongTensor{} ]"),
@@ -95,34 +80,41 @@ def _meta(name: str) -> dict:
     return json.loads((SUITE / f"{name}.json").read_text(encoding="utf-8"))
 
 
-def _function(name: str, meta: dict, loop, suffix: str):
+def _function(name: str, meta: dict, loop, suffix: str, enums: Dict[str, type]):
     """The program as a callable: its graph alone, or, when it calls other
-    functions or is a module's method, in a CompilationUnit with the graphs torch
-    printed for its callees (``<name>.callee.<f>.ir``) and its class's methods
-    (``<name>.method.<m>.ir``)."""
+    functions, is a module's method, makes objects of TorchScript classes or uses
+    enums, in a CompilationUnit with the graphs torch printed for its callees
+    (``<name>.callee.<f>.ir``), the methods of its module
+    (``<name>.method.<m>.ir``) and classes (``<name>.class.<C>.<m>.ir``), and its
+    enum classes."""
     graph = parse_ir((SUITE / f"{name}{suffix}").read_text(encoding="utf-8"))
     callees = {c: (SUITE / f"{name}.callee.{c}.ir").read_text(encoding="utf-8")
                for c in meta.get("callees", ())
                if (SUITE / f"{name}.callee.{c}.ir").exists()}
     methods: Dict[str, Dict[str, str]] = {}
-    for path in sorted(SUITE.glob(f"{name}.method.*.ir")):
-        text = path.read_text(encoding="utf-8")
-        method = path.name[len(Path(name).name) + len(".method."):-len(".ir")]
-        cls = str(parse_ir(text).inputs[0].type)
-        methods.setdefault(cls, {})[method] = text
-    if not callees and not methods:
+    stem = Path(name).name
+    for kind in ("method", "class"):
+        for path in sorted(SUITE.glob(f"{name}.{kind}.*.ir")):
+            text = path.read_text(encoding="utf-8")
+            method = path.name[len(stem) + len(kind) + 2:-len(".ir")].rpartition(".")[2] \
+                if kind == "class" else path.name[len(stem) + len(".method."):-len(".ir")]
+            cls = str(parse_ir(text).inputs[0].type)
+            methods.setdefault(cls, {})[method] = text
+    if not callees and not methods and not enums:
         return Function(graph, loop=loop)
-    unit = CompilationUnit({name: graph, **callees}, methods=methods)
+    unit = CompilationUnit({name: graph, **callees}, methods=methods, enums=enums.values())
     return unit.function(name, loop=loop)
 
 
 def _run(name: str, loop, capsys, suffix: str = ".ir") -> None:
     meta = _meta(name)
-    fn = _function(name, meta, loop, suffix)
-    self_arg = decode_module(meta["module"]) if "module" in meta else None
+    enums = enum_classes(meta.get("enums"))
+    fn = _function(name, meta, loop, suffix, enums)
+    self_arg = decode_module(meta["module"], enums) if "module" in meta else None
     assert meta["cases"], f"{name} has no cases"
     for i, case in enumerate(meta["cases"]):
-        check_case(fn, case, f"{name} case {i} args={case['args']!r}", capsys, self_arg)
+        check_case(fn, case, f"{name} case {i} args={case['args']!r}", capsys, self_arg,
+                   enums)
 
 
 def test_the_suite_is_there():

@@ -20,8 +20,9 @@ from typing import Optional, Tuple
 
 __all__ = [
     "Type", "NamedType", "TensorType", "ListType", "TupleType", "DictType",
-    "OptionalType", "UnionType", "GenericType", "FutureType",
+    "OptionalType", "UnionType", "GenericType", "FutureType", "EnumType",
     "INT", "FLOAT", "BOOL", "STR", "NONE", "TENSOR", "ANY", "FUNCTION", "NUMBER", "COMPLEX",
+    "ANY_ENUM", "class_type_name",
 ]
 
 
@@ -206,6 +207,33 @@ class GenericType(Type):
         return f"{self.name}[{args}]"
 
 
+class EnumType(Type):
+    """``Enum<__torch__.Color>``: the members of one enum class, named by the
+    class's qualified name (``__torch__.Color``).  A graph names a member by the
+    class's name and its own (``prim::Constant[value=__torch__.Color.RED]``) but
+    never prints its value: the class's definition gives it
+    (:class:`pyjit.CompilationUnit`'s ``enums``)."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def _key(self) -> tuple:
+        return (self.name,)
+
+    def __str__(self) -> str:
+        return f"Enum<{self.name}>"
+
+
+def class_type_name(cls: type) -> str:
+    """``__torch__.<module>.<qualified name>``: the name torch gives the type of a
+    Python class it compiles (an enum, a class, a module); a class of ``__main__``
+    has no module part, and a class defined in a function drops ``<locals>``."""
+    module = "" if cls.__module__ == "__main__" else cls.__module__ + "."
+    return f"__torch__.{module}{cls.__qualname__.replace('<locals>.', '')}"
+
+
 def FutureType(elem: Type) -> GenericType:
     """``Future[T]``, the type of ``prim::fork``'s result."""
     return GenericType("Future", (elem,))
@@ -219,5 +247,6 @@ NONE = NamedType("NoneType")
 ANY = NamedType("Any")
 FUNCTION = NamedType("Function")
 COMPLEX = NamedType("complex")
+ANY_ENUM = NamedType("AnyEnumType")  # torch's schemas: a member of any enum class
 NUMBER = NamedType("Scalar")  # torch's NumberType: int, float or complex; prints "Scalar"
 TENSOR = TensorType()

@@ -13,7 +13,8 @@ operator of an existing family is one row.
 =====================  =========================================================
 ``prim``               tuples, ``unchecked_cast``, ``RaiseException``, ``Print``,
                        ``isinstance``, ``Uninitialized``, ``Enter``/``Exit``
-``objects``            attributes of objects: ``GetAttr``, ``SetAttr``
+``objects``            objects: ``CreateObject``, ``GetAttr``, ``SetAttr``
+``enums``              enum members: ``EnumValue``, ``EnumName``, ``==``
 ``scalars``            int/float/bool arithmetic, comparisons, casts, ``math``
 ``lists``              list construction, indexing and methods
 ``dicts``              dict construction, indexing and methods
@@ -54,7 +55,7 @@ Overloads are chosen by input types when a Code is built (see
 ``list.insert``...) are registered wherever their semantics are torch's.
 """
 
-from . import dicts, formatting, lists, objects, prim, scalars, strings  # noqa: F401
+from . import dicts, enums, formatting, lists, objects, prim, scalars, strings  # noqa: F401
 from . import pointwise, activations, reductions, numerics  # noqa: F401
 from . import tensor_shapes, indexing, conversions, implicit, tensor_factories  # noqa: F401
 from . import linalg, fft, nn_conv, nn_norm, nn_resample, nn_loss, nn_layers  # noqa: F401

@@ -36,6 +36,7 @@ import numpy as np
 
 from ..errors import JITException
 from ..ir import types as T
+from ..ir.type_relation import is_member_of
 from ..registry import default_registry as R
 
 __all__ = ["tuple_construct", "raise_exception", "print_values", "isinstance_check",
@@ -145,6 +146,8 @@ def type_check(t: T.Type) -> Callable[[Any], bool]:
                           and all(check(x) for check, x in zip(elems, v)))
     if isinstance(t, T.TensorType):
         return _is_tensor
+    if isinstance(t, T.EnumType):
+        return lambda v: is_member_of(v, t)
     if isinstance(t, T.NamedType) and t.name in _SIMPLE_CHECKS:
         return _SIMPLE_CHECKS[t.name]
     raise TypeError(f"prim::isinstance cannot test for type {str(t)!r}")
