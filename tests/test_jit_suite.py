@@ -40,12 +40,6 @@ class Pending(NamedTuple):
     symptom: str
 
 
-def _classes() -> Pending:
-    return Pending("makes objects of a TorchScript class: needs prim::CreateObject and "
-                   "methods, with the modules of issue 12 item 2",
-                   re.escape("unknown operator prim::CreateObject"))
-
-
 def _tensor(symptom: str, what: str) -> Pending:
     return Pending(f"tensor work of issue 12 items 3-4 ({what}), in pyjit/ops/tensor*.py",
                    re.escape(symptom))
@@ -55,9 +49,6 @@ _TRUTH = _tensor("The truth value of an array", "torch's text for the truth valu
                  "tensor: Boolean value of Tensor with more than one value is ambiguous")
 
 NOT_YET: Dict[str, Pending] = {
-    **{f"await/{n}": _classes() for n in (
-        "await_class_arg", "await_class_return", "await_getattr_implicit_convertion",
-        "await_nested", "await_nowait_class", "awaitable_to_await")},
     "lists/tensor_list_index_not_existing": _tensor(
         "[ CPULongType{} ]' is not in list",
         "list.index's message prints a tensor with at::Tensor's printer: [ torch.LongTensor{} ]"),
@@ -67,13 +58,13 @@ NOT_YET: Dict[str, Pending] = {
 
 #: Programs with a ``.deep.ir`` (fork and awaitable subgraphs inlined too) whose
 #: deep graph does not run yet.
-DEEP_NOT_YET: Dict[str, Pending] = {
-    **{f"await/{n}": _classes() for n in (
-        "await_class_arg", "await_class_return", "await_getattr_implicit_convertion",
-        "await_nested", "awaitable_to_await")},
-}
+DEEP_NOT_YET: Dict[str, Pending] = {}
 DEEP = sorted(p.relative_to(SUITE).as_posix()[:-len(".deep.ir")]
               for p in SUITE.glob("*/*.deep.ir"))
+#: Programs that call other functions (and modules' forward): their graph as
+#: torch stored it, with prim::CallFunction/prim::CallMethod.
+PRINTED = sorted(p.relative_to(SUITE).as_posix()[:-len(".graph.ir")]
+                 for p in SUITE.glob("*/*.graph.ir"))
 
 
 def _meta(name: str) -> dict:
@@ -152,3 +143,10 @@ def test_deep_inlined_program(name, loop, capsys):
     """A program whose forks or awaitables call functions, with those calls inlined
     too: what the forks and awaitables do, until calls run as torch printed them."""
     _check(name, DEEP_NOT_YET.get(name), loop, capsys, ".deep.ir")
+
+
+@pytest.mark.parametrize("name", PRINTED)
+def test_program_with_calls(name, loop, capsys):
+    """A program that calls other functions (or a module's forward) as torch
+    stored it, its callees' and methods' graphs given: what inlining gives."""
+    _check(name, NOT_YET.get(name), loop, capsys, ".graph.ir")
