@@ -40,21 +40,8 @@ class Pending(NamedTuple):
     symptom: str
 
 
-def _tensor(symptom: str, what: str) -> Pending:
-    return Pending(f"tensor work of issue 12 items 3-4 ({what}), in pyjit/ops/tensor*.py",
-                   re.escape(symptom))
-
-
-_TRUTH = _tensor("The truth value of an array", "torch's text for the truth value of a "
-                 "tensor: Boolean value of Tensor with more than one value is ambiguous")
-
-NOT_YET: Dict[str, Pending] = {
-    "lists/tensor_list_index_not_existing": _tensor(
-        "[ CPULongType{} ]' is not in list",
-        "list.index's message prints a tensor with at::Tensor's printer: [ torch.LongTensor{} ]"),
-    "lists/test_fail": _TRUTH,
-    "lists/test_invalid_list_equality": _TRUTH,
-}
+#: Programs that do not run yet, each with why and how it fails (none now).
+NOT_YET: Dict[str, Pending] = {}
 
 #: Programs with a ``.deep.ir`` (fork and awaitable subgraphs inlined too) whose
 #: deep graph does not run yet.

@@ -46,6 +46,8 @@ operator of an existing family is one row.
                        numpy generator (``random.manual_seed``)
 ``tensor_format``      ATen's text form of a tensor
 ``warn``               ``aten::warn``
+``tensor_lists``       lists of tensors compared as tensors: ``==``, ``index``,
+                       ``count``, ``remove``, ``sort``
 ``awaitables``         ``prim::awaitable_wait``/``_nowait`` (``prim::awaitable`` is
                        compiled as ``prim::fork`` is)
 =====================  =========================================================
@@ -62,6 +64,7 @@ from . import linalg, fft, nn_conv, nn_norm, nn_resample, nn_loss, nn_layers  # 
 from . import random  # noqa: F401
 from . import warn  # noqa: F401
 from . import awaitables  # noqa: F401
+from . import tensor_lists  # noqa: F401
 from .formatting import torch_str
 
 #: The tensor operator families, for ``pyjit info --ops``: (title, modules).
