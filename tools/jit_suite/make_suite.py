@@ -16,8 +16,8 @@ test suite.  For each program it scripts the function and writes, under
                                 does not enter ``prim::fork``/``prim::awaitable``
                                 subgraphs): what the issue's corpus runs;
 * ``<name>.graph.ir``           ``fn.graph`` as torch stores it, when it calls
-                                other functions (``prim::CallFunction``), and a
-                                module's ``forward`` graph;
+                                other functions or methods (``prim::CallFunction``,
+                                ``prim::CallMethod``), and a module's ``forward`` graph;
 * ``<name>.callee.<f>.ir``      the graph of every function it calls, directly or not;
 * ``<name>.deep.ir``            the inlined graph with fork/awaitable subgraphs inlined
                                 too, when that differs from ``<name>.ir``;
@@ -53,7 +53,7 @@ from make_fixtures import encode  # noqa: E402
 #: The program modules, in the order the corpus lists them; a module's group name
 #: drops the trailing underscore that keeps it from shadowing a standard module.
 MODULES = ["lists", "dicts", "strings", "unicode_strings", "formatting", "builtins_",
-           "slices", "exceptions", "unions", "async_", "await_", "enums", "modules"]
+           "slices", "exceptions", "unions", "async_", "await_", "enums", "modules", "classes"]
 OUT = os.path.join("tests", "fixtures", "jit_suite")
 
 
@@ -111,15 +111,18 @@ def class_method_files(name, graphs):
     ``prim::CallMethod`` runs (a module's methods are recorded apart)."""
     cu = torch.jit._state._python_cu
     files = {}
-    for graph in graphs:
-        for qualified in class_names(graph):
+    pending, seen = list(graphs), set()
+    while pending:
+        for qualified in class_names(pending.pop(0)):
             cls = cu.get_class(qualified)
-            if cls is None:
+            if cls is None or qualified in seen:
                 continue
+            seen.add(qualified)
             for method in cls.method_names():
                 short = qualified.split(".")[-1]
-                files["%s.class.%s.%s.ir" % (name, short, method)] = \
-                    str(cu.find_function(qualified + "." + method).graph)
+                method_graph = cu.find_function(qualified + "." + method).graph
+                files["%s.class.%s.%s.ir" % (name, short, method)] = str(method_graph)
+                pending.append(method_graph)  # the classes its methods use, too
     return files
 
 
@@ -297,7 +300,7 @@ def record_function(module, name, fn):
     files = {}
     inl = inlined(graph)
     files[name + ".ir"] = str(inl)
-    if "prim::CallFunction" in str(graph):
+    if "prim::CallFunction" in str(graph) or "prim::CallMethod" in str(graph):
         files[name + ".graph.ir"] = str(graph)
     deep = deep_inlined(graph)
     if str(deep) != str(inl):
@@ -417,7 +420,7 @@ kinds of values; `modules/` are `nn.Module`s, run with `self` as a plain object.
 * `<name>.ir`: the inlined graph (`torch._C._jit_pass_inline`, which does not enter
   `prim::fork`/`prim::awaitable` subgraphs);
 * `<name>.graph.ir`: the graph as torch stores it, when it calls other functions
-  (`prim::CallFunction`), and a module's `forward`;
+  or methods (`prim::CallFunction`, `prim::CallMethod`), and a module's `forward`;
 * `<name>.callee.<f>.ir`: the graph of each function it calls, directly or not;
 * `<name>.deep.ir`: the inlined graph with fork and awaitable subgraphs inlined
   too, where that differs from `<name>.ir`;
