@@ -53,7 +53,7 @@ from make_fixtures import encode  # noqa: E402
 #: The program modules, in the order the corpus lists them; a module's group name
 #: drops the trailing underscore that keeps it from shadowing a standard module.
 MODULES = ["lists", "dicts", "strings", "unicode_strings", "formatting", "builtins_",
-           "slices", "exceptions", "unions", "async_", "await_", "enums", "modules", "classes"]
+           "slices", "exceptions", "unions", "async_", "await_", "enums", "modules", "classes", "with_"]
 OUT = os.path.join("tests", "fixtures", "jit_suite")
 
 
