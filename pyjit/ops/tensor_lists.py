@@ -23,6 +23,7 @@ it with ``at::Tensor``'s ``<<`` (``'5\\n[ torch.LongTensor{} ]' is not in list``
 ``aten::count``             how many elements do
 ``aten::remove``            removes the first; "list.remove(x): x not in list"
 ``aten::sort``              ``is_nonzero(a.lt(b))``, reversed by ``reverse``
+``aten::sorted``            the same, into a new list
 ==========================  =========================================================
 """
 
@@ -37,7 +38,7 @@ from .conversions import is_nonzero
 from .tensor_format import format_tensor
 
 __all__ = ["tensor_list_eq", "tensor_list_ne", "tensor_list_index", "tensor_list_count",
-           "tensor_list_remove", "tensor_list_sort"]
+           "tensor_list_remove", "tensor_list_sort", "tensor_list_sorted"]
 
 # The graph's own aten::eq and aten::lt of two tensors: promotion, broadcasting and
 # their errors as any pointwise comparison.
@@ -102,6 +103,13 @@ def tensor_list_sort(lst: List[Any], reverse: bool = False) -> None:
     lst.sort(key=lambda t: _Ordered(t, reverse))
 
 
+def tensor_list_sorted(lst: List[Any]) -> List[Any]:
+    """``aten::sorted.Tensor``: a sorted copy."""
+    out = list(lst)
+    tensor_list_sort(out)
+    return out
+
+
 _LIST = "Tensor[]"
 R.register("aten::eq", tensor_list_eq, types=[_LIST, _LIST])
 R.register("aten::ne", tensor_list_ne, types=[_LIST, _LIST])
@@ -110,3 +118,4 @@ R.register("aten::count", tensor_list_count, types=[_LIST, "Tensor"])
 R.register("aten::remove", tensor_list_remove, types=[_LIST, "Tensor"])
 R.register("aten::sort", tensor_list_sort, types=[_LIST, "bool"])
 R.register("aten::sort", tensor_list_sort, types=[_LIST])
+R.register("aten::sorted", tensor_list_sorted, types=[_LIST])
