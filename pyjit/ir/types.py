@@ -22,7 +22,7 @@ __all__ = [
     "Type", "NamedType", "TensorType", "ListType", "TupleType", "DictType",
     "OptionalType", "UnionType", "GenericType", "FutureType", "EnumType",
     "INT", "FLOAT", "BOOL", "STR", "NONE", "TENSOR", "ANY", "FUNCTION", "NUMBER", "COMPLEX",
-    "ANY_ENUM", "class_type_name",
+    "ANY_ENUM", "class_type_name", "annotation_str",
 ]
 
 
@@ -232,6 +232,25 @@ def class_type_name(cls: type) -> str:
     has no module part, and a class defined in a function drops ``<locals>``."""
     module = "" if cls.__module__ == "__main__" else cls.__module__ + "."
     return f"__torch__.{module}{cls.__qualname__.replace('<locals>.', '')}"
+
+
+def annotation_str(t: Type) -> str:
+    """``t`` as a Python annotation, the form torch's messages use
+    (``List[int]``, ``Dict[str, Tensor]``, ``Tuple[int, float]``, ``Optional[int]``)
+    where graphs print ``int[]``, ``Dict(str, Tensor)``, ``(int, float)``, ``int?``."""
+    if isinstance(t, ListType):
+        return f"List[{annotation_str(t.elem)}]"
+    if isinstance(t, DictType):
+        return f"Dict[{annotation_str(t.key)}, {annotation_str(t.value)}]"
+    if isinstance(t, TupleType):
+        return "Tuple[" + ", ".join(annotation_str(e) for e in t.elems) + "]"
+    if isinstance(t, OptionalType):
+        return f"Optional[{annotation_str(t.elem)}]"
+    if isinstance(t, UnionType):
+        return "Union[" + ", ".join(annotation_str(e) for e in t.elems) + "]"
+    if isinstance(t, TensorType):
+        return "Tensor"
+    return str(t)
 
 
 def FutureType(elem: Type) -> GenericType:

@@ -46,6 +46,7 @@ operator of an existing family is one row.
                        numpy generator (``random.manual_seed``)
 ``tensor_format``      ATen's text form of a tensor
 ``warn``               ``aten::warn``
+``hashing``            ``hash()`` as torch's ``IValue::hash``
 ``grad_mode``          ``is_grad_enabled``/``set_grad_enabled`` (per thread; no
                        gradients are computed)
 ``tensor_lists``       lists of tensors compared as tensors: ``==``, ``index``,
@@ -68,6 +69,7 @@ from . import warn  # noqa: F401
 from . import awaitables  # noqa: F401
 from . import tensor_lists  # noqa: F401
 from . import grad_mode  # noqa: F401
+from . import hashing  # noqa: F401
 from .formatting import torch_str
 
 #: The tensor operator families, for ``pyjit info --ops``: (title, modules).
