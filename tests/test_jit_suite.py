@@ -74,10 +74,11 @@ def _function(name: str, meta: dict, loop, suffix: str, enums: Dict[str, type]):
     for kind in ("method", "class"):
         for path in sorted(SUITE.glob(f"{name}.{kind}.*.ir")):
             text = path.read_text(encoding="utf-8")
-            method = path.name[len(stem) + len(kind) + 2:-len(".ir")].rpartition(".")[2] \
-                if kind == "class" else path.name[len(stem) + len(".method."):-len(".ir")]
+            # <name>.class.<C>.<m>.ir, <name>.method.<path.to.submodule>.<m>.ir: the
+            # method's class is its self's type; submodules of one class share it.
+            method = path.name[:-len(".ir")].rpartition(".")[2]
             cls = str(parse_ir(text).inputs[0].type)
-            methods.setdefault(cls, {})[method] = text
+            methods.setdefault(cls, {}).setdefault(method, text)
     if not callees and not methods and not enums:
         return Function(graph, loop=loop)
     unit = CompilationUnit({name: graph, **callees}, methods=methods, enums=enums.values())

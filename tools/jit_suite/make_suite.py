@@ -53,7 +53,7 @@ from make_fixtures import encode  # noqa: E402
 #: The program modules, in the order the corpus lists them; a module's group name
 #: drops the trailing underscore that keeps it from shadowing a standard module.
 MODULES = ["lists", "dicts", "strings", "unicode_strings", "formatting", "builtins_",
-           "slices", "exceptions", "unions", "async_", "await_", "enums", "modules", "classes", "with_"]
+           "slices", "exceptions", "unions", "async_", "await_", "enums", "modules", "classes", "with_", "module_containers"]
 OUT = os.path.join("tests", "fixtures", "jit_suite")
 
 
@@ -172,17 +172,28 @@ def deep_inlined(graph):
     return make_fixtures.inline_all(graph.copy())
 
 
-def callees(module, fn_graph):
-    """{name: scripted function} of everything ``fn_graph`` calls, transitively."""
+def called_functions(graph):
+    """``{name: qualified name}`` of the functions ``graph`` calls (see
+    :func:`called_names`): a Function constant's type names it in full."""
+    return {node.s("name"): str(node.output().type()) for node in nodes_in(graph)
+            if node.kind() == "prim::Constant" and node.hasAttribute("name")
+            and node.output().type().kind() == "FunctionType"}
+
+
+def callees(module, *graphs):
+    """{name: scripted function} of everything the graphs call, transitively: the
+    program module's own functions, scripted, and torch's (``F.relu``, which
+    ``nn.ReLU.forward`` calls) from torch's compilation unit."""
     found = {}
-    pending = called_names(fn_graph)
+    pending = [item for g in graphs for item in called_functions(g).items()]
     while pending:
-        name = pending.pop(0)
+        name, qualified = pending.pop(0)
         if name in found:
             continue
-        target = getattr(module, name)
-        found[name] = torch.jit.script(target)
-        pending.extend(called_names(found[name].graph))
+        target = getattr(module, name, None)
+        found[name] = torch.jit.script(target) if target is not None \
+            else torch.jit._state._python_cu.find_function(qualified)
+        pending.extend(called_functions(found[name].graph).items())
     return found
 
 
@@ -285,7 +296,8 @@ def marked(module):
 
 
 def source_with_callees(module, obj, names):
-    parts = [inspect.getsource(getattr(module, n)) for n in names]
+    # The program module's own callees (torch's own, such as F.relu, are torch's).
+    parts = [inspect.getsource(getattr(module, n)) for n in names if hasattr(module, n)]
     return "\n\n".join(parts + [inspect.getsource(obj)])
 
 
@@ -342,7 +354,7 @@ def record_module(module, name, cls):
     signature = forward_signature(scripted)
     results = []
     cases = [run_case(scripted, signature, args, False, results) for args in spec["cases"]]
-    called = callees(module, scripted.graph)
+    called = callees(module, *method_graphs(scripted).values())
     files.update(callee_files(name, called))
     doc = {"name": name, "origin": spec["origin"],
            "source": source_with_callees(module, cls, called),
