@@ -215,3 +215,30 @@ class ContainerSpecialMethods(torch.nn.Module):
         for module in self.modulelist:
             inputs = module(inputs)
         return inputs
+
+
+class Named(torch.nn.Module):
+    def __init__(self, identifier: str):
+        super().__init__()
+        self.identifier = identifier
+
+    def forward(self):
+        return 0
+
+
+@module_program("test/jit/test_slice.py::TestSlice::test_module_list_slicing "
+                "(the identifiers of the slices)", ())
+class ModuleListSlicing(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.test = torch.nn.ModuleList([Named("A"), Named("B"), Named("C"), Named("D"),
+                                         Named("E")])
+
+    def forward(self):
+        first = torch.jit.annotate(List[str], [])
+        for m in self.test[::-2]:
+            first.append(m.identifier)
+        second = torch.jit.annotate(List[str], [])
+        for m in self.test[1:4:]:
+            second.append(m.identifier)
+        return first, second
