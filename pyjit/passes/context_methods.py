@@ -16,6 +16,8 @@ After::
     %n : NoneType = prim::Constant()
     %e : NoneType = prim::CallMethod[name="__exit__"](%c, %n, %n, %n)
 
+(the outputs keep their names; ``%e`` takes ``__exit__``'s type).
+
 ``__exit__`` takes the exception's type, value and traceback, all None on the
 way out of the block.  An Enter or Exit on anything else (a Python object passed
 in, a receiver whose class the unit does not hold) stays, and runs the Python
@@ -60,8 +62,12 @@ def call_context_methods(graph: Graph, unit) -> int:
             call.scope = node.scope
             call.output().set_type(callee.graph.outputs[0].type)
             graph.insert_node(call)
-        node.output().replace_all_uses_with(call.output())
+        old = node.output()
+        name = old.debug_name if old.has_debug_name() else None
+        old.replace_all_uses_with(call.output())
         node.destroy()
+        if name is not None:  # the with statement's target keeps its name
+            call.output().set_debug_name(name)
         count += 1
     return count
 
