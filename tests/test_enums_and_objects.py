@@ -1,6 +1,7 @@
 """Enums and objects a graph makes: ``Enum<C>`` in the type system, a unit's enum
-classes, the enum operators, and ``prim::CreateObject`` (the JIT suite's
-``enums/`` and ``await/`` programs run them against torch; these pin the edges)."""
+classes, the enum operators, ``prim::CreateObject`` and ``with`` on the objects
+(the JIT suite's ``enums/``, ``classes/`` and ``with/`` programs run them against
+torch; these pin the edges)."""
 
 from __future__ import annotations
 
@@ -129,3 +130,36 @@ def test_create_object_makes_an_object_named_as_its_class(loop):
     with pytest.raises(Exception, match=r"prim::CreateObject makes an object of a TorchScript "
                                         r"class \(__torch__.<module>.<class>\), not of int"):
         Function(parse_ir("graph():\n  %o : int = prim::CreateObject()\n  return (%o)\n"))
+
+
+WITH = ("graph(%x : int):\n"
+        "  %o : __torch__.{cls} = prim::CreateObject()\n"
+        "  %m : NoneType = prim::Enter(%o)\n"
+        "  %g : bool = aten::is_grad_enabled()\n"
+        "  %e : Tensor = prim::Exit(%o)\n"
+        "  %h : bool = aten::is_grad_enabled()\n"
+        "  %t : (bool, bool) = prim::TupleConstruct(%g, %h)\n"
+        "  return (%t)\n")
+
+
+@pytest.mark.parametrize("cls, inside", [("torch.autograd.grad_mode.no_grad", False),
+                                         ("torch.autograd.grad_mode.enable_grad", True)])
+def test_torchs_grad_mode_objects_without_their_unit(loop, cls, inside):
+    """An inlined ``with torch.no_grad():`` holds Enter/Exit on torch's own class,
+    whose methods pyjit knows: the mode inside, and restored after."""
+    from pyjit.ops.grad_mode import is_grad_enabled, set_grad_enabled
+    f = Function(parse_ir(WITH.format(cls=cls)), loop=loop)
+    set_grad_enabled(not inside)
+    try:
+        assert f(1) == (inside, not inside)
+        assert is_grad_enabled() is (not inside)
+    finally:
+        set_grad_enabled(True)
+
+
+def test_enter_on_an_object_of_a_class_without_its_unit_says_so():
+    f = Function(parse_ir(WITH.format(cls="m.Ctx")))
+    with pytest.raises(Exception, match=r"prim::Enter on an object of __torch__.m.Ctx: its "
+                                        r"__enter__ is a method graph of the class; run the "
+                                        r"graph in a pyjit.CompilationUnit"):
+        f(1)
