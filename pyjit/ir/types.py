@@ -48,9 +48,9 @@ class Type:
         return ()
 
 
-class NamedType(Type):
-    """A leaf type known by its name: ``int``, ``float``, ``str``, ``NoneType``, ``Any``,
-    ``Function``, ``Device``, a class such as ``__torch__.M``..."""
+class _Named(Type):
+    """A leaf type that is its name (the base of :class:`NamedType` and
+    :class:`EnumType`, which print it differently)."""
 
     __slots__ = ("name",)
 
@@ -59,6 +59,13 @@ class NamedType(Type):
 
     def _key(self) -> tuple:
         return (self.name,)
+
+
+class NamedType(_Named):
+    """A leaf type known by its name: ``int``, ``float``, ``str``, ``NoneType``, ``Any``,
+    ``Function``, ``Device``, a class such as ``__torch__.M``..."""
+
+    __slots__ = ()
 
     def __str__(self) -> str:
         return self.name
@@ -207,20 +214,14 @@ class GenericType(Type):
         return f"{self.name}[{args}]"
 
 
-class EnumType(Type):
+class EnumType(_Named):
     """``Enum<__torch__.Color>``: the members of one enum class, named by the
     class's qualified name (``__torch__.Color``).  A graph names a member by the
     class's name and its own (``prim::Constant[value=__torch__.Color.RED]``) but
     never prints its value: the class's definition gives it
     (:class:`pyjit.CompilationUnit`'s ``enums``)."""
 
-    __slots__ = ("name",)
-
-    def __init__(self, name: str) -> None:
-        self.name = name
-
-    def _key(self) -> tuple:
-        return (self.name,)
+    __slots__ = ()
 
     def __str__(self) -> str:
         return f"Enum<{self.name}>"
