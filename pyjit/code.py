@@ -141,7 +141,7 @@ class Code:
         def compile_subgraph(g: Graph) -> "Code":
             return Code(g, registry=registry, optimize=self.optimize, unit=unit)
 
-        pre = preprocess(graph, desugar_loops=not self.optimize)
+        pre = preprocess(graph, desugar_loops=not self.optimize, unit=unit)
         lowering: Any
         if self.optimize:
             lowering = TypedLowering(pre.graph, pre.move_flags, registry, compile_subgraph,

@@ -23,19 +23,24 @@ Methods run on any Python object given as ``self``: ``prim::GetAttr`` and
 as torch names the modules of a ``ModuleList``), and a method call on a
 receiver finds the method by the receiver's type in the graph, as TorchScript
 does, so the object needs no methods of its own.
+
+A unit also defines the enum classes its graphs use (``enums=[Color]``): a graph
+names a member (``__torch__.Color.RED``), and the unit's Python class gives it.
 """
 
 from __future__ import annotations
 
+import enum
 import threading
 from types import ModuleType
-from typing import Dict, List, Mapping, Optional, Tuple, Union
+from typing import Dict, Iterable, List, Mapping, Optional, Tuple, Union
 
 from .code import Code, default_optimize
 from .interpreter import Function
 from .ir import Graph
 from .ir.calls import describe_target
 from .ir.parser import parse_ir
+from .ir.types import class_type_name
 from .registry import Registry
 
 __all__ = ["CompilationUnit"]
@@ -73,17 +78,27 @@ class CompilationUnit:
             (``prim::Constant[name="helper"]``).
         methods: ``{class name: {method name: graph}}``; the class name is the
             receiver's type as torch prints it (``__torch__.M``).
+        enums: the Python ``enum.Enum`` classes whose members the graphs name
+            (``prim::Constant[value=__torch__.Color.RED]``, of type
+            ``Enum<__torch__.Color>``), each known by the name torch gives it
+            (:func:`~pyjit.ir.types.class_type_name`): graphs print a member's
+            name, never its value.
         registry: where every Code of the unit looks its operators up.
 
     Raises:
         ParseError: a graph's text is malformed.
         ValueError: a name is defined twice.
+        TypeError: an enum is not an ``enum.Enum`` class.
     """
 
     def __init__(self, functions: Optional[Mapping[str, GraphLike]] = None, *,
                  methods: Optional[Mapping[str, Mapping[str, GraphLike]]] = None,
+                 enums: Iterable[type] = (),
                  registry: Optional[Registry] = None) -> None:
         self._registry = registry
+        self._enums: Dict[str, type] = {}
+        for cls in enums:
+            self.define_enum(cls)
         self._callees: Dict[_Key, _Callee] = {}
         self._codes: Dict[Tuple[_Key, bool], Code] = {}
         self._functions: Dict[Tuple[_Key, bool, str], Function] = {}
@@ -98,6 +113,16 @@ class CompilationUnit:
     def define(self, name: str, graph: GraphLike) -> None:
         """Add function ``name``."""
         self._add((None, name), graph)
+
+    def define_enum(self, cls: type) -> None:
+        """Add the enum class ``cls``, under the name torch gives it
+        (``__torch__.<module>.<class>``)."""
+        if not (isinstance(cls, type) and issubclass(cls, enum.Enum)):
+            raise TypeError(f"an enum must be an enum.Enum class, not {cls!r}")
+        name = class_type_name(cls)
+        if self._enums.get(name, cls) is not cls:
+            raise ValueError(f"enum {name} is defined already")
+        self._enums[name] = cls
 
     def define_method(self, class_name: str, name: str, graph: GraphLike) -> None:
         """Add method ``name`` of ``class_name``; its first input is ``self``."""
@@ -149,6 +174,10 @@ class CompilationUnit:
     def find_method(self, class_name: str, name: str) -> Optional[_Callee]:
         """Method ``name`` of ``class_name``, or None."""
         return self._callees.get((class_name, name))
+
+    def find_enum(self, name: str) -> Optional[type]:
+        """The enum class torch names ``name`` (``__torch__.Color``), or None."""
+        return self._enums.get(name)
 
     def _get(self, key: _Key) -> _Callee:
         callee = self._callees.get(key)

@@ -24,7 +24,7 @@ from helpers.corpus_check import check_case
 from pyjit.compilation_unit import CompilationUnit
 from pyjit.interpreter import Function
 from pyjit.ir.parser import parse_ir
-from helpers.values import decode_module
+from helpers.values import decode_module, enum_classes
 
 SUITE = Path(__file__).parent / "fixtures" / "jit_suite"
 NAMES = sorted(p.relative_to(SUITE).with_suffix("").as_posix() for p in SUITE.glob("*/*.json"))
@@ -40,89 +40,60 @@ class Pending(NamedTuple):
     symptom: str
 
 
-def _classes() -> Pending:
-    return Pending("makes objects of a TorchScript class: needs prim::CreateObject and "
-                   "methods, with the modules of issue 12 item 2",
-                   re.escape("unknown operator prim::CreateObject"))
-
-
-def _enums(symptom: str) -> Pending:
-    return Pending("enums: a graph names a member (Enum<__torch__.enums.Color.RED>) but "
-                   "not its value, which the enum class definition gives; to come with "
-                   "the class definitions of issue 12 item 2", re.escape(symptom))
-
-
-def _tensor(symptom: str, what: str) -> Pending:
-    return Pending(f"tensor work of issue 12 items 3-4 ({what}), in pyjit/ops/tensor*.py",
-                   re.escape(symptom))
-
-
-_TRUTH = _tensor("The truth value of an array", "torch's text for the truth value of a "
-                 "tensor: Boolean value of Tensor with more than one value is ambiguous")
-
-NOT_YET: Dict[str, Pending] = {
-    **{f"await/{n}": _classes() for n in (
-        "await_class_arg", "await_class_return", "await_getattr_implicit_convertion",
-        "await_nested", "await_nowait_class", "awaitable_to_await")},
-    "modules/EnumAttrModule": _enums("unknown operator prim::EnumValue"),
-    **{f"enums/{n}": _enums("no overload of aten::eq accepts") for n in (
-        "enum_comp", "enum_comp_diff_classes", "enum_const")},
-    "enums/enum_name": _enums("unknown operator prim::EnumName"),
-    "enums/supported_enum_types": _enums("unknown operator prim::EnumName"),
-    "enums/enum_value": _enums("unknown operator prim::EnumValue"),
-    "enums/is_color_enum": _enums("cannot test for type 'Enum<__torch__.enums.Color>'"),
-    "enums/iterate_enum": _enums("no overload of aten::ne accepts"),
-    "enums/return_enum": _enums("Literal('__torch__.enums.Color.RED')"),
-    "lists/tensor_list_index_not_existing": _tensor(
-        "[ CPULongType{} ]' is not in list",
-        "list.index's message prints a tensor with at::Tensor's printer: [ torch.LongTensor{} ]"),
-    "lists/test_fail": _TRUTH,
-    "lists/test_invalid_list_equality": _TRUTH,
-}
+#: Programs that do not run yet, each with why and how it fails (none now).
+NOT_YET: Dict[str, Pending] = {}
 
 #: Programs with a ``.deep.ir`` (fork and awaitable subgraphs inlined too) whose
 #: deep graph does not run yet.
-DEEP_NOT_YET: Dict[str, Pending] = {
-    **{f"await/{n}": _classes() for n in (
-        "await_class_arg", "await_class_return", "await_getattr_implicit_convertion",
-        "await_nested", "awaitable_to_await")},
-}
+DEEP_NOT_YET: Dict[str, Pending] = {}
 DEEP = sorted(p.relative_to(SUITE).as_posix()[:-len(".deep.ir")]
               for p in SUITE.glob("*/*.deep.ir"))
+#: Programs that call other functions (and modules' forward): their graph as
+#: torch stored it, with prim::CallFunction/prim::CallMethod.
+PRINTED = sorted(p.relative_to(SUITE).as_posix()[:-len(".graph.ir")]
+                 for p in SUITE.glob("*/*.graph.ir"))
 
 
 def _meta(name: str) -> dict:
     return json.loads((SUITE / f"{name}.json").read_text(encoding="utf-8"))
 
 
-def _function(name: str, meta: dict, loop, suffix: str):
+def _function(name: str, meta: dict, loop, suffix: str, enums: Dict[str, type]):
     """The program as a callable: its graph alone, or, when it calls other
-    functions or is a module's method, in a CompilationUnit with the graphs torch
-    printed for its callees (``<name>.callee.<f>.ir``) and its class's methods
-    (``<name>.method.<m>.ir``)."""
+    functions, is a module's method, makes objects of TorchScript classes or uses
+    enums, in a CompilationUnit with the graphs torch printed for its callees
+    (``<name>.callee.<f>.ir``), the methods of its module
+    (``<name>.method.<m>.ir``) and classes (``<name>.class.<C>.<m>.ir``), and its
+    enum classes."""
     graph = parse_ir((SUITE / f"{name}{suffix}").read_text(encoding="utf-8"))
     callees = {c: (SUITE / f"{name}.callee.{c}.ir").read_text(encoding="utf-8")
                for c in meta.get("callees", ())
                if (SUITE / f"{name}.callee.{c}.ir").exists()}
     methods: Dict[str, Dict[str, str]] = {}
-    for path in sorted(SUITE.glob(f"{name}.method.*.ir")):
-        text = path.read_text(encoding="utf-8")
-        method = path.name[len(Path(name).name) + len(".method."):-len(".ir")]
-        cls = str(parse_ir(text).inputs[0].type)
-        methods.setdefault(cls, {})[method] = text
-    if not callees and not methods:
+    stem = Path(name).name
+    for kind in ("method", "class"):
+        for path in sorted(SUITE.glob(f"{name}.{kind}.*.ir")):
+            text = path.read_text(encoding="utf-8")
+            # <name>.class.<C>.<m>.ir, <name>.method.<path.to.submodule>.<m>.ir: the
+            # method's class is its self's type; submodules of one class share it.
+            method = path.name[:-len(".ir")].rpartition(".")[2]
+            cls = str(parse_ir(text).inputs[0].type)
+            methods.setdefault(cls, {}).setdefault(method, text)
+    if not callees and not methods and not enums:
         return Function(graph, loop=loop)
-    unit = CompilationUnit({name: graph, **callees}, methods=methods)
+    unit = CompilationUnit({name: graph, **callees}, methods=methods, enums=enums.values())
     return unit.function(name, loop=loop)
 
 
 def _run(name: str, loop, capsys, suffix: str = ".ir") -> None:
     meta = _meta(name)
-    fn = _function(name, meta, loop, suffix)
-    self_arg = decode_module(meta["module"]) if "module" in meta else None
+    enums = enum_classes(meta.get("enums"))
+    fn = _function(name, meta, loop, suffix, enums)
+    self_arg = decode_module(meta["module"], enums) if "module" in meta else None
     assert meta["cases"], f"{name} has no cases"
     for i, case in enumerate(meta["cases"]):
-        check_case(fn, case, f"{name} case {i} args={case['args']!r}", capsys, self_arg)
+        check_case(fn, case, f"{name} case {i} args={case['args']!r}", capsys, self_arg,
+                   enums)
 
 
 def test_the_suite_is_there():
@@ -160,3 +131,10 @@ def test_deep_inlined_program(name, loop, capsys):
     """A program whose forks or awaitables call functions, with those calls inlined
     too: what the forks and awaitables do, until calls run as torch printed them."""
     _check(name, DEEP_NOT_YET.get(name), loop, capsys, ".deep.ir")
+
+
+@pytest.mark.parametrize("name", PRINTED)
+def test_program_with_calls(name, loop, capsys):
+    """A program that calls other functions (or a module's forward) as torch
+    stored it, its callees' and methods' graphs given: what inlining gives."""
+    _check(name, NOT_YET.get(name), loop, capsys, ".graph.ir")

@@ -20,11 +20,7 @@ from pyjit.ir.parser import parse_ir
 FIXTURES = load("library")
 
 #: Functions pyjit does not run yet, and why.
-NOT_YET = {
-    "complete_box_iou_loss": "`with torch.no_grad():` compiles to prim::CreateObject and "
-                             "prim::SetAttr on a no_grad object, which pyjit has no "
-                             "operators for",
-}
+NOT_YET: dict = {}
 
 
 def test_the_library_fixtures_are_there():

@@ -486,7 +486,7 @@ def test_printer_quotes_strings_as_torch(s, printed):
     ("__torch__.torch.nn.modules.linear.___torch_mangle_0.Linear",
      T.NamedType("__torch__.torch.nn.modules.linear.___torch_mangle_0.Linear")),
     ("NamedTuple(x : int, y : float)", T.NamedType("NamedTuple(x : int, y : float)")),
-    ("Enum<__torch__.Color>", T.NamedType("Enum<__torch__.Color>")),
+    ("Enum<__torch__.Color>", T.EnumType("__torch__.Color")),
     ("(NamedTuple(x : int, y : float), int)",
      T.TupleType([T.NamedType("NamedTuple(x : int, y : float)"), T.INT])),
 ])

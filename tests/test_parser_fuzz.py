@@ -39,7 +39,7 @@ def test_there_are_fixtures_to_mutate():
 BASE_TYPES = st.sampled_from([
     T.INT, T.FLOAT, T.BOOL, T.STR, T.NONE, T.TENSOR, T.ANY, T.NUMBER, T.FUNCTION,
     T.NamedType("Device"), T.NamedType("complex"), T.NamedType("__torch__.foo.Bar"),
-    T.NamedType("NamedTuple(x : int, y : float)"), T.NamedType("Enum<__torch__.Color>"),
+    T.NamedType("NamedTuple(x : int, y : float)"), T.EnumType("__torch__.Color"),
     T.TensorType("Float", "2, 3, strides=[3, 1], requires_grad=0, device=cpu"),
     T.TensorType("Long", "requires_grad=0, device=cpu"), T.TensorType(None, "2, *"),
 ])

@@ -854,3 +854,31 @@ def test_move_flags_are_keyed_by_the_preprocessed_graphs_nodes():
             stack.extend(n.blocks)
     assert not original & set(p.move_flags)
     assert all(n.owning_graph is p.graph for n in p.move_flags)
+
+
+def test_call_context_methods_calls_a_units_enter_and_exit():
+    from pyjit import CompilationUnit
+    from pyjit.passes.context_methods import call_context_methods
+    enter = ("graph(%self : __torch__.m.Ctx):\n"
+             "  %c : int = prim::GetAttr[name=\"c\"](%self)\n"
+             "  return (%c)\n")
+    exit_ = ("graph(%self : __torch__.m.Ctx, %t : Any, %v : Any, %tb : Any):\n"
+             "  %n : NoneType = prim::Constant()\n"
+             "  return (%n)\n")
+    unit = CompilationUnit(methods={"__torch__.m.Ctx": {"__enter__": enter, "__exit__": exit_}})
+    g = parse_ir("graph(%o : __torch__.m.Ctx, %p : __torch__.m.Other):\n"
+                 "  %m : int = prim::Enter(%o) # w.py:2:4\n"
+                 "  %e : Tensor = prim::Exit(%o)\n"
+                 "  %q : int = prim::Enter(%p)\n"
+                 "  %f : Tensor = prim::Exit(%p)\n"
+                 "  return (%m)\n")
+    assert call_context_methods(g, unit) == 2
+    assert str(g) == (
+        "graph(%o : __torch__.m.Ctx,\n"
+        "      %p : __torch__.m.Other):\n"
+        "  %m : int = prim::CallMethod[name=\"__enter__\"](%o) # w.py:2:4\n"
+        "  %7 : NoneType = prim::Constant()\n"
+        "  %e : NoneType = prim::CallMethod[name=\"__exit__\"](%o, %7, %7, %7)\n"
+        "  %q : int = prim::Enter(%p)\n"
+        "  %f : Tensor = prim::Exit(%p)\n"
+        "  return (%m)\n")

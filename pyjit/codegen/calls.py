@@ -54,6 +54,9 @@ class Unit(Protocol):
     def find_method(self, class_name: str, name: str) -> Optional[Callee]:
         """Method ``name`` of the class torch prints as the receiver's type, or None."""
 
+    def find_enum(self, name: str) -> Optional[type]:
+        """The Python enum class torch names ``name``, or None (enum constants)."""
+
 
 class CallSite:
     """The callback slot of an INVOKE: the callee, and the level its Code is built

@@ -15,9 +15,10 @@ from typing import Any, Callable
 import numpy as np
 
 from ..ir import IRError, Node
+from ..ir import types as T
 from ..ir.constants import constant_value
 
-__all__ = ["is_mutable", "fresh_copy", "shared", "value_of", "check_wait"]
+__all__ = ["is_mutable", "fresh_copy", "shared", "value_of", "enum_members", "check_wait"]
 
 
 def is_mutable(value: Any) -> bool:
@@ -51,16 +52,56 @@ def _copy_mutable(value: Any) -> Any:
     return value
 
 
-def value_of(node: Node) -> Any:
-    """``constant_value(node)``, or an :class:`~pyjit.ir.IRError` naming the node and
+def value_of(node: Node, unit: Any = None) -> Any:
+    """``constant_value(node)``, its enum members looked up in ``unit``
+    (:func:`enum_members`), or an :class:`~pyjit.ir.IRError` naming the node and
     its location when the table cannot hold it (``<Tensor>``: no values; not
-    exactly one output)."""
+    exactly one output; an enum class the unit does not define)."""
     if len(node.outputs) != 1:
         raise IRError.at(node, f"prim::Constant has one output, not {len(node.outputs)}")
     try:
-        return constant_value(node)
-    except (ValueError, TypeError, OverflowError) as exc:
+        value = constant_value(node)
+        t = node.outputs[0].type
+        return enum_members(value, t, unit) if _has_enum(t) else value
+    except (ValueError, TypeError, OverflowError, LookupError) as exc:
         raise IRError.at(node, f"bad constant: {exc}") from exc
+
+
+def _has_enum(t: T.Type) -> bool:
+    return isinstance(t, T.EnumType) or any(_has_enum(c) for c in t.contained())
+
+
+def enum_members(value: Any, t: T.Type, unit: Any) -> Any:
+    """``value`` with each enum member torch printed by name (a
+    :class:`~pyjit.ir.literals.Literal` ``__torch__.Color.RED`` where ``t`` says
+    ``Enum<__torch__.Color>``) replaced by the member of the Python enum class the
+    unit defines for it (``unit.find_enum``, :class:`pyjit.CompilationUnit`'s
+    ``enums``): graphs never print a member's value.
+
+    Raises:
+        LookupError: no unit, no such class in it, or no such member.
+    """
+    if isinstance(t, T.EnumType):
+        cls = getattr(unit, "find_enum", lambda name: None)(t.name)
+        if cls is None:
+            raise LookupError(f"{value.text} is a member of enum {t.name}, which "
+                              + ("the compilation unit does not define" if unit is not None
+                                 else "only a compilation unit can define "
+                                      "(pyjit.CompilationUnit(..., enums=[...]))"))
+        member = value.text.rpartition(".")[2]
+        if member not in cls.__members__:
+            raise LookupError(f"enum {t.name} has no member {member}")
+        return cls[member]
+    if isinstance(t, T.OptionalType):
+        return None if value is None else enum_members(value, t.elem, unit)
+    if isinstance(t, T.ListType):
+        return [enum_members(v, t.elem, unit) for v in value]
+    if isinstance(t, T.TupleType):
+        return tuple(enum_members(v, e, unit) for v, e in zip(value, t.elems))
+    if isinstance(t, T.DictType):
+        return {enum_members(k, t.key, unit): enum_members(v, t.value, unit)
+                for k, v in value.items()}
+    return value
 
 
 def check_wait(node: Node) -> None:

@@ -153,7 +153,7 @@ class SeedLowering:
         if kind == prim.Constant and outs and is_call_constant(outs[0]):
             return  # stands for its callee: resolved below, never a value
         if kind == prim.Constant:
-            value = constants.value_of(node)
+            value = constants.value_of(node, self.unit)
             name = listing_name(node)
             if constants.is_mutable(value):
                 self.emit(op.CALL, name, node, ins, flags, outs,

@@ -137,7 +137,7 @@ class TypedLowering:
 
     def _constant(self, v: Value):
         if v.node.kind == prim.Constant:
-            return constants.value_of(v.node)
+            return constants.value_of(v.node, self.unit)
         return _ZERO.get(v.type)  # Uninitialized: never read; any value of the type
 
     def r_in(self, node: Node, v: Value, flag: bool) -> Tuple[int, bool]:

@@ -61,8 +61,7 @@ def type_name(cls: type) -> str:
     """``__torch__.<module>.<qualified name>``, as torch names a scripted class (a
     class of ``__main__`` has no module part; a name another class holds already
     gets a ``___torch_mangle_N`` part, as torch's)."""
-    module = "" if cls.__module__ == "__main__" else cls.__module__ + "."
-    base = f"__torch__.{module}{cls.__qualname__.replace('<locals>.', '')}"
+    base = T.class_type_name(cls)
     name, n = base, 0
     while name in _CLASSES and _CLASSES[name].cls is not cls:
         prefix, _, last = base.rpartition(".")

@@ -9,6 +9,8 @@ reads)::
     %e : int[] = prim::Constant[value=[1, 2]]()     a list of what the element takes
     %f : (int, str) = prim::Constant[value=(1, "a")]()   a tuple, element by element
     %g : Tensor = prim::Constant[value={1.5}]()     a tensor literal
+    %h : Enum<__torch__.Color> = prim::Constant[value=__torch__.Color.RED]()
+                                                    a member of that enum class
 
 so that ``%x : int = prim::Constant[value="abc"]()`` or a ``bool`` holding ``1e308``
 is refused where it is written, not run as a wrong value.  Types pyjit gives no
@@ -56,6 +58,11 @@ def constant_problem(value: Any, t: T.Type) -> Optional[str]:
         return None if type(value) in (int, float, complex) else what
     if t == _COMPLEX:
         return None if type(value) in (int, float, complex) else what
+    if isinstance(t, T.EnumType):
+        # torch prints a member by its class's qualified name and its own.
+        if type(value) is Literal and value.text.rpartition(".")[0] == t.name:
+            return None
+        return f"{what}: not a member of {t.name}"
     if type(value) is Literal:
         return None  # text torch printed for what it cannot print ([<Tensors>], an enum)
     if isinstance(t, T.TensorType):

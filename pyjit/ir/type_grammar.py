@@ -11,7 +11,7 @@ has to import the graph parser.  The forms, from :mod:`pyjit.ir.types`::
     Dict(K, V)  Union(T1, ...)  Future(T)  Await(T)   parameterised by parentheses
     Future[T]  RRef[T]                                ... or by brackets
     Float(2, 3, strides=[3, 1])  NamedTuple(...)      kept as text
-    Enum<__torch__.Color>                             kept as text
+    Enum<__torch__.Color>                             an enum class's members
 
 A reader works on a text and a position and reports errors through the ``fail``
 callback it is given, so the graph parser's errors keep its own line and column
@@ -125,8 +125,13 @@ class TypeReader:
             name = m.group()
             self.pos = m.end()
             if name == "Enum" and self._at("<"):
-                self.pos = balanced(text, self.pos, self.fail)
-                t = T.NamedType(text[pos:self.pos])
+                end = balanced(text, self.pos, self.fail)
+                inner = _DOTTED.fullmatch(text, self.pos + 1, end - 1)
+                if inner is None:
+                    self.fail("Enum<...> takes the qualified name of an enum class, found "
+                              f"{text[self.pos:end]!r}", self.pos)
+                self.pos = end
+                t = T.EnumType(inner.group())
             elif self._at("("):
                 t = self._call_type(name, pos, depth)
             elif self._at("[") and not self._at("[]"):

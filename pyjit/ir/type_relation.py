@@ -25,6 +25,7 @@ it differs:
 
 from __future__ import annotations
 
+import enum
 import functools
 from typing import Any, Callable, Optional, Sequence
 
@@ -33,7 +34,7 @@ import numpy as np
 from . import types as T
 
 __all__ = ["is_subtype", "unify", "fits", "matches", "is_type_var", "concreteness",
-           "check_value", "value_checker", "ValueMismatch", "describe_value"]
+           "check_value", "value_checker", "ValueMismatch", "describe_value", "is_member_of"]
 
 # Generic types whose parameter is covariant (torch: Future[int] is a
 # Future[Scalar]; an RRef[int] is no RRef[Scalar]).
@@ -54,7 +55,8 @@ def is_subtype(sub: T.Type, sup: T.Type) -> bool:
       ``Union(int, NoneType, str)``); a type is a subtype of a union if it is a
       subtype of one member;
     * tuples and ``Future``/``Await`` are covariant; lists, dicts and ``RRef`` are
-      invariant (``int[]`` is neither ``Scalar[]`` nor ``Any[]``).
+      invariant (``int[]`` is neither ``Scalar[]`` nor ``Any[]``);
+    * an enum type (``Enum<__torch__.Color>``) is only itself (and ``Any``).
     """
     if sub == sup or sup == T.ANY:
         return True
@@ -163,9 +165,12 @@ def matches(actual: T.Type, pattern: T.Type) -> bool:
     """Whether a node input of type ``actual`` may be passed to an operator whose
     schema declares ``pattern``: :func:`is_subtype`, where a type variable or
     ``Any`` takes anything, any tensor type is a ``Tensor``, and containers match
-    element by element against variables (``t[]`` takes ``int[]``)."""
+    element by element against variables (``t[]`` takes ``int[]``), and
+    ``AnyEnumType`` takes any enum type."""
     if is_type_var(pattern) or pattern == T.ANY:
         return True
+    if pattern == T.ANY_ENUM:  # torch's AnyEnumType: a member of any enum class
+        return isinstance(actual, T.EnumType)
     if isinstance(pattern, T.TensorType):
         return isinstance(actual, T.TensorType)
     if isinstance(pattern, T.OptionalType):
@@ -240,6 +245,7 @@ def value_checker(t: T.Type, *, items: bool = True) -> Checker:
       ``bool``: a bool or ``numpy.bool_``; ``str``; ``NoneType``: None;
       ``Scalar``: an int or a float; ``complex``; a tensor type: a
       ``numpy.ndarray`` (dtype and shape are not checked: pyjit keeps no shapes);
+      ``Enum<C>``: a member of the Python ``enum.Enum`` class torch names ``C``;
     * ``T[]``: a list of ``T``; ``(A, B)``: a tuple of that length; ``Dict(K, V)``:
       a dict; ``T?``: None or ``T``; ``Union(...)``: any member; ``Future[T]``:
       a future (``done()`` and ``value()``, as ``pyjit.Future``).  Elements are checked, never converted;
@@ -442,6 +448,21 @@ def _union_of(members: Sequence[T.Type], convert: bool) -> Checker:
     return check
 
 
+def is_member_of(value: Any, t: T.EnumType) -> bool:
+    """Whether ``value`` is a member of the enum class of type ``t``: a Python
+    ``enum.Enum`` member whose class torch names ``t.name``
+    (:func:`~pyjit.ir.types.class_type_name`)."""
+    return isinstance(value, enum.Enum) and T.class_type_name(type(value)) == t.name
+
+
+def _enum_member(t: T.EnumType) -> Checker:
+    def check(value: Any) -> Any:
+        if is_member_of(value, t):
+            return value
+        raise ValueMismatch
+    return check
+
+
 def _future_like(value: Any) -> Any:
     if callable(getattr(value, "done", None)) and callable(getattr(value, "value", None)):
         return value
@@ -483,6 +504,8 @@ def _checker(t: T.Type, convert: bool) -> Checker:
         return functools.partial(_check_number, convert=convert)
     if t == T.COMPLEX:
         return _instance(complex)
+    if isinstance(t, T.EnumType):
+        return _enum_member(t)
     if isinstance(t, T.GenericType) and t.name == "Future":
         return _future_like  # the IR knows no runtime class: what aten::wait calls
     return _accept  # Any, and types pyjit cannot check (Device, classes...)

@@ -20,8 +20,9 @@ from typing import Optional, Tuple
 
 __all__ = [
     "Type", "NamedType", "TensorType", "ListType", "TupleType", "DictType",
-    "OptionalType", "UnionType", "GenericType", "FutureType",
+    "OptionalType", "UnionType", "GenericType", "FutureType", "EnumType",
     "INT", "FLOAT", "BOOL", "STR", "NONE", "TENSOR", "ANY", "FUNCTION", "NUMBER", "COMPLEX",
+    "ANY_ENUM", "class_type_name", "annotation_str",
 ]
 
 
@@ -48,15 +49,15 @@ class Type:
         return ()
 
 
-class NamedType(Type):
-    """A leaf type known by its name: ``int``, ``float``, ``str``, ``NoneType``, ``Any``,
-    ``Function``, ``Device``, a class such as ``__torch__.M``..."""
+class _Named(Type):
+    """A leaf type that is its name (the base of :class:`NamedType` and
+    :class:`EnumType`, which print it differently)."""
 
     __slots__ = ("name", "_hash")
 
     def __init__(self, name: str) -> None:
         self.name = name
-        self._hash = hash(("NamedType", (name,)))
+        self._hash = hash((type(self).__name__, (name,)))
 
     def _key(self) -> tuple:
         return (self.name,)
@@ -64,13 +65,21 @@ class NamedType(Type):
     # The commonest types (``int``, ``Tensor``...) are compared and hashed for
     # every node a build looks up: these skip the generic ``_key`` tuples.
     def __eq__(self, other: object) -> bool:
-        return self is other or (type(other) is NamedType and other.name == self.name)  # type: ignore[attr-defined]
+        return self is other or (type(other) is type(self)
+                                 and other.name == self.name)  # type: ignore[attr-defined]
 
     def __hash__(self) -> int:
         return self._hash
 
     def __reduce__(self) -> tuple:  # the hash is per process: rebuild it
-        return (NamedType, (self.name,))
+        return (type(self), (self.name,))
+
+
+class NamedType(_Named):
+    """A leaf type known by its name: ``int``, ``float``, ``str``, ``NoneType``, ``Any``,
+    ``Function``, ``Device``, a class such as ``__torch__.M``..."""
+
+    __slots__ = ()
 
     def __str__(self) -> str:
         return self.name
@@ -219,6 +228,46 @@ class GenericType(Type):
         return f"{self.name}[{args}]"
 
 
+class EnumType(_Named):
+    """``Enum<__torch__.Color>``: the members of one enum class, named by the
+    class's qualified name (``__torch__.Color``).  A graph names a member by the
+    class's name and its own (``prim::Constant[value=__torch__.Color.RED]``) but
+    never prints its value: the class's definition gives it
+    (:class:`pyjit.CompilationUnit`'s ``enums``)."""
+
+    __slots__ = ()
+
+    def __str__(self) -> str:
+        return f"Enum<{self.name}>"
+
+
+def class_type_name(cls: type) -> str:
+    """``__torch__.<module>.<qualified name>``: the name torch gives the type of a
+    Python class it compiles (an enum, a class, a module); a class of ``__main__``
+    has no module part, and a class defined in a function drops ``<locals>``."""
+    module = "" if cls.__module__ == "__main__" else cls.__module__ + "."
+    return f"__torch__.{module}{cls.__qualname__.replace('<locals>.', '')}"
+
+
+def annotation_str(t: Type) -> str:
+    """``t`` as a Python annotation, the form torch's messages use
+    (``List[int]``, ``Dict[str, Tensor]``, ``Tuple[int, float]``, ``Optional[int]``)
+    where graphs print ``int[]``, ``Dict(str, Tensor)``, ``(int, float)``, ``int?``."""
+    if isinstance(t, ListType):
+        return f"List[{annotation_str(t.elem)}]"
+    if isinstance(t, DictType):
+        return f"Dict[{annotation_str(t.key)}, {annotation_str(t.value)}]"
+    if isinstance(t, TupleType):
+        return "Tuple[" + ", ".join(annotation_str(e) for e in t.elems) + "]"
+    if isinstance(t, OptionalType):
+        return f"Optional[{annotation_str(t.elem)}]"
+    if isinstance(t, UnionType):
+        return "Union[" + ", ".join(annotation_str(e) for e in t.elems) + "]"
+    if isinstance(t, TensorType):
+        return "Tensor"
+    return str(t)
+
+
 def FutureType(elem: Type) -> GenericType:
     """``Future[T]``, the type of ``prim::fork``'s result."""
     return GenericType("Future", (elem,))
@@ -232,5 +281,6 @@ NONE = NamedType("NoneType")
 ANY = NamedType("Any")
 FUNCTION = NamedType("Function")
 COMPLEX = NamedType("complex")
+ANY_ENUM = NamedType("AnyEnumType")  # torch's schemas: a member of any enum class
 NUMBER = NamedType("Scalar")  # torch's NumberType: int, float or complex; prints "Scalar"
 TENSOR = TensorType()

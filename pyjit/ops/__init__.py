@@ -13,7 +13,8 @@ operator of an existing family is one row.
 =====================  =========================================================
 ``prim``               tuples, ``unchecked_cast``, ``RaiseException``, ``Print``,
                        ``isinstance``, ``Uninitialized``, ``Enter``/``Exit``
-``objects``            attributes of objects: ``GetAttr``, ``SetAttr``
+``objects``            objects: ``CreateObject``, ``GetAttr``, ``SetAttr``
+``enums``              enum members: ``EnumValue``, ``EnumName``, ``==``
 ``scalars``            int/float/bool arithmetic, comparisons, casts, ``math``
 ``lists``              list construction, indexing and methods
 ``dicts``              dict construction, indexing and methods
@@ -46,6 +47,11 @@ operator of an existing family is one row.
                        numpy generator (``random.manual_seed``)
 ``tensor_format``      ATen's text form of a tensor
 ``warn``               ``aten::warn``
+``hashing``            ``hash()`` as torch's ``IValue::hash``
+``grad_mode``          ``is_grad_enabled``/``set_grad_enabled`` (per thread; no
+                       gradients are computed)
+``tensor_lists``       lists of tensors compared as tensors: ``==``, ``index``,
+                       ``count``, ``remove``, ``sort``
 ``awaitables``         ``prim::awaitable_wait``/``_nowait`` (``prim::awaitable`` is
                        compiled as ``prim::fork`` is)
 =====================  =========================================================
@@ -55,13 +61,16 @@ Overloads are chosen by input types when a Code is built (see
 ``list.insert``...) are registered wherever their semantics are torch's.
 """
 
-from . import dicts, formatting, lists, objects, prim, scalars, strings  # noqa: F401
+from . import dicts, enums, formatting, lists, objects, prim, scalars, strings  # noqa: F401
 from . import pointwise, activations, reductions, numerics  # noqa: F401
 from . import tensor_shapes, indexing, conversions, implicit, tensor_factories  # noqa: F401
 from . import linalg, fft, nn_conv, nn_norm, nn_resample, nn_loss, nn_layers  # noqa: F401
 from . import random  # noqa: F401
 from . import warn  # noqa: F401
 from . import awaitables  # noqa: F401
+from . import tensor_lists  # noqa: F401
+from . import grad_mode  # noqa: F401
+from . import hashing  # noqa: F401
 from .formatting import torch_str
 
 #: The tensor operator families, for ``pyjit info --ops``: (title, modules).

@@ -8,6 +8,11 @@ TorchScript prints it and no quotes: ``KeyError: b`` (hence this module's own
 
 Registered: ``prim::DictConstruct``, ``aten::dict``, ``__getitem__ _set_item get
 setdefault pop popitem Delete keys values items len __contains__ copy clear update``.
+
+Float keys compare with ``==`` in torch, so a nan key never finds an entry, not
+even the one it made: ``d[nan] = 1`` twice makes two entries, and ``nan in d`` is
+false.  Python's dict would find the same nan object; the float-keyed forms
+(:func:`nan_keys`) hand it a fresh nan instead, which finds nothing.
 """
 
 from __future__ import annotations
@@ -19,7 +24,7 @@ from typing import Any, Dict
 from ..registry import default_registry as R
 
 __all__ = ["KeyError", "getitem", "keys", "values", "items", "dict_pop", "dict_delete",
-           "popitem", "dict_construct"]
+           "popitem", "dict_construct", "nan_keys"]
 
 
 class KeyError(builtins.KeyError):
@@ -88,9 +93,35 @@ def dict_construct(n_inputs: int):
     return construct
 
 
-_D = "Dict(k, v)"
+def _fresh_if_nan(key: Any) -> Any:
+    return key if key == key else float("nan")
 
-R.register("prim::DictConstruct", factory=lambda node: dict_construct(len(node.inputs)))
+
+def nan_keys(op):
+    """``op`` (a dict operator whose second argument is a key) for float-keyed
+    dicts: a nan key is a fresh nan object, equal to no key (see above)."""
+    def on_float_keys(d: Dict[Any, Any], key: Any, *rest: Any) -> Any:
+        return op(d, key if key == key else float("nan"), *rest)
+    on_float_keys.__name__ = getattr(op, "__name__", "op") + "_float_keys"
+    return on_float_keys
+
+
+def _construct_factory(node):
+    keys_are_floats = str(node.outputs[0].type).startswith("Dict(float,") if node.outputs \
+        else False
+    construct = dict_construct(len(node.inputs))
+    if not keys_are_floats or not node.inputs:
+        return construct
+
+    def construct_float_keys(*kv):
+        return construct(*[_fresh_if_nan(x) if i % 2 == 0 else x for i, x in enumerate(kv)])
+    return construct_float_keys
+
+
+_D = "Dict(k, v)"
+_F = "Dict(float, v)"
+
+R.register("prim::DictConstruct", factory=_construct_factory)
 R.register("aten::dict", dict, types=[])
 R.register("aten::dict", dict, types=[_D])
 R.register("aten::dict", dict, types=["(k, v)[]"])
@@ -111,3 +142,13 @@ R.register("aten::__contains__", operator.contains, types=[_D, "k"])
 R.register("aten::copy", dict.copy, types=[_D])
 R.register("aten::clear", dict.clear, types=[_D])
 R.register("aten::update", dict.update, types=[_D, _D])
+
+# Float keys: a nan key finds nothing (see the module docstring).
+for _kind, _op, _more in (("aten::__getitem__", getitem, []),
+                          ("aten::_set_item", operator.setitem, ["v"]),
+                          ("aten::get", dict.get, []), ("aten::get", dict.get, ["v"]),
+                          ("aten::setdefault", dict.setdefault, ["v"]),
+                          ("aten::pop", dict_pop, []), ("aten::pop", dict.pop, ["v"]),
+                          ("aten::Delete", dict_delete, []),
+                          ("aten::__contains__", operator.contains, [])):
+    R.register(_kind, nan_keys(_op), types=[_F, "float"] + _more)

@@ -12,6 +12,7 @@ are registered where they behave as torch's (``list.insert``, ``list.extend``,
 ``aten::Delete``            ``del lst[i]``: pop's messages
 ``aten::index``             "'5' is not in list" (torch quotes the value)
 ``aten::sort``              takes ``reverse`` positionally
+``aten::slice``             torch's bounds (:func:`torch_slice`)
 ``prim::ListUnpack``        "Expected 2 elements in a list but found 3"
 ``prim::min``/``max``       of an empty list: "min() arg is an empty sequence" (torch's
                             text, which Python's own said until 3.12)
@@ -31,7 +32,7 @@ from typing import Any, List, Optional
 from ..registry import default_registry as R
 from .scalars import int_add
 
-__all__ = ["append", "set_item", "pop", "delete", "index", "sort", "list_slice", "list_unpack",
+__all__ = ["append", "set_item", "pop", "delete", "index", "sort", "list_slice", "torch_slice", "list_unpack",
            "list_min", "list_max"]
 
 
@@ -96,8 +97,23 @@ def sort(lst: List[Any], reverse: bool = False) -> None:
     lst.sort(reverse=reverse)
 
 
+_INT64_MAX = 2 ** 63 - 1
+
+
+def torch_slice(start: Optional[int], end: Optional[int], step: int) -> slice:
+    """The Python slice that ``aten::slice`` of a list or str takes: torch's
+    ``slice_indices_adjust`` reads a bound of INT64_MAX as "none" (TorchScript
+    passes ``slice(None, None, -2)`` as ``0, INT64_MAX, -2``, which takes the
+    first element only) and refuses a zero step in its own words; otherwise
+    Python's rules are torch's."""
+    if step == 0:
+        raise ValueError("List slice should have non-zero step")
+    return slice(None if start == _INT64_MAX else start, None if end == _INT64_MAX else end,
+                 step)
+
+
 def list_slice(lst: List[Any], start: Optional[int], end: Optional[int], step: int) -> List[Any]:
-    return lst[start:end:step]
+    return lst[torch_slice(start, end, step)]
 
 
 def _set_item_factory(node):

@@ -1,4 +1,4 @@
-"""Attributes of objects: ``prim::GetAttr`` and ``prim::SetAttr``.
+"""Objects: ``prim::CreateObject``, ``prim::GetAttr`` and ``prim::SetAttr``.
 
 A module's methods read and write the attributes of ``self`` (its parameters,
 submodules, counters...)::
@@ -22,18 +22,32 @@ naming the attribute; the interpreter reports either with the node's location,
 as any failing operator.  (The method calls
 on objects, ``prim::CallMethod``, are calls between graphs: see
 :mod:`pyjit.codegen.calls`.)
+
+A graph that makes an object of a TorchScript class (``C(a, b)`` in TorchScript)
+creates it empty and sets its attributes, in ``__init__`` or, inlined, right
+there::
+
+    %c : __torch__.m.C = prim::CreateObject()
+     = prim::SetAttr[name="a"](%c, %a)
+
+pyjit makes a :class:`ScriptObject`: an instance of a Python class made for that
+TorchScript class, named so that torch would name it the same
+(``__torch__.m.C`` is class ``C`` of module ``m``,
+:func:`pyjit.ir.types.class_type_name`), holding whatever the graph sets.
 """
 
 from __future__ import annotations
 
 import operator
-from typing import Any, Callable
+import threading
+from typing import Any, Callable, Dict
 
 from ..ir import types as T
+from ..ir.types import class_type_name
 from ..ir.type_relation import ValueMismatch, describe_value, value_checker
 from ..registry import default_registry as R
 
-__all__ = ["get_attr", "set_attr"]
+__all__ = ["get_attr", "set_attr", "ScriptObject", "object_class", "create_object"]
 
 
 def _name(node) -> str:
@@ -90,6 +104,41 @@ def set_attr(name: str) -> Callable[[Any, Any], None]:
     return set_attribute
 
 
+class ScriptObject:
+    """An object of a TorchScript class that a graph made: its attributes are what
+    the graph set (:func:`object_class` makes one subclass per TorchScript class)."""
+
+    def __repr__(self) -> str:
+        attrs = ", ".join(f"{k}={v!r}" for k, v in vars(self).items())
+        return f"<{class_type_name(type(self))} object ({attrs})>"
+
+
+_object_classes: Dict[str, type] = {}
+_object_classes_lock = threading.Lock()
+
+
+def object_class(name: str) -> type:
+    """The :class:`ScriptObject` subclass of the TorchScript class ``name``
+    (``__torch__.m.C``): one per name, so that objects of one class share it."""
+    cls = _object_classes.get(name)
+    if cls is None:
+        module, _, short = name[len("__torch__."):].rpartition(".")
+        with _object_classes_lock:
+            cls = _object_classes.setdefault(name, type(short, (ScriptObject,), {
+                "__module__": module or "__main__", "__qualname__": short}))
+    return cls
+
+
+def create_object(t: T.Type) -> Callable[[], Any]:
+    """The ``prim::CreateObject`` operator making objects of class type ``t``."""
+    if not (isinstance(t, T.NamedType) and t.name.startswith("__torch__.")):
+        raise TypeError(f"prim::CreateObject makes an object of a TorchScript class "
+                        f"(__torch__.<module>.<class>), not of {t}")
+    return object_class(t.name)
+
+
+R.register("prim::CreateObject", factory=lambda node: create_object(node.outputs[0].type),
+           types=[])
 R.register("prim::GetAttr", factory=lambda node: get_attr(_name(node), node.outputs[0].type),
            types=["Any"])
 R.register("prim::SetAttr", factory=lambda node: set_attr(_name(node)), types=["Any", "Any"])

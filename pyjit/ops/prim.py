@@ -22,7 +22,8 @@ loop does no counting or attribute reading:
 ``prim::Print``            prints its inputs as TorchScript does, space separated
 ``prim::isinstance``       tests the runtime value against the ``types`` attribute,
                            looking into lists, dicts and tuples
-``prim::Enter``/``Exit``   calls ``__enter__``/``__exit__`` of the object, if any
+``prim::Enter``/``Exit``   calls ``__enter__``/``__exit__`` of the object, if any;
+                           of torch's ``no_grad``/``enable_grad``, sets the grad mode
 =========================  ===================================================
 """
 
@@ -36,6 +37,10 @@ import numpy as np
 
 from ..errors import JITException
 from ..ir import types as T
+from ..ir.type_relation import is_member_of
+from ..ir.types import class_type_name
+from .grad_mode import GRAD_MODE_CLASSES, enter_grad_mode, exit_grad_mode
+from .objects import ScriptObject
 from ..registry import default_registry as R
 
 __all__ = ["tuple_construct", "raise_exception", "print_values", "isinstance_check",
@@ -145,6 +150,8 @@ def type_check(t: T.Type) -> Callable[[Any], bool]:
                           and all(check(x) for check, x in zip(elems, v)))
     if isinstance(t, T.TensorType):
         return _is_tensor
+    if isinstance(t, T.EnumType):
+        return lambda v: is_member_of(v, t)
     if isinstance(t, T.NamedType) and t.name in _SIMPLE_CHECKS:
         return _SIMPLE_CHECKS[t.name]
     raise TypeError(f"prim::isinstance cannot test for type {str(t)!r}")
@@ -174,12 +181,34 @@ def _isinstance_factory(node) -> Callable:
     return isinstance_check(list(types))
 
 
+def _grad_mode_class(obj: Any, kind: str) -> Optional[bool]:
+    """For an object a graph made (:class:`~pyjit.ops.objects.ScriptObject`): the
+    grad mode it sets if it is torch's ``no_grad``/``enable_grad``; any other
+    class's ``__enter__``/``__exit__`` are graphs only its unit can run."""
+    name = class_type_name(type(obj))
+    if name in GRAD_MODE_CLASSES:
+        return GRAD_MODE_CLASSES[name]
+    method = "__enter__" if kind == "prim::Enter" else "__exit__"
+    raise TypeError(f"{kind} on an object of {name}: its {method} is a method graph of "
+                    "the class; run the graph in a pyjit.CompilationUnit that holds the "
+                    "class's methods")
+
+
 def enter(obj: Any) -> Any:
+    """``prim::Enter``: the object's ``__enter__()`` (a Python object's own)."""
+    if isinstance(obj, ScriptObject):
+        enter_grad_mode(obj, _grad_mode_class(obj, "prim::Enter"))
+        return None
     method = getattr(obj, "__enter__", None)
     return method() if method is not None else None
 
 
 def exit_(obj: Any) -> Any:
+    """``prim::Exit``: the object's ``__exit__(None, None, None)``."""
+    if isinstance(obj, ScriptObject):
+        _grad_mode_class(obj, "prim::Exit")
+        exit_grad_mode(obj)
+        return None
     method = getattr(obj, "__exit__", None)
     return method(None, None, None) if method is not None else None
 

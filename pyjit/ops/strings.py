@@ -36,6 +36,7 @@ import operator
 from typing import List, Optional, Tuple
 
 from ..registry import default_registry as R
+from .lists import torch_slice
 
 __all__ = ["to_bytes", "from_bytes", "canonical", "string_len", "string_getitem",
            "string_slice", "concat", "WHITESPACE", "LINE_BREAKS"]
@@ -99,10 +100,11 @@ def string_getitem(s: str, i: int) -> str:
 
 
 def string_slice(s: str, start: Optional[int], end: Optional[int], step: int) -> str:
-    """``s[start:end:step]`` on the bytes (Python's slice rules, as torch's)."""
+    """``s[start:end:step]`` on the bytes, with torch's bounds (:func:`torch_slice`)."""
+    bounds = torch_slice(start, end, step)
     if s.isascii():
-        return s[start:end:step]
-    return from_bytes(to_bytes(s)[start:end:step])
+        return s[bounds]
+    return from_bytes(to_bytes(s)[bounds])
 
 
 def string_list(s: str) -> List[str]:

@@ -94,10 +94,15 @@ def _matrix(m: np.ndarray, indent: int, out: List[str]) -> None:
         first = last + 1
 
 
-def format_tensor(t) -> str:
-    """The text TorchScript's ``str`` gives tensor ``t`` (a numpy array)."""
+def format_tensor(t, torch_type_name: bool = False) -> str:
+    """The text TorchScript's ``str`` gives tensor ``t`` (a numpy array).
+
+    ``torch_type_name``: the trailer names the type as ``at::Tensor``'s ``<<``
+    does in torch's error messages, ``[ torch.LongTensor{} ]``, rather than as
+    ``str`` does, ``[ CPULongType{} ]``."""
     a = np.asarray(t)
-    name = "CPU" + _TYPE_NAMES.get(a.dtype.name, a.dtype.name) + "Type"
+    scalar = _TYPE_NAMES.get(a.dtype.name, a.dtype.name)
+    name = f"torch.{scalar}Tensor" if torch_type_name else f"CPU{scalar}Type"
     d = a.astype(np.float64)
     out: List[str] = []
     if a.ndim == 0:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Dict, Tuple
 
 from ..ir.graph import Graph, Node
+from .context_methods import call_context_methods
 from .desugar_trip_counts import desugar_trip_counts
 from .drop_unused import drop_unused
 from .find_last_uses import find_last_uses
@@ -40,14 +41,16 @@ class Preprocessed:
                 f"{self.n_outputs} outputs>")
 
 
-def preprocess(graph: Graph, desugar_loops: bool = True) -> Preprocessed:
+def preprocess(graph: Graph, desugar_loops: bool = True, unit=None) -> Preprocessed:
     """Copy ``graph`` and bring the copy into the form the code generator
     translates one node at a time; ``graph`` itself is not changed.
 
     ``desugar_loops=False`` skips step 1: the optimising code generator keeps a
     Loop's trip count and counter in instructions of their own.
 
-    The passes run in the seed's order, each relying on the previous ones:
+    With a ``unit``, :func:`call_context_methods` first makes the ``with``
+    statements on objects of its classes call their ``__enter__``/``__exit__``.
+    The passes then run in the seed's order, each relying on the previous ones:
 
     1. :func:`desugar_trip_counts` -- loop counters become carried ints;
     2. :func:`flatten_io` -- inputs/outputs become ``prim::Load``/``prim::Store``
@@ -66,6 +69,8 @@ def preprocess(graph: Graph, desugar_loops: bool = True) -> Preprocessed:
                                                  return ()
     """
     g = graph.copy()
+    if unit is not None:
+        call_context_methods(g, unit)
     n_outputs = len(g.outputs)
     if desugar_loops:
         desugar_trip_counts(g.block)

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import copy
 import re
-from typing import Any, Callable, Dict, Optional
+from typing import Any, Callable, Dict, Mapping, Optional
 
 import pytest
 
@@ -58,10 +58,11 @@ def _first_undecodable(value: Any) -> Optional[UnicodeDecodeError]:
 
 
 def check_case(fn: Callable, case: Dict[str, Any], where: str, capsys=None,
-               self_arg: Any = None) -> None:
+               self_arg: Any = None, enums: Optional[Mapping[str, type]] = None) -> None:
     """Run ``fn`` on the case's arguments (after ``self_arg``, when a module
-    program has one) and assert that it does what torch did."""
-    args = [decode(a) for a in case["args"]]
+    program has one) and assert that it does what torch did; enum members are of
+    the classes ``enums`` names (:func:`values.enum_classes`)."""
+    args = [decode(a, enums) for a in case["args"]]
     if self_arg is not None:
         args.insert(0, self_arg)
     args = copy.deepcopy(args)
@@ -82,7 +83,7 @@ def check_case(fn: Callable, case: Dict[str, Any], where: str, capsys=None,
             file, line = traced[-1]
             assert f"{file}:{line}:" in message, f"{where}: no {file}:{line} in {message}"
     else:
-        assert_same(fn(*args), decode(case["expected"]), where)
+        assert_same(fn(*args), decode(case["expected"], enums), where)
     if "stdout" in case:
         assert capsys is not None, f"{where}: the case records stdout"
         assert capsys.readouterr().out == case["stdout"], where

@@ -9,8 +9,14 @@ number, bool, str, null  int, bool, str, None
 array                    list
 ``{"dict": [[k, v]]}``   dict, in that insertion order
 ``{"tensor": ...}``      numpy array of ``dtype`` and ``shape``
-``{"enum": "Color"...}`` :class:`EnumMember` (class name, member name, value)
+``{"enum": "Color"...}`` a member of the Python enum class ``Color``
 =======================  =====================================================
+
+Graphs name enum members but not their values, so a program that uses enums
+records its classes (``"enums"`` in tests/fixtures/jit_suite):
+:func:`enum_classes` makes them, as Python ``enum.Enum`` classes named as torch
+named the originals (``__torch__.enums.Color`` is class ``Color`` of module
+``enums``), and :func:`decode` takes them to decode members.
 
 A module program's ``self`` (``"module"`` in tests/fixtures/jit_suite) decodes with
 :func:`decode_module` to a plain object holding the attributes and submodules.
@@ -25,23 +31,26 @@ in which numpy and ATen sum).
 
 from __future__ import annotations
 
+import enum
 import math
 import types
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, Dict, Mapping, Optional
 
 import numpy as np
 
-__all__ = ["decode", "decode_module", "assert_same", "assert_same_kind_of_array", "EnumMember"]
+__all__ = ["decode", "decode_module", "enum_classes", "assert_same", "assert_same_kind_of_array"]
 
 
-@dataclass(frozen=True)
-class EnumMember:
-    """An enum value torch recorded: ``Color.RED`` is ``EnumMember("Color", "RED", 1)``."""
-
-    cls: str
-    name: str
-    value: Any
+def enum_classes(definitions: Any) -> Dict[str, type]:
+    """``{class name: enum class}`` from a program's ``"enums"`` record
+    (``[[qualified name, [[member, value], ...]], ...]``): each class made in the
+    module its qualified name says, so pyjit names it as torch named the original."""
+    classes = {}
+    for qualified, members in definitions or ():
+        module, _, name = qualified[len("__torch__."):].rpartition(".")
+        classes[name] = enum.Enum(name, [(m, decode(v)) for m, v in members],
+                                  module=module, qualname=name)
+    return classes
 
 _SPECIAL = {"nan": math.nan, "inf": math.inf, "-inf": -math.inf}
 
@@ -54,31 +63,37 @@ def _elements(x: Any) -> Any:
     return [_elements(e) for e in x] if isinstance(x, list) else _element(x)
 
 
-def decode(v: Any) -> Any:
-    """The Python value of a JSON-encoded corpus value."""
+def decode(v: Any, enums: Optional[Mapping[str, type]] = None) -> Any:
+    """The Python value of a JSON-encoded corpus value; enum members are of the
+    classes ``enums`` names (:func:`enum_classes`)."""
     if isinstance(v, list):
-        return [decode(x) for x in v]
+        return [decode(x, enums) for x in v]
     if isinstance(v, dict):
         if "float" in v:
             return float(v["float"])
         if "tuple" in v:
-            return tuple(decode(x) for x in v["tuple"])
+            return tuple(decode(x, enums) for x in v["tuple"])
         if "dict" in v:
-            return {decode(k): decode(x) for k, x in v["dict"]}
+            return {decode(k, enums): decode(x, enums) for k, x in v["dict"]}
         if "tensor" in v:
             return np.array(_elements(v["tensor"]), dtype=v["dtype"]).reshape(v["shape"])
         if "enum" in v:
-            return EnumMember(v["enum"], v["name"], decode(v["value"]))
+            if not enums or v["enum"] not in enums:
+                raise ValueError(f"no definition of enum {v['enum']}: give enum_classes(...)")
+            member = enums[v["enum"]][v["name"]]
+            assert member.value == decode(v["value"]), f"{member}: recorded {v['value']}"
+            return member
         raise ValueError(f"unknown encoded value {v!r}")
     return v
 
 
-def decode_module(state: dict) -> types.SimpleNamespace:
+def decode_module(state: dict, enums: Optional[Mapping[str, type]] = None
+                  ) -> types.SimpleNamespace:
     """The object a module program's ``self`` stands for: its attributes and, by
     name, its submodules, as attributes of a plain object."""
-    obj = types.SimpleNamespace(**{k: decode(v) for k, v in state["attributes"]})
+    obj = types.SimpleNamespace(**{k: decode(v, enums) for k, v in state["attributes"]})
     for name, sub in state["modules"]:
-        setattr(obj, name, decode_module(sub))
+        setattr(obj, name, decode_module(sub, enums))
     return obj
 
 

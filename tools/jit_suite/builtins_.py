@@ -1,7 +1,7 @@
 """Builtins: programs from test/jit/test_builtins.py (del, torch._check, tensor
-subscript assignment, item, implicit tensor-to-number conversions)."""
+subscript assignment, item, implicit tensor-to-number conversions), and hash() from test/jit/test_hash.py."""
 # flake8: noqa
-from typing import Dict, List
+from typing import Dict, List, Tuple
 
 import torch
 
@@ -151,3 +151,55 @@ def tensor_to_int(x, tensor):
          *[(torch.zeros(10), t) for t in _CONVERTED])
 def tensor_to_float(x, tensor):
     return x.addcmul(tensor, tensor, value=tensor)
+
+
+H = "test/jit/test_hash.py::TestHash::"
+
+
+@program(H + "test_hash_tuple", ((1, 2), (1, 2)), ((1, 2), (3, 4)), ((1, 2), (2, 1)))
+def hash_tuple(t1: Tuple[int, int], t2: Tuple[int, int]) -> bool:
+    return hash(t1) == hash(t2)
+
+
+@program(H + "test_hash_tuple_nested_unhashable_type", ((1, [1]),))
+def hash_unhashable(t1: Tuple[int, List[int]]):
+    return hash(t1)
+
+
+@program(H + "test_hash_tensor", (torch.tensor(1), torch.tensor(1)), (torch.tensor(1), torch.tensor(2)))
+def hash_tensor(t1, t2):
+    return hash(t1) == hash(t2)
+
+
+@program(H + "test_hash_tensor (one tensor)", (torch.tensor(1),))
+def hash_same_tensor(t1):
+    return hash(t1) == hash(t1)
+
+
+@program(H + "test_hash_none", ())
+def hash_none():
+    n1 = None
+    n2 = None
+    return hash(n1) == hash(n2)
+
+
+@program(H + "test_hash_bool", (True, False), (True, True), (False, True), (False, False))
+def hash_bool(b1: bool, b2: bool):
+    return hash(b1) == hash(b2)
+
+
+@program(H + "test_hash_float", (1.2345, 1.2345), (1.2345, 6.789), (1.2345, float("inf")),
+         (float("inf"), float("inf")), (1.2345, float("nan")), (float("nan"), float("nan")),
+         (float("nan"), float("inf")))
+def hash_float(f1: float, f2: float):
+    return hash(f1) == hash(f2)
+
+
+@program(H + "test_hash_int", (123, 456), (123, 123), (123, -123), (-123, -123), (123, 0))
+def hash_int(i1: int, i2: int):
+    return hash(i1) == hash(i2)
+
+
+@program(H + "test_hash_string", ("foo", "foo"), ("foo", "bar"), ("foo", ""))
+def hash_string(s1: str, s2: str):
+    return hash(s1) == hash(s2)

@@ -555,3 +555,32 @@ _GoogLeNetOutputs = namedtuple("GoogLeNetOutputs", ["logits", "aux_logits2", "au
 def namedtuple_py2(x):
     # type: (_GoogLeNetOutputs) -> _GoogLeNetOutputs
     return x
+
+
+# pyjit's probes of dict keys: floats compare by value (a nan key finds nothing),
+# and torch's messages for a missing key.
+DP = "pyjit: dict-key probe (test/jit/test_list_dict.py::TestDict::test_keys)"
+
+
+@program(DP, (float("nan"),), (0.0,), (-0.0,))
+def dict_float_keys(x: float):
+    d = {0.0: "zero", 1.5: "one and a half"}
+    d[x] = "x"
+    return len(d), x in d, -0.0 in d
+
+
+@program(DP, ("missing",), ("a",))
+def dict_missing_str_key(k: str):
+    d = {"a": 1}
+    return d[k]
+
+
+@program(DP, (3,), (1,))
+def dict_missing_int_key(k: int):
+    d = {1: 1.5}
+    return d[k]
+
+
+@program(DP, ({"b": 2, "a": 1, "c": 3},))
+def dict_sorted_keys(d: Dict[str, int]):
+    return sorted(d.keys()), list(d.values()), [k + str(v) for k, v in d.items()]

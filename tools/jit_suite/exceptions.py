@@ -1,5 +1,7 @@
 """Exceptions and assertions: the runnable programs of test/jit/test_exception.py."""
 # flake8: noqa
+from typing import List
+
 import torch
 
 from suite import program
@@ -65,3 +67,43 @@ class MyValueError(ValueError):
 @program(E + "test_custom_python_exception", ())
 def custom_python_exception():
     raise MyValueError("test custom exception")
+
+
+EX = "pyjit: exception probe (test/jit/test_exception.py)"
+
+
+def inner_raises(x: int) -> int:
+    if x > 2:
+        raise ValueError("x is too large: " + str(x))
+    return x
+
+
+def middle_calls(x: int) -> int:
+    return inner_raises(x + 1) * 2
+
+
+@program(EX, (1,), (2,))
+def exception_through_calls(x: int) -> int:
+    return middle_calls(x)
+
+
+@program(EX, (1,), (5,))
+def exception_formatted(x: int) -> int:
+    if x > 3:
+        raise RuntimeError("bad value {} (limit {})".format(x, 3))
+    return x
+
+
+@program(EX, (1,), (-1,))
+def assert_no_message(x: int) -> int:
+    assert x > 0
+    return x
+
+
+@program(EX, ([1, 2],), ([],))
+def assert_in_loop(xs: List[int]) -> int:
+    total = 0
+    for x in xs:
+        assert x < 2, "element " + str(x) + " too big"
+        total += x
+    return total

@@ -1180,3 +1180,95 @@ def multiple_assign():
     x, y = y, x + y
 
     return a, b, c, d, f, ten, ten1, ten2, x, y
+
+
+# pyjit's probes of lists of tensors: torch compares two tensors with a.eq(b) (or
+# a.lt(b)), broadcast, then is_nonzero, where Python would compare the objects.
+TL = "pyjit: tensor-list probe (test/jit/test_list_dict.py::TestList::test_list_ops)"
+
+
+@program(TL, ())
+def tensor_list_eq_broadcast():
+    return [torch.tensor(1), torch.tensor([2.0])] == [torch.tensor([1.0]), torch.tensor(2)]
+
+
+@program(TL, ())
+def tensor_list_eq_same_object():
+    t = torch.ones(2)
+    return [t] == [t]
+
+
+@program(TL, ())
+def tensor_list_eq_no_values():
+    return [torch.zeros(0)] == [torch.zeros(0)]
+
+
+@program(TL, ())
+def tensor_list_eq_lengths():
+    t = torch.ones(2)
+    return [t] == [t, t], [t] != [t, t]
+
+
+@program(TL, (torch.tensor(3), torch.tensor(4)), (torch.tensor(3), torch.tensor(3.0)))
+def tensor_list_ne(a: Tensor, b: Tensor) -> bool:
+    return [a, a] != [a, b]
+
+
+@program(TL, ())
+def tensor_list_sorted_error():
+    return sorted([torch.ones(2), torch.zeros(2)])
+
+
+@program(TL, ())
+def tensor_list_sort_shapes():
+    li = [torch.tensor(3), torch.tensor([1.5]), torch.tensor([[2]])]
+    li.sort()
+    li2 = [torch.tensor(3), torch.tensor([1.5]), torch.tensor([[2]])]
+    li2.sort(reverse=True)
+    return li, li2
+
+
+@program(TL, ())
+def tensor_list_sort_one_object():
+    t = torch.ones(3)
+    li = [t, t]
+    li.sort()
+    return li
+
+
+@program(TL, ())
+def tensor_list_count_broadcast():
+    a = [torch.tensor(1), torch.tensor([1, 1])]
+    return a.count(torch.tensor(1))
+
+
+@program(TL, ())
+def tensor_list_remove_found():
+    a = [torch.tensor(4), torch.tensor(1.5), torch.tensor(3)]
+    a.remove(torch.tensor(1.5))
+    return a
+
+
+@program(TL, ())
+def tensor_list_remove_missing():
+    a = [torch.tensor(4), torch.tensor(1)]
+    a.remove(torch.tensor(5))
+    return a
+
+
+@program(TL, ())
+def tensor_list_index_float_missing():
+    a = [torch.tensor(4.0), torch.tensor(1.0)]
+    return a.index(torch.tensor(5.5))
+
+
+@program(TL, ())
+def tensor_list_index_broadcast_error():
+    a = [torch.tensor(4), torch.tensor(1)]
+    return a.index(torch.tensor([4, 4]))
+
+
+@program(TL, ())
+def tensor_list_index_vector_missing():
+    a = [torch.tensor([4, 2])]
+    return a.index(torch.tensor([5]))

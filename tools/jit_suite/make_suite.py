@@ -16,14 +16,15 @@ test suite.  For each program it scripts the function and writes, under
                                 does not enter ``prim::fork``/``prim::awaitable``
                                 subgraphs): what the issue's corpus runs;
 * ``<name>.graph.ir``           ``fn.graph`` as torch stores it, when it calls
-                                other functions (``prim::CallFunction``), and a
-                                module's ``forward`` graph;
+                                other functions or methods (``prim::CallFunction``,
+                                ``prim::CallMethod``), and a module's ``forward`` graph;
 * ``<name>.callee.<f>.ir``      the graph of every function it calls, directly or not;
 * ``<name>.deep.ir``            the inlined graph with fork/awaitable subgraphs inlined
                                 too, when that differs from ``<name>.ir``;
 * ``<name>.class.<C>.<m>.ir``   each method of each TorchScript class it uses;
 * ``<name>.method.<path>.ir``   for a module: each method of each (sub)module;
-* ``<name>.json``               source, origin, cases and torch's results (below).
+* ``<name>.json``               source, origin, the enum classes it uses, cases and
+                                torch's results (below).
 
 Every ``.ir`` is ``str(graph)`` byte for byte except that absolute paths in the
 ``# file:line:col`` comments are made relative (this directory's files to
@@ -52,7 +53,7 @@ from make_fixtures import encode  # noqa: E402
 #: The program modules, in the order the corpus lists them; a module's group name
 #: drops the trailing underscore that keeps it from shadowing a standard module.
 MODULES = ["lists", "dicts", "strings", "unicode_strings", "formatting", "builtins_",
-           "slices", "exceptions", "unions", "async_", "await_", "enums", "modules"]
+           "slices", "exceptions", "unions", "async_", "await_", "enums", "modules", "classes", "with_", "module_containers"]
 OUT = os.path.join("tests", "fixtures", "jit_suite")
 
 
@@ -110,16 +111,54 @@ def class_method_files(name, graphs):
     ``prim::CallMethod`` runs (a module's methods are recorded apart)."""
     cu = torch.jit._state._python_cu
     files = {}
-    for graph in graphs:
-        for qualified in class_names(graph):
+    pending, seen = list(graphs), set()
+    while pending:
+        for qualified in class_names(pending.pop(0)):
             cls = cu.get_class(qualified)
-            if cls is None:
+            if cls is None or qualified in seen:
                 continue
+            seen.add(qualified)
             for method in cls.method_names():
                 short = qualified.split(".")[-1]
-                files["%s.class.%s.%s.ir" % (name, short, method)] = \
-                    str(cu.find_function(qualified + "." + method).graph)
+                method_graph = cu.find_function(qualified + "." + method).graph
+                files["%s.class.%s.%s.ir" % (name, short, method)] = str(method_graph)
+                pending.append(method_graph)  # the classes its methods use, too
     return files
+
+
+def enum_classes_in(graphs, values):
+    """The Python enum classes a program uses: those of its graphs' values (their
+    types, and the types inside list, tuple, optional... types) and of the Python
+    values it is run on or returns, in order of appearance."""
+    names = []
+    pending = [v.type() for graph in graphs
+               for v in list(graph.inputs()) + [o for n in nodes_in(graph) for o in n.outputs()]]
+    while pending:
+        t = pending.pop(0)
+        if t.kind() == "EnumType":
+            names.append(str(t))
+        pending.extend(t.containedTypes())
+    found = {}
+    for name in names:
+        module_name, _, cls_name = name[len("__torch__."):].rpartition(".")
+        found.setdefault(name, getattr(importlib.import_module(module_name), cls_name))
+    pending = list(values)
+    while pending:
+        v = pending.pop(0)
+        if isinstance(v, enum.Enum):
+            found.setdefault(torch._jit_internal._qualified_name(type(v)), type(v))
+        elif isinstance(v, (list, tuple)):
+            pending.extend(v)
+        elif isinstance(v, dict):
+            pending.extend(v.items())
+    return found
+
+
+def enum_definitions(classes):
+    """``[[qualified name, [[member, value], ...]], ...]``: what pyjit needs to
+    make the enum classes whose members the graphs name but whose values they do
+    not print (``prim::Constant[value=__torch__.enums.Color.RED]``)."""
+    return [[name, [[m.name, encode(m.value)] for m in cls]] for name, cls in classes.items()]
 
 
 def inlined(graph):
@@ -133,17 +172,28 @@ def deep_inlined(graph):
     return make_fixtures.inline_all(graph.copy())
 
 
-def callees(module, fn_graph):
-    """{name: scripted function} of everything ``fn_graph`` calls, transitively."""
+def called_functions(graph):
+    """``{name: qualified name}`` of the functions ``graph`` calls (see
+    :func:`called_names`): a Function constant's type names it in full."""
+    return {node.s("name"): str(node.output().type()) for node in nodes_in(graph)
+            if node.kind() == "prim::Constant" and node.hasAttribute("name")
+            and node.output().type().kind() == "FunctionType"}
+
+
+def callees(module, *graphs):
+    """{name: scripted function} of everything the graphs call, transitively: the
+    program module's own functions, scripted, and torch's (``F.relu``, which
+    ``nn.ReLU.forward`` calls) from torch's compilation unit."""
     found = {}
-    pending = called_names(fn_graph)
+    pending = [item for g in graphs for item in called_functions(g).items()]
     while pending:
-        name = pending.pop(0)
+        name, qualified = pending.pop(0)
         if name in found:
             continue
-        target = getattr(module, name)
-        found[name] = torch.jit.script(target)
-        pending.extend(called_names(found[name].graph))
+        target = getattr(module, name, None)
+        found[name] = torch.jit.script(target) if target is not None \
+            else torch.jit._state._python_cu.find_function(qualified)
+        pending.extend(called_functions(found[name].graph).items())
     return found
 
 
@@ -183,14 +233,17 @@ def complete_args(signature, args):
     return list(bound.args)
 
 
-def run_case(call, signature, args, want_stdout):
+def run_case(call, signature, args, want_stdout, results):
+    """One case's record; what the call returned is appended to ``results``."""
     args = complete_args(signature, args)
     enc_args = encode(args)
     case = {"args": enc_args}
     fresh = copy.deepcopy(args)  # programs mutate their inputs
     with captured_stdout() as out:
         try:
-            case["expected"] = encode(call(*fresh))
+            result = call(*fresh)
+            results.append(result)
+            case["expected"] = encode(result)
         except Exception as exc:  # torch.jit.Error, RuntimeError, ...
             case["error"] = error_record(exc)
     message = case.get("error", {}).get("message", "")
@@ -243,7 +296,8 @@ def marked(module):
 
 
 def source_with_callees(module, obj, names):
-    parts = [inspect.getsource(getattr(module, n)) for n in names]
+    # The program module's own callees (torch's own, such as F.relu, are torch's).
+    parts = [inspect.getsource(getattr(module, n)) for n in names if hasattr(module, n)]
     return "\n\n".join(parts + [inspect.getsource(obj)])
 
 
@@ -258,7 +312,7 @@ def record_function(module, name, fn):
     files = {}
     inl = inlined(graph)
     files[name + ".ir"] = str(inl)
-    if "prim::CallFunction" in str(graph):
+    if "prim::CallFunction" in str(graph) or "prim::CallMethod" in str(graph):
         files[name + ".graph.ir"] = str(graph)
     deep = deep_inlined(graph)
     if str(deep) != str(inl):
@@ -267,11 +321,17 @@ def record_function(module, name, fn):
     files.update(callee_files(name, called))
     files.update(class_method_files(name, [graph] + [f.graph for f in called.values()]))
     signature = inspect.signature(fn)
-    cases = [run_case(scripted, signature, args, spec.get("stdout", False))
+    results = []
+    cases = [run_case(scripted, signature, args, spec.get("stdout", False), results)
              for args in spec["cases"]]
     doc = {"name": name, "origin": spec["origin"],
            "source": source_with_callees(module, fn, list(called)),
-           "callees": list(called), "cases": cases}
+           "callees": list(called)}
+    enums = enum_classes_in([graph, inl] + [f.graph for f in called.values()],
+                            list(spec["cases"]) + results)
+    if enums:
+        doc["enums"] = enum_definitions(enums)
+    doc["cases"] = cases
     return files, doc
 
 
@@ -292,12 +352,18 @@ def record_module(module, name, cls):
     for key, g in method_graphs(scripted).items():
         files["%s.method.%s.ir" % (name, key)] = str(g)
     signature = forward_signature(scripted)
-    cases = [run_case(scripted, signature, args, False) for args in spec["cases"]]
-    called = callees(module, scripted.graph)
+    results = []
+    cases = [run_case(scripted, signature, args, False, results) for args in spec["cases"]]
+    called = callees(module, *method_graphs(scripted).values())
     files.update(callee_files(name, called))
     doc = {"name": name, "origin": spec["origin"],
            "source": source_with_callees(module, cls, called),
-           "callees": list(called), "module": state, "cases": cases}
+           "callees": list(called), "module": state}
+    enums = enum_classes_in(list(method_graphs(scripted).values()),
+                            list(spec["cases"]) + results + list(vars(instance).values()))
+    if enums:
+        doc["enums"] = enum_definitions(enums)
+    doc["cases"] = cases
     return files, doc
 
 
@@ -366,7 +432,7 @@ kinds of values; `modules/` are `nn.Module`s, run with `self` as a plain object.
 * `<name>.ir`: the inlined graph (`torch._C._jit_pass_inline`, which does not enter
   `prim::fork`/`prim::awaitable` subgraphs);
 * `<name>.graph.ir`: the graph as torch stores it, when it calls other functions
-  (`prim::CallFunction`), and a module's `forward`;
+  or methods (`prim::CallFunction`, `prim::CallMethod`), and a module's `forward`;
 * `<name>.callee.<f>.ir`: the graph of each function it calls, directly or not;
 * `<name>.deep.ir`: the inlined graph with fork and awaitable subgraphs inlined
   too, where that differs from `<name>.ir`;
@@ -374,7 +440,9 @@ kinds of values; `modules/` are `nn.Module`s, run with `self` as a plain object.
 * `<name>.method.<path>.ir`: for a module, each method of each (sub)module;
 * `<name>.json`: `name`, `origin` (the test it comes from), `source` (with its
   callees), `callees`, `module` for a module program (its attributes and
-  submodules, encoded), and `cases`.
+  submodules, encoded), `enums` for a program that uses enums (each class's
+  qualified name and its members with their values, which graphs do not print:
+  `prim::Constant[value=__torch__.enums.Color.RED]`), and `cases`.
 
 Every `.ir` is `str(graph)` byte for byte, absolute paths made relative
 (`tools/jit_suite/...`, torch's own files `torch/...`).  A case is as in

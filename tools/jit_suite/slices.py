@@ -1,6 +1,6 @@
 """Slices: the programs of test/jit/test_slice.py."""
 # flake8: noqa
-from typing import List
+from typing import List, Tuple
 
 import torch
 
@@ -91,3 +91,48 @@ def tuple_slice(a):
     c = b[-4:4]
     e = c[1:-1]
     return e
+
+
+# pyjit's probes of slices beyond the test file's: negative steps, bounds clipped,
+# a zero step, slices of strings and tensors with computed bounds.
+SP = "pyjit: slice probe (test/jit/test_slice.py)"
+
+
+@program(SP, (list(range(10)),), ([],))
+def slice_negative_step(x: List[int]):
+    return x[::-1], x[7:2:-2], x[-1:-4:-1], x[2:7:-1]
+
+
+@program(SP, (list(range(10)), -100, 100), (list(range(10)), 8, 3), (list(range(10)), -3, -1))
+def slice_dynamic_bounds(x: List[int], a: int, b: int):
+    return x[a:b], x[slice(a, b)], x[a:], x[:b]
+
+
+@program(SP, (list(range(10)), 0), (list(range(10)), 3), (list(range(10)), -2))
+def slice_dynamic_step(x: List[int], s: int):
+    return x[::s]
+
+
+@program(SP, ("hello world",), ("",))
+def slice_string_steps(s: str):
+    return s[::-1], s[::2], s[-3:], s[1:100:3], s[slice(None, None, -2)]
+
+
+@program(SP, (torch.arange(10),))
+def slice_tensor_steps(x: torch.Tensor):
+    return x[::3], x[-3:], x[2:-2:2], x[100:], x[-100:2]
+
+
+@program(SP, (torch.arange(10),))
+def slice_tensor_negative_step(x: torch.Tensor):
+    return x[::-1]
+
+
+@program(SP, (torch.arange(12).reshape(3, 4), 1, 3))
+def slice_tensor_2d_dynamic(x: torch.Tensor, a: int, b: int):
+    return x[a:b, ::2], x[:, a:b], x[..., -1], x[a:, None, b]
+
+
+@program(SP, ((1, 2, 3, 4, 5),))
+def slice_tuple_steps(t: Tuple[int, int, int, int, int]):
+    return t[::2], t[::-1], t[1:-1], t[3:1]
