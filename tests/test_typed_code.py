@@ -201,3 +201,49 @@ NESTED_LISTING = """\
 def test_nested_ifs_share_one_register(loop):
     assert Code(parse_ir(NESTED), optimize=True).dump() == NESTED_LISTING
     assert Function(parse_ir(NESTED), loop=loop)(21) == 42
+
+
+# %c is handed on by the outer If's then branch, and read in its else branch after
+# %z1, which the inner If hands on, is computed.  Computing %c in the outer If's
+# register was checked first and was right then; computing %z1 in the inner If's
+# register, which is the same one, came later and would overwrite %c before its
+# last read.  The coalescer checks every value computed before its If again at
+# the end: %c keeps its own register and the then branch its MOVE.
+LATE_WRITE = """graph(%c : int, %q : bool, %r : bool):
+  %three : int = prim::Constant[value=3]()
+  %z : int = prim::If(%q)
+    block0():
+      -> (%c)
+    block1():
+      %z1 : int = aten::remainder(%c, %three)
+      %z2 : int = prim::If(%r)
+        block0():
+          %t : int = aten::add(%z1, %c)
+          -> (%t)
+        block1():
+          -> (%z1)
+      -> (%z2)
+  return (%z)
+"""
+
+LATE_WRITE_LISTING = """\
+constants: s3 = 3
+ 0  0, 1, 2 = prim::Load
+ 1  s0 = UNBOX_I move(0)
+ 2  s1 = UNBOX_B move(1)
+ 3  s2 = UNBOX_B move(2)
+ 4   = JT s1 -> 9
+ 5  s4 = REM_I s0, s3  # aten::remainder
+ 6   = JF s2 -> 8
+ 7  s4 = ADD_I s4, s0  # aten::add
+ 8   = prim::Jump -> 10
+ 9  s4 = MOVE s0
+10  3 = BOX_I s4
+11   = prim::Store move(3)
+"""
+
+
+def test_a_register_shared_later_does_not_overwrite_a_value_checked_earlier(loop):
+    assert Code(parse_ir(LATE_WRITE), optimize=True).dump() == LATE_WRITE_LISTING
+    f = Function(parse_ir(LATE_WRITE), loop=loop)
+    assert [f(7, q, r) for q in (True, False) for r in (True, False)] == [7, 7, 8, 1]

@@ -180,6 +180,7 @@ def coalesce(graph: Graph, homes: Homes) -> Dict[Value, Value]:
     # the other branches overwrite that register.
     # Checking costs uses x writes: a value used or written more widely than
     # _CHECK_BUDGET allows keeps its MOVE, so that the build stays linear.
+    before_ifs: List[Value] = []
     for node in places.node:
         if node.kind != prim.If:
             continue
@@ -194,6 +195,24 @@ def coalesce(graph: Graph, homes: Homes) -> Dict[Value, Value]:
                 plan = writes(out, _CHECK_BUDGET // len(w.uses))
                 if plan is not None and fits(w, plan):
                     share[w] = out
+                    before_ifs.append(w)
+
+    # A share made later can add writes to a register whose values were checked
+    # before it (an inner If's value computed in place, inside the range of an
+    # outer one's): check each value computed before its If again, against every
+    # write its register now has after its definition, and let those that
+    # conflict keep their MOVE.  Undoing a share only moves one write later
+    # within the same branch, so it never makes another check fail.
+    for w in before_ifs:
+        top = share[w]                  # an If output; its If's output, if shared...
+        while top in share and share[top].node.kind == prim.If:
+            top = share[top]
+        # An If's output is written where its branches end.
+        start = (max(places.end[b][0] for b in w.node.blocks) if w.node.kind == prim.If
+                 else places.at(w.node)[0])
+        plan = writes(top, _CHECK_BUDGET // len(w.uses))
+        if plan is None or not fits(w, [p for p in plan if p[0] > start]):
+            del share[w]
 
     # Then the values a Loop's body hands round to its inputs.
     for node in places.node:
@@ -201,8 +220,9 @@ def coalesce(graph: Graph, homes: Homes) -> Dict[Value, Value]:
             continue
         body = node.blocks[0]
         for p, v in zip(body.inputs[1:], body.outputs[1:]):
-            if v.node.owning_block is not body or list(body.outputs).count(v) != 1:
-                continue  # handed on from outside, or twice
+            if (v.node.owning_block is not body or list(body.outputs).count(v) != 1
+                    or v in share):
+                continue  # handed on from outside, or twice, or computed elsewhere
             if computable(v, p) and fits(p, writes(v)):
                 share[v] = p
     return share
