@@ -738,9 +738,7 @@ def set_profile(tallies):
     calls and returns).  ``None`` stops profiling.  :mod:`pyjit.profiler` is the
     interface; a run that is not profiled runs the loop with no profiling in it."""
     global _profile
-    if tallies is not None and not isinstance(tallies, dict):
-        raise TypeError(f"set_profile() takes a dict or None, not {type(tallies).__name__}")
-    _profile = tallies
+    _profile = _slow.check_profile(tallies)
 
 
 def get_profile():

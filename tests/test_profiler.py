@@ -3,6 +3,7 @@ loops at both levels, times that add up, and the table's and JSON's shape."""
 
 import json
 import os
+import runpy
 import threading
 
 import pytest
@@ -284,3 +285,35 @@ graph(%a : int, %b : int):
     assert captured.out.startswith("pyjit profile: ")
     assert "aten::floordiv" in captured.out
     assert captured.err.startswith("pyjit: error: ")
+
+
+def _readme():
+    with open(os.path.join(ROOT, "README.md"), encoding="utf-8") as f:
+        return f.read()
+
+
+def test_the_readme_shows_a_real_profile(capsys):
+    """The Profiling section's table is pyjit's: the same rows with the same
+    counts as a run now (times differ from run to run)."""
+    section = _readme().split("## Profiling", 1)[1]
+    block = section.split("```\n", 2)[1]
+    command, *shown = block.splitlines()
+    assert command == "$ pyjit run --profile examples/fib.ir 100000"
+    assert cli.main(command.split()[2:]) == 0
+    out = capsys.readouterr().out.splitlines()
+
+    def rows(lines):
+        return sorted((cells[0], cells[4], cells[5]) for cells in map(str.split, lines[4:]))
+    assert shown[:2] == out[:2] and shown[3] == out[3]
+    assert rows(shown) == rows(out)
+
+
+def test_the_readme_python_example_runs(tmp_path, capsys):
+    section = _readme().split("## Profiling", 1)[1]
+    example = tmp_path / "example.py"  # @pyjit.script reads the function's source
+    example.write_text(section.split("```python\n", 1)[1].split("```", 1)[0])
+    runpy.run_path(str(example))
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].startswith("pyjit profile: ")
+    steps = [line.split() for line in out if line.endswith("steps += 1")]
+    assert [(cells[0], cells[4]) for cells in steps] == [("111", f"{example}:8")]
