@@ -43,6 +43,10 @@ here is only how it is made fast:
   ``INVOKE`` and at the end, so that nothing in the dispatch loop changes which
   registers it reads (the C compiler keeps them in machine registers) and a
   call costs no C stack;
+* the profiled loop is a second instantiation of the same ``_run`` (a fused
+  type whose two members select, at compile time, whether the timing is there),
+  so the normal loop's C is what it would be without a profiler; the pure twin
+  gets the same by compiling its ``_execute`` twice from one source;
 * the file runs from cold to hot (Lua's ``lvm.c`` habit): the out-of-line helpers
   that can raise or call back into Python come first, the dispatch loop last.
   An exception from anywhere inside the loop lands in its one ``except`` clause,

@@ -34,6 +34,11 @@ to the caller's when the callee ends::
 
 A WAIT suspends them all (``run([])`` resumes the innermost), an error releases
 them all (``Frame.pcs`` says where each was).
+
+While a profile is on (``set_profile``; :mod:`pyjit.profiler` is the interface),
+a run counts and times every instruction.  That is a second loop, not a test in
+this one: ``_execute`` is compiled twice from its source, with its ``if
+PROFILED:`` blocks and without them (``_specialise``).
 """
 
 from __future__ import annotations

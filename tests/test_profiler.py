@@ -1,6 +1,7 @@
 """The profiler (pyjit.profile, pyjit run --profile): exact counts per node on both
 loops at both levels, times that add up, and the table's and JSON's shape."""
 
+import gc
 import json
 import os
 import runpy
@@ -118,13 +119,24 @@ def test_fib_counts_are_exact(loop):
 
 
 def test_times_add_up_to_the_wall_time(loop):
+    """Within 10%: what is outside the loop (the call's argument check, the
+    frame) is a few microseconds.  On a shared machine another process may take
+    the processor just then, or the collector run: the best of three, without
+    the collector."""
     fib = load(FIB, loop)
     fib(10)  # compiled and linked before the profile
-    with pyjit.profile() as prof:
-        fib(20000)
-    total = sum(r.total_ns for r in prof.records())
-    assert total == prof.total_ns
-    assert 0.9 * prof.wall_ns <= total <= prof.wall_ns
+    gc.disable()
+    try:
+        for _ in range(3):
+            with pyjit.profile() as prof:
+                fib(20000)
+            total = sum(r.total_ns for r in prof.records())
+            assert total <= prof.wall_ns
+            if total >= 0.9 * prof.wall_ns:
+                break
+    finally:
+        gc.enable()
+    assert 0.9 * prof.wall_ns <= total == prof.total_ns
     assert abs(sum(r.share for r in prof.records()) - 1) < 1e-9
     add = [r for r in prof.records() if r.kind == "aten::add" and r.count == 20000]
     assert add and add[0].mean_ns == add[0].total_ns / 20000
@@ -304,7 +316,7 @@ def test_the_readme_shows_a_real_profile(capsys):
 
     def rows(lines):
         return sorted((cells[0], cells[4], cells[5]) for cells in map(str.split, lines[4:]))
-    assert shown[:2] == out[:2] and shown[3] == out[3]
+    assert shown[:2] == out[:2] and shown[3].split() == out[3].split()
     assert rows(shown) == rows(out)
 
 
@@ -317,3 +329,9 @@ def test_the_readme_python_example_runs(tmp_path, capsys):
     assert out[0].startswith("pyjit profile: ")
     steps = [line.split() for line in out if line.endswith("steps += 1")]
     assert [(cells[0], cells[4]) for cells in steps] == [("111", f"{example}:8")]
+
+
+def test_the_twins_say_the_same(backends):
+    pure, core = backends
+    for name in ("set_profile", "get_profile"):
+        assert getattr(pure, name).__doc__ == getattr(core, name).__doc__, name
