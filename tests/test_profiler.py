@@ -244,10 +244,10 @@ def test_no_profile_is_left_on(loop):
         loop.set_profile([])
 
 
-def test_the_normal_loop_has_no_profiling_in_it():
+def test_the_normal_loop_has_no_profiling_in_it(backends):
     """The pure loop's two variants: the flag is gone from the plain one."""
     import dis
-    from pyjit._pure import Frame
+    Frame = backends[0].Frame
     plain = {i.argval for i in dis.get_instructions(Frame._execute)}
     profiled = {i.argval for i in dis.get_instructions(Frame._execute_profiled)}
     assert "PROFILED" not in plain | profiled
