@@ -335,3 +335,30 @@ def test_the_twins_say_the_same(backends):
     pure, core = backends
     for name in ("set_profile", "get_profile"):
         assert getattr(pure, name).__doc__ == getattr(core, name).__doc__, name
+
+
+def test_an_if_whose_else_branch_comes_to_nothing(loop):
+    """At O1 the branch is negated to jump over the then branch (no JUMP): the
+    If still counts once per trip, its then branch once per taken trip."""
+    f = Function(parse_ir("""\
+graph(%n : int):
+  %zero : int = prim::Constant[value=0]()
+  %two : int = prim::Constant[value=2]()
+  %t : bool = prim::Constant[value=1]()
+  %s : int = prim::Loop(%n, %t, %zero) # e.py:1:0
+    block0(%i : int, %x : int):
+      %c : bool = aten::lt(%i, %two) # e.py:2:7
+      %x2 : int = prim::If(%c) # e.py:2:4
+        block0():
+          %y : int = aten::sub(%x, %i) # e.py:3:12
+          -> (%y)
+        block1():
+          -> (%x)
+      -> (%t, %x2)
+  return (%s)
+"""), loop=loop)
+    with pyjit.profile() as prof:
+        assert f(5) == -1
+    c = body_counts(prof)
+    assert c[("prim::If", "2")] == 5 and c[("aten::lt", "2")] == 5
+    assert c[("aten::sub", "3")] == 2

@@ -129,6 +129,7 @@ class TableBuilder:
         del self.bool_data[len(self.bool_data) - n_in:]
         for column in (self.op, self.arg, self.names, self.nodes):
             column.pop()
+        self.absorbed.pop(len(self.op), None)
 
     def callback(self, fn: Any) -> int:
         """Add ``fn`` to ``F``; returns its index.  Every node gets its own slot (the
