@@ -30,6 +30,10 @@ gives it up in loops of scalar work), so the tallies need no lock.
 
 How instructions map to nodes (both levels, ``Code(optimize=...)``):
 
+* the compiled loop runs two pairs of instructions in one dispatch (a Loop's
+  ``ASSIGN`` and the jump after it; ``n % 2**k`` and the ``== 0`` jump after it):
+  both are counted, and the second's time is the first's;
+
 * time: an instruction's time is its node's (:meth:`pyjit.Code.node_at`): a call's
   and an intrinsic's own node; a box or unbox the node that needed it; the
   moves, jumps and counted-loop instructions (``MOVE``, ``ASSIGN``, ``JUMP``,

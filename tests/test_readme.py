@@ -83,3 +83,13 @@ def test_from_torch_example_prints_what_the_readme_says(tmp_path):
         pytest.skip("torch is not installed: the from_torch example needs it")
     _prints_what_it_says(_python_block("from_torch"), tmp_path, "from_torch_example.py")
 
+
+
+def test_how_it_runs_shows_the_table_pyjit_dump_prints():
+    """The fib table in "How it runs" is what ``pyjit dump examples/fib.ir`` prints
+    after the graph, at the default level."""
+    block = re.search(r"the default table is:\n\n```\n(.*?)```", _read("README.md"), re.S)
+    out = subprocess.run([sys.executable, "-m", "pyjit", "dump", "-O1", "examples/fib.ir"],
+                         cwd=ROOT, check=True, capture_output=True, text=True,
+                         env=checkout_env()).stdout
+    assert block and out.endswith("\n" + block.group(1))
