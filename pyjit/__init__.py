@@ -27,6 +27,7 @@ from .futures import Future
 from .interpreter import Function, InterpreterState, get_recursion_limit, set_recursion_limit
 from .ir import Graph
 from .ir.parser import parse_ir
+from .profiler import Profile, profile
 from .registry import register_operator
 from .torch_bridge import TorchFunction, from_torch  # imports no torch
 
@@ -35,7 +36,7 @@ __version__ = "0.1.0"
 __all__ = [
     "script", "ScriptFunction", "parse_ir", "Graph", "Code", "InterpreterState", "Function", "Future",
     "CompilationUnit", "set_recursion_limit", "get_recursion_limit",
-    "register_operator", "HAS_CEXT", "ir", "from_torch", "TorchFunction",
+    "register_operator", "profile", "Profile", "HAS_CEXT", "ir", "from_torch", "TorchFunction",
     "PyjitError", "ParseError", "CompileError", "OperatorNotFoundError",
     "InterpreterError", "JITException", "GraphRecursionError", "TorchConversionError",
     "__version__",

@@ -45,6 +45,10 @@ here is only how it is made fast:
   ``INVOKE`` and at the end, so that nothing in the dispatch loop changes which
   registers it reads (the C compiler keeps them in machine registers) and a
   call costs no C stack;
+* the profiled loop is a second instantiation of the same ``_run`` (a fused
+  type whose two members select, at compile time, whether the timing is there),
+  so the normal loop's C is what it would be without a profiler; the pure twin
+  gets the same by compiling its ``_execute`` twice from one source;
 * the file runs from cold to hot (Lua's ``lvm.c`` habit): the out-of-line helpers
   that can raise or call back into Python come first, the dispatch loop last.
   An exception from anywhere inside the loop lands in its one ``except`` clause,
@@ -135,11 +139,22 @@ cdef extern from *:
         return (long long)clock() * 1000 / CLOCKS_PER_SEC;
     #endif
     }
+    /* Nanoseconds on the clock time.perf_counter_ns reads (the profiler's). */
+    static long long pyjit_now_ns(void) {
+    #ifdef CLOCK_MONOTONIC
+        struct timespec t;
+        clock_gettime(CLOCK_MONOTONIC, &t);
+        return (long long)t.tv_sec * 1000000000LL + t.tv_nsec;
+    #else
+        return (long long)clock() * (1000000000LL / CLOCKS_PER_SEC);
+    #endif
+    }
     """
     # Build with CFLAGS=-DPYJIT_DEBUG=1 to check the loop's stack invariants;
     # in the release build the checks are constant-folded away.
     bint PYJIT_DEBUG
     long long pyjit_now_ms() nogil
+    long long pyjit_now_ns() nogil
 
 cdef extern from *:
     """
@@ -829,6 +844,70 @@ def get_max_depth():
     return _max_depth
 
 
+# ---- Profiling: the same loop, instantiated twice ----
+#
+# Frame._run and Frame._drive take a fused `RunMode`: Cython compiles each twice,
+# once for PlainRun, where every `if RunMode is TimedRun:` block is left out at
+# compile time (the normal loop, exactly as fast as without a profiler), and
+# once for TimedRun, which reads the clock at every instruction.  Frame._execute
+# picks one per run.
+
+cdef struct Untimed:
+    char unused            # C has no empty struct; nothing reads it
+
+# A profiled run's clock: when the instruction being timed started, and the
+# tallies (set_profile's dict, held by _execute for the run).
+cdef struct Timed:
+    long long t
+    PyObject* tallies
+
+ctypedef Untimed* PlainRun
+ctypedef Timed* TimedRun
+ctypedef fused RunMode:
+    PlainRun
+    TimedRun
+
+# The tallies of the profile in progress (see set_profile), or None.
+cdef object _profile = None
+
+
+def set_profile(tallies):
+    """Profile the runs that start (or resume) from now on into ``tallies``, a dict
+    the loop fills with ``{program: (counts, times)}``: per instruction ``pc`` of
+    ``program``, ``counts[pc]`` its executions and ``times[pc]`` the nanoseconds
+    from its start to the next instruction's start (``perf_counter_ns``), and at
+    ``[n_instructions]`` the time between activations (a run's start and resumes,
+    calls and returns).  ``None`` stops profiling.  :mod:`pyjit.profiler` is the
+    interface; a run that is not profiled runs the loop with no profiling in it."""
+    global _profile
+    _profile = _slow.check_profile(tallies)
+
+
+def get_profile():
+    """The tallies runs are profiled into (see ``set_profile``), or None."""
+    return _profile
+
+
+cdef int64_t* _tally(object tallies, Program prog, int64_t** times) except NULL:
+    """``prog``'s counts (returned) and times (``*times``) in ``tallies``, made on
+    its first run: two int64 arrays of n + 1 that the dict keeps alive."""
+    pair = tallies.get(prog)
+    if pair is None:
+        pair = tallies[prog] = (np.zeros(prog._n + 1, np.int64),
+                                np.zeros(prog._n + 1, np.int64))
+    cdef int64_t[::1] counts = pair[0]
+    cdef int64_t[::1] t = pair[1]
+    times[0] = &t[0]
+    return &counts[0]
+
+
+cdef inline void _lap(Timed* clock, int64_t* slot) noexcept:
+    """Charge the time since ``clock.t`` to ``*slot`` and restart the clock."""
+    cdef long long now = pyjit_now_ns()
+    slot[0] += now - clock.t
+    clock.t = now
+
+
 cdef int _enter(Activation* a, Program p) except -1:
     """Start an activation of ``p`` in ``a``: its block (the one ``a`` kept, when it
     is big enough), empty registers, the preloaded constants, pc 0.  The caller
@@ -1123,13 +1202,15 @@ cdef class Frame:
     @cython.boundscheck(False)
     @cython.wraparound(False)
     @cython.cdivision(True)
-    cdef int _run(self, list caller, PyObject** pending) except -1:
+    cdef int _run(self, list caller, PyObject** pending, RunMode mode) except -1:
         """Run the innermost activation until it ends (ENDED), a WAIT suspends it
         (SUSPENDED, a new reference to the future in ``*pending``) or an INVOKE
         starts a callee
         (CALLED: the callee is the innermost now).  Nothing here changes which
         activation runs, so the C compiler keeps the table, the registers and the
-        stack in machine registers for the whole loop."""
+        stack in machine registers for the whole loop.  Profiled (``mode`` a
+        TimedRun), it also counts and times every instruction into the Program's
+        tally, as ``pyjit._pure`` does."""
         cdef Activation* act = self._innermost()
         cdef Program prog = <Program>act.program
         cdef const Instr* code = prog._code
@@ -1160,8 +1241,23 @@ cdef class Frame:
         cdef PyThreadState* released = NULL
         cdef int ticks = self._ticks
         cdef long long last_signals = self._last_signals
+        # Profiled: the Program's tally, and the slot the clock runs for (at
+        # first [n], the time since the previous activation stopped).
+        cdef int64_t* counts = NULL
+        cdef int64_t* times = NULL
+        cdef int64_t* timing = NULL
+        if RunMode is TimedRun:
+            counts = _tally(<object>mode.tallies, prog, &times)
+            timing = times + prog._n
         try:
             while ins < end:
+                if RunMode is TimedRun:
+                    # The tallies are written under the GIL only: a _tick that
+                    # gave it up for a loop of scalar work gets it back here.
+                    _hold_gil(&released)
+                    _lap(mode, timing)
+                    timing = times + (ins - code)
+                    counts[ins - code] += 1
                 opc = ins.op
                 words = ins.words
 
@@ -1222,6 +1318,8 @@ cdef class Frame:
                     a = S[words[0] >> 1].i & ((<int64_t>1 << ins.arg) - 1)
                     S[words[2]].i = a
                     ins += 1     # the jump's record, stepped over unless it is taken
+                    if RunMode is TimedRun:
+                        counts[ins - code] += 1  # its time is the REM's
                     if (a == 0) == (opc == OP_REM_POW2_JEQZ):
                         ins = _jump(code, ins, &ticks, &released, &last_signals)
                         continue
@@ -1614,6 +1712,9 @@ cdef class Frame:
                                 act.pc = ins - code
                                 Py_INCREF(<PyObject*>result)
                                 pending[0] = <PyObject*>result
+                                if RunMode is TimedRun:  # the resume runs it again
+                                    _lap(mode, timing)
+                                    counts[ins - code] -= 1
                                 self._ticks, self._last_signals = ticks, last_signals
                                 return SUSPENDED
                         elif opc == OP_INVOKE:
@@ -1626,6 +1727,8 @@ cdef class Frame:
                                 _hold_gil(&released)
                             # Last: it may move the activations `act` points into.
                             self._invoke(prog._callee(ins.arg), ins - code, sp)
+                            if RunMode is TimedRun:
+                                _lap(mode, timing)
                             self._ticks, self._last_signals = ticks, last_signals
                             return CALLED
                         elif opc == OP_LOAD:
@@ -1660,6 +1763,8 @@ cdef class Frame:
                         # takes it comes next (the validator saw to it), so run it
                         # here rather than through another dispatch.
                         ins += 1
+                        if RunMode is TimedRun:
+                            counts[ins - code] += 1  # its time is the ASSIGN's: one node's
                         v = vs[0]
                         if v == Py_True_:
                             truth = 1
@@ -1682,17 +1787,32 @@ cdef class Frame:
                 ins += 1
         except:
             _hold_gil(&released)
+            if RunMode is TimedRun:
+                _lap(mode, timing)
             # Still the running activation, but read again: a failed INVOKE may
             # have moved the array it is in (the blocks never move).
             self._innermost().pc = ins - code
             self._fail(sp)
             raise
         _hold_gil(&released)
+        if RunMode is TimedRun:
+            _lap(mode, timing)
         act.pc = ins - code
         self._ticks, self._last_signals = ticks, last_signals
         return ENDED
 
     cdef object _execute(self, list caller):
+        """Run the frame, profiled when a profile is on (read once: it may end while
+        the run goes on)."""
+        cdef object tallies = _profile
+        cdef Timed clock
+        if tallies is None:
+            return self._drive[PlainRun](caller, NULL)
+        clock.tallies = <PyObject*>tallies
+        clock.t = pyjit_now_ns()
+        return self._drive[TimedRun](caller, &clock)
+
+    cdef object _drive(self, list caller, RunMode mode):
         """Run activations until the outermost ends or one suspends: the callee an
         INVOKE starts, then its caller again when it ends (popping the INVOKE's
         outputs), as the seed's runImpl would if it had frames."""
@@ -1700,7 +1820,7 @@ cdef class Frame:
         cdef PyObject* pending = NULL
         cdef object result
         while True:
-            how = self._run(caller, &pending)
+            how = self._run[RunMode](caller, &pending, mode)
             if how == ENDED:
                 if self._depth == 0:
                     return None

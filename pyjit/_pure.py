@@ -34,18 +34,28 @@ to the caller's when the callee ends::
 
 A WAIT suspends them all (``run([])`` resumes the innermost), an error releases
 them all (``Frame.pcs`` says where each was).
+
+While a profile is on (``set_profile``; :mod:`pyjit.profiler` is the interface),
+a run counts and times every instruction.  That is a second loop, not a test in
+this one: ``_execute`` is compiled twice from its source, with its ``if
+PROFILED:`` blocks and without them (``_specialise``).
 """
 
 from __future__ import annotations
 
+import ast
+import inspect
 import struct
-from typing import Any
+import textwrap
+import time
+from typing import Any, Optional
 
 from pyjit import _slowpath as _slow
 from pyjit import opcodes as _op
 from pyjit.validate import validate_table
 
-__all__ = ["Program", "Frame", "set_max_depth", "get_max_depth"]
+__all__ = ["Program", "Frame", "set_max_depth", "get_max_depth", "set_profile",
+           "get_profile"]
 
 # Bound once: the loop compares against locals, not module attributes.
 _CALL, _STACKCALL, _CONST, _LOAD, _STORE, _DROP = (
@@ -244,6 +254,35 @@ def _recurse(n: int) -> None:
         _recurse(n - 1)
 
 
+# The tallies of the profile in progress (see set_profile), or None.
+_profile: Optional[dict] = None
+
+
+def set_profile(tallies: Optional[dict]) -> None:
+    """Profile the runs that start (or resume) from now on into ``tallies``, a dict
+    the loop fills with ``{program: (counts, times)}``: per instruction ``pc`` of
+    ``program``, ``counts[pc]`` its executions and ``times[pc]`` the nanoseconds
+    from its start to the next instruction's start (``perf_counter_ns``), and at
+    ``[n_instructions]`` the time between activations (a run's start and resumes,
+    calls and returns).  ``None`` stops profiling.  :mod:`pyjit.profiler` is the
+    interface; a run that is not profiled runs the loop with no profiling in it."""
+    global _profile
+    _profile = _slow.check_profile(tallies)
+
+
+def get_profile() -> Optional[dict]:
+    """The tallies runs are profiled into (see ``set_profile``), or None."""
+    return _profile
+
+
+def _tally(tallies: dict, prog: "Program") -> tuple:
+    """``prog``'s ``(counts, times)`` in ``tallies``, made on its first run."""
+    pair = tallies.get(prog)
+    if pair is None:
+        pair = tallies[prog] = ([0] * (prog._n + 1), [0] * (prog._n + 1))
+    return pair
+
+
 class Frame:
     """The register file and value stack of one run of a Program.
 
@@ -347,8 +386,11 @@ class Frame:
         except RecursionError:
             raise _slow.stack_used_up("Python's recursion limit") from None
         self._running = True
+        tallies = _profile  # read once: the profile may end while the run goes on
         try:
-            return self._execute(stack)
+            if tallies is None:
+                return self._execute(stack, None)
+            return self._execute_profiled(stack, tallies)
         except BaseException as exc:
             if not self._failed:
                 self._fail_escaped(exc)
@@ -363,7 +405,7 @@ class Frame:
         (CPython issues 108214 and 130279).  Does what that clause does: records
         the failing pc (read from the traceback) and releases every value."""
         tb = exc.__traceback__
-        while tb is not None and tb.tb_frame.f_code is not Frame._execute.__code__:
+        while tb is not None and tb.tb_frame.f_code not in _EXECUTE_CODES:
             tb = tb.tb_next
         if tb is not None:
             frame_locals = tb.tb_frame.f_locals
@@ -375,7 +417,10 @@ class Frame:
             a.release()
         self._failed = True
 
-    def _execute(self, top: list) -> Any:
+    # _execute is compiled twice (see _specialise): with PROFILED false, the
+    # normal loop, where the `if PROFILED:` blocks do not exist at all; with it
+    # true, _execute_profiled, which times every instruction into `tallies`.
+    def _execute(self, top: list, tallies: Optional[dict]) -> Any:
         acts = self._acts
         EMPTY = _EMPTY
         # Opcodes as locals: the comparisons below are the loop's dispatch.
@@ -388,6 +433,13 @@ class Frame:
         act = acts[-1]
         pc = act.pc
         v = None  # the one temporary that may hold a value when an error unwinds
+        if PROFILED:
+            # Each instruction's time runs from its start to the next one's:
+            # `last` is the slot the clock is running for, `t` when it started.
+            clock = time.perf_counter_ns
+            t = clock()
+            counts, times = _tally(tallies, act.program)
+            last = act.program._n
         try:
             while True:
                 # (Re)enter the innermost activation: at the start, after an
@@ -396,6 +448,12 @@ class Frame:
                 act = acts[-1]
                 prog = act.program
                 n = prog._n
+                if PROFILED:
+                    now = clock()
+                    times[last] += now - t
+                    t = now
+                    counts, times = _tally(tallies, prog)
+                    last = n  # the call, return or resume, until an instruction starts
                 code, F, K = prog._code, prog._callbacks, prog._constants
                 regs, S = act.registers, act.scalars
                 vs = act.values  # empty between instructions but for a condition
@@ -416,6 +474,15 @@ class Frame:
                 # 130279), and the frame would not be marked failed.  A test
                 # inside the body is safe.
                 while True:
+                    if PROFILED:
+                        now = clock()
+                        times[last] += now - t
+                        t = now
+                        last = pc
+                        if pc < n:
+                            counts[pc] += 1
+                        else:
+                            last = n
                     if pc >= n:
                         # The activation reached its end.
                         act.pc = pc
@@ -488,6 +555,9 @@ class Frame:
                             if move:  # keep the future in its register for the resume
                                 regs[r] = v
                             act.pc = pc
+                            if PROFILED:  # the resume runs the WAIT again: count it once
+                                times[last] += clock() - t
+                                counts[pc] -= 1
                             return v
                         push(v.value())
                         v = None
@@ -522,6 +592,8 @@ class Frame:
                         regs[r] = pop()
                     pc = new_pc
         except BaseException:
+            if PROFILED:
+                times[last] += clock() - t
             # The traceback keeps this Python frame, and so its locals, alive:
             # clear them here, or the values would outlive the error.
             v = None
@@ -530,6 +602,38 @@ class Frame:
                 a.release()
             self._failed = True
             raise
+
+
+class _Flags(ast.NodeTransformer):
+    """Replaces each name in ``flags`` by its constant."""
+
+    def __init__(self, flags: dict) -> None:
+        self.flags = flags
+
+    def visit_Name(self, node: ast.Name) -> ast.AST:
+        if node.id in self.flags:
+            return ast.copy_location(ast.Constant(self.flags[node.id]), node)
+        return node
+
+
+def _specialise(fn, **flags):
+    """``fn`` compiled again from its source with each name in ``flags`` a
+    constant: the pure loop's counterpart of a Cython compile-time flag.  CPython
+    drops an ``if False:`` block when it compiles, so the variant with a flag off
+    holds not even a test of it.  Line numbers and file stay the source's, for
+    tracebacks and coverage."""
+    tree = ast.parse(textwrap.dedent(inspect.getsource(fn)))
+    ast.increment_lineno(tree, fn.__code__.co_firstlineno - 1)
+    tree.body[0].decorator_list = []
+    tree = ast.fix_missing_locations(_Flags(flags).visit(tree))
+    namespace: dict = {}
+    exec(compile(tree, fn.__code__.co_filename, "exec"), fn.__globals__, namespace)
+    return namespace[fn.__name__]
+
+
+Frame._execute_profiled = _specialise(Frame._execute, PROFILED=True)
+Frame._execute = _specialise(Frame._execute, PROFILED=False)
+_EXECUTE_CODES = (Frame._execute.__code__, Frame._execute_profiled.__code__)
 
 
 def _typed(opc: int, arg: int, inputs, outputs, pc: int, regs: list, S: list) -> int:

@@ -160,6 +160,13 @@ def check_max_depth(n: Any) -> int:
     return n
 
 
+def check_profile(tallies: Any) -> Any:
+    """The argument of ``set_profile``: a dict, or None."""
+    if tallies is not None and not isinstance(tallies, dict):
+        raise TypeError(f"set_profile() takes a dict or None, not {type(tallies).__name__}")
+    return tallies
+
+
 def link(target: Callable[[], Any], program_type: type, arg: int) -> Any:
     """The callee Program of an INVOKE: ``F[arg]()``, which must be a Program of the
     running loop."""

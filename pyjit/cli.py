@@ -3,6 +3,7 @@
 ::
 
     pyjit run FILE.ir ARG...     run a graph; ARGs are Python literals or .npy files
+                                 (--profile: and print where its time went; --json: as data)
     pyjit dump FILE.ir           the preprocessed graph and its instruction listing
     pyjit dot FILE.ir [-o OUT]   the graph as a picture (DOT text, or .svg/.png/.pdf
                                  drawn by Graphviz's dot); --code: the instruction table
@@ -88,11 +89,43 @@ def cmd_run(ns: argparse.Namespace) -> int:
         args = fn.signature.check(*args)
     except TypeError as exc:  # an argument the graph's input type does not take
         raise CLIError(f"{ns.file}: {exc}") from None
-    result = fn(*args)
+    if not (ns.profile or ns.json):
+        _print_outputs(fn, fn(*args))
+        return 0
+    from .profiler import profile
+    prof = profile()
+    try:
+        result = prof.call(fn, *args)
+    except Exception:
+        # What ran until the error is still worth seeing; the error follows.
+        _print_profile(prof, ns.json, None)
+        raise
+    if ns.json:
+        _print_profile(prof, True, result if fn.code.n_outputs != 1 else (result,))
+    else:
+        _print_outputs(fn, result)
+        print()
+        _print_profile(prof, False, None)
+    return 0
+
+
+def _print_outputs(fn, result: Any) -> None:
     outputs = result if fn.code.n_outputs != 1 else (result,)
     for out in outputs or ():
         print(_show(out))
-    return 0
+
+
+def _print_profile(prof, as_json: bool, outputs: Any) -> None:
+    """The table, or with ``as_json`` one JSON document: the profile's data
+    (:meth:`pyjit.Profile.to_json`) and ``outputs``, as ``run`` prints them (null
+    when the run failed)."""
+    if not as_json:
+        prof.print()
+        return
+    import json
+    data = prof.to_json()
+    data["outputs"] = None if outputs is None else [_show(out) for out in outputs]
+    print(json.dumps(data, indent=1))
 
 
 def cmd_dump(ns: argparse.Namespace) -> int:
@@ -215,6 +248,10 @@ def build_parser() -> argparse.ArgumentParser:
     r = sub.add_parser("run", help="run a graph and print its output(s)")
     r.add_argument("file", help="graph text (.ir) as torch prints it")
     r.add_argument("args", nargs="*", help="inputs: Python literals, or .npy files for tensors")
+    r.add_argument("--profile", action="store_true",
+                   help="then print a table of executions and time per node and source line")
+    r.add_argument("--json", action="store_true",
+                   help="print the outputs and the profile as one JSON document instead")
     _level_options(r)
     r.set_defaults(func=cmd_run)
     d = sub.add_parser("dump", help="print the preprocessed graph and its instructions")

@@ -166,6 +166,7 @@ class Code:
         t.names = None
         self._nodes = tuple(t.nodes)
         t.nodes = None
+        self._absorbed = dict(t.absorbed)   # comparisons folded into branches (profiler)
         # Read-only arrays in a read-only mapping: a Code is shared between threads.
         self.columns = MappingProxyType({name: _column(getattr(t, name)) for name in COLUMNS})
         self.int_data = _column(t.int_data)
@@ -221,6 +222,14 @@ class Code:
         """The node instruction ``pc`` was generated from (If/Loop for their jumps and
         moves; the consumer for a box or a conversion), for error messages."""
         return self._nodes[pc]
+
+    def nodes_at(self, pc: int) -> Tuple[Node, ...]:
+        """Every node instruction ``pc`` carries out: :meth:`node_at`, then a
+        comparison folded into it (a compare-and-branch such as ``JLT_I`` runs
+        the ``aten::lt`` and the If or Loop that branches on it), for the
+        profiler's counts."""
+        folded = self._absorbed.get(pc)
+        return (self._nodes[pc],) if folded is None else (self._nodes[pc], folded)
 
     def boxing(self) -> Dict[str, int]:
         """How many instructions box scalars into objects and unbox them back

@@ -73,7 +73,7 @@ from .registry import Registry
 from .workqueue import Executor, default_queue
 
 __all__ = ["InterpreterState", "Function", "located_error", "drive", "fork", "Fork",
-           "Awaitable", "Link", "program_of", "run_inline", "set_recursion_limit",
+           "Awaitable", "Link", "program_of", "code_of", "run_inline", "set_recursion_limit",
            "get_recursion_limit"]
 
 
@@ -133,7 +133,21 @@ def program_of(code: Code, loop: Optional[ModuleType] = None):
                                     code.constants, code.register_size, Future,
                                     code.scalar_kinds, code.scalar_init, code.preload)
                 code._programs[loop.__name__] = prog
+                _codes[id(prog)] = code
     return prog
+
+
+# The Code of each Program program_of built, by the Program's id (a Program has
+# no room for a reference back, and must not keep its Code alive).
+_codes: "weakref.WeakValueDictionary[int, Code]" = weakref.WeakValueDictionary()
+
+
+def code_of(program: Any) -> Optional[Code]:
+    """The Code whose ``program`` :func:`program_of` built (while the Code
+    lives; None once it is gone, or for a Program built by hand).  The
+    profiler's way back from the loop's tallies, which are by Program, to nodes."""
+    code = _codes.get(id(program))
+    return code if code is not None and program in code._programs.values() else None
 
 
 def _linked(callback: Any, loop: ModuleType) -> Any:

@@ -8,7 +8,7 @@ but the node each instruction came from (for the listing and for errors).
 from __future__ import annotations
 
 from array import array
-from typing import Any, List, Optional, Sequence
+from typing import Any, Dict, List, Optional, Sequence
 
 import numpy as np
 
@@ -60,6 +60,9 @@ class TableBuilder:
         self.arg = array("i")
         self.names: List[str] = []
         self.nodes: List[Node] = []
+        # Instructions that also carry out a node other than their own: a
+        # comparison folded into its branch (pc -> the comparison).
+        self.absorbed: Dict[int, Node] = {}
         self.int_data = array("i")
         self.bool_data = bytearray()
         self.callbacks: List[Any] = []
@@ -124,6 +127,7 @@ class TableBuilder:
         del self.bool_data[len(self.bool_data) - n_in:]
         for column in (self.op, self.arg, self.names, self.nodes):
             column.pop()
+        self.absorbed.pop(len(self.op), None)
 
     def callback(self, fn: Any) -> int:
         """Add ``fn`` to ``F``; returns its index.  Every node gets its own slot (the

@@ -330,7 +330,9 @@ class TypedLowering:
             a, b = (self.s_in(node, v, k) for v, k in zip(producer.inputs, d.inputs.fixed))
             if swap:
                 a, b = b, a
-            return t.emit(code, op.BY_CODE[code].name, node, [a, b], [False, False], [])
+            at = t.emit(code, op.BY_CODE[code].name, node, [a, b], [False, False], [])
+            t.absorbed[at] = producer
+            return at
         if self.homes.kind(cond) == "B" or is_constant(cond):
             code = op.JT if when else op.JF
             return t.emit(code, op.BY_CODE[code].name, node, [self.s_in(node, cond, "B")],
