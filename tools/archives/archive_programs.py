@@ -1,0 +1,358 @@
+"""The modules of the archive fixtures: scripted, saved by torch.jit.save, and run
+by torch on the calls listed in CASES; tools/archives/make_archives.py writes
+the archives and torch's results to tests/fixtures/archives."""
+
+from typing import Dict, List, Optional, Tuple
+
+import torch
+import torch.nn.functional as F
+from torch import Tensor, nn
+
+
+class Sub(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.lin = nn.Linear(4, 3)
+        self.scale = 2.0
+
+    def forward(self, x):
+        return torch.relu(self.lin(x)) * self.scale
+
+
+class Containers(nn.Module):
+    """Submodules, a ModuleList, a ModuleDict, a buffer, a mutated counter, an
+    Optional attribute and a helper method that raises."""
+    count: int
+    opt: Optional[Tensor]
+
+    def __init__(self):
+        super().__init__()
+        self.sub = Sub()
+        self.layers = nn.ModuleList([nn.Linear(3, 3) for _ in range(2)])
+        self.d = nn.ModuleDict({"a": nn.ReLU(), "b": nn.Tanh()})
+        self.count = 0
+        self.opt = None
+        self.register_buffer("buf", torch.arange(3.))
+
+    def helper(self, x: Tensor) -> Tensor:
+        if x.sum() > 100:
+            raise ValueError("too big")
+        return x + self.buf
+
+    def forward(self, x):
+        y = self.sub(x)
+        for layer in self.layers:
+            y = layer(y)
+        y = self.d["a"](y) + self.d["b"](y)
+        self.count += 1
+        o = self.opt
+        if o is not None:
+            y = y + o
+        return self.helper(y)
+
+
+class Loops(nn.Module):
+    hist: List[int]
+
+    def __init__(self):
+        super().__init__()
+        self.hist = []
+        self.names = {"a": 1, "b": 2}
+        self.t = (1, 2.5)
+        self.c = torch.tensor([1.5, 2.5])
+
+    def forward(self, x: Tensor, n: int) -> Tuple[Tensor, int]:
+        s = 0
+        for i in range(n):
+            s += i
+            x = x * 2
+        while s > 3:
+            s = s // 2
+        xs = [x, x + 1]
+        for t in xs:
+            x = x + t
+        self.hist.append(s)
+        d: Dict[str, Tensor] = {}
+        d["k"] = x
+        z = torch.zeros(2, 3, dtype=torch.float64)
+        w = torch.cat([x, x], dim=0).view(-1).mean(0, keepdim=True)
+        return (d["k"] + self.c[0] + float(self.names["a"]) + z.sum().float() + w + self.t[1],
+                s + len(self.hist))
+
+
+class OptionalAttrs(nn.Module):
+    bias: Optional[Tensor]
+    limit: Optional[int]
+
+    def __init__(self):
+        super().__init__()
+        self.bias = torch.tensor([0.5, -0.5, 1.0])
+        self.limit = None
+
+    def forward(self, x: Tensor, k: Optional[int] = None) -> Tensor:
+        b = self.bias
+        if b is not None:
+            x = x + b
+        lim = self.limit
+        if lim is None:
+            self.limit = 3
+        else:
+            self.limit = lim + 1
+        if k is not None:
+            x = x * k
+        lim2 = self.limit
+        assert lim2 is not None
+        return x * lim2
+
+
+class Mutation(nn.Module):
+    seen: List[float]
+
+    def __init__(self):
+        super().__init__()
+        self.calls = 0
+        self.total = 0.0
+        self.seen = []
+        self.register_buffer("running", torch.zeros(3))
+
+    def forward(self, x: Tensor) -> Tensor:
+        self.calls += 1
+        self.total += float(x.sum())
+        self.seen.append(self.total)
+        self.running = self.running * 0.5 + x.mean(0)
+        return self.running * self.calls
+
+
+class Raising(nn.Module):
+    def check(self, x: Tensor) -> Tensor:
+        if bool((x < 0).any()):
+            raise RuntimeError("negative input")
+        return x
+
+    def forward(self, x: Tensor, mode: str) -> Tensor:
+        if mode == "sqrt":
+            return torch.sqrt(self.check(x))
+        elif mode == "log":
+            return torch.log(self.check(x) + 1)
+        raise ValueError("unknown mode " + mode)
+
+
+class Exported(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.w = nn.Parameter(torch.tensor([[1.0, 2.0], [3.0, 4.0]]))
+
+    @torch.jit.export
+    def project(self, x: Tensor) -> Tensor:
+        return x @ self.w
+
+    @torch.jit.export
+    def norm(self, x: Tensor) -> float:
+        return float(torch.linalg.vector_norm(self.project(x)))
+
+    def forward(self, x: Tensor) -> Tensor:
+        return self.project(x) / self.norm(x)
+
+
+class Functional(nn.Module):
+    def forward(self, x: Tensor) -> Tensor:
+        y = F.relu(x) + F.gelu(x) + F.silu(x)
+        y = F.softmax(y, dim=-1) + F.log_softmax(x, dim=0)
+        y = F.layer_norm(y, [x.size(-1)])
+        return F.normalize(y, dim=1) + F.leaky_relu(x, 0.2) + torch.sigmoid(x)
+
+
+class Sequential(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.net = nn.Sequential(nn.Linear(5, 8), nn.ReLU(), nn.Linear(8, 4), nn.Tanh(),
+                                 nn.Linear(4, 2), nn.Sigmoid())
+
+    def forward(self, x):
+        return self.net(x)
+
+
+class DictIteration(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.heads = nn.ModuleDict({"x": nn.Linear(3, 2), "y": nn.Linear(3, 2, bias=False)})
+        self.weights = {"x": 1.0, "y": -0.5}
+
+    def forward(self, x: Tensor) -> Dict[str, Tensor]:
+        out: Dict[str, Tensor] = {}
+        for name, head in self.heads.items():
+            out[name] = head(x) * self.weights[name]
+        return out
+
+
+class Tuples(nn.Module):
+    def forward(self, x: Tensor, sizes: List[int]) -> Tuple[Tensor, List[int], Dict[str, float]]:
+        parts = torch.split(x, sizes, dim=0)
+        shapes: List[int] = []
+        stats: Dict[str, float] = {}
+        for i, p in enumerate(parts):
+            shapes.append(p.size(0))
+            stats["part" + str(i)] = float(p.sum())
+        a, b = parts[0], parts[-1]
+        return torch.cat([b, a]), shapes, stats
+
+
+class IntMath(nn.Module):
+    def forward(self, a: int, b: int) -> Tuple[int, int, int, float, bool]:
+        if b == 0:
+            return 0, 0, 0, 0.0, False
+        q = a // b
+        r = a % b
+        m = max(a, b) - min(a, b)
+        return q, r, m, a / b, (a & 1) == 1
+
+
+class Nested(nn.Module):
+    def __init__(self):
+        super().__init__()
+        inner = nn.Sequential(nn.Linear(3, 3), nn.ReLU())
+        self.blocks = nn.ModuleList([nn.Sequential(inner, nn.Linear(3, 3)),
+                                     nn.Sequential(nn.Linear(3, 3))])
+        self.final = Sub()
+        self.final.lin = nn.Linear(3, 3)
+
+    def forward(self, x):
+        for b in self.blocks:
+            x = x + b(x)
+        return self.final(x)
+
+
+class Embed(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.emb = nn.Embedding(10, 4)
+        self.proj = nn.Linear(4, 2)
+
+    def forward(self, ids: Tensor) -> Tensor:
+        return self.proj(self.emb(ids).mean(1))
+
+
+class Recurrent(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.ih = nn.Linear(3, 5)
+        self.hh = nn.Linear(5, 5)
+
+    def forward(self, xs: Tensor) -> Tuple[Tensor, List[Tensor]]:
+        h = torch.zeros(xs.size(1), 5)
+        states: List[Tensor] = []
+        for t in range(xs.size(0)):
+            h = torch.tanh(self.ih(xs[t]) + self.hh(h))
+            states.append(h)
+        return h, states
+
+
+class BreakContinue(nn.Module):
+    def forward(self, xs: List[int], stop: int) -> Tuple[int, List[int]]:
+        total = 0
+        kept: List[int] = []
+        for x in xs:
+            if x == stop:
+                break
+            if x % 2 == 0:
+                continue
+            total += x
+            kept.append(x)
+        return total, kept
+
+
+class NormDropout(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.ln = nn.LayerNorm(6)
+        self.drop = nn.Dropout(0.3)
+        self.lin = nn.Linear(6, 6)
+
+    def forward(self, x):
+        return self.drop(self.ln(self.lin(x))) + x
+
+
+class Strings(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.prefix = "item"
+
+    def forward(self, names: List[str], k: int) -> List[str]:
+        out: List[str] = []
+        for i, n in enumerate(names):
+            if i < k:
+                out.append(self.prefix + "_" + n.upper())
+            else:
+                out.append("{}:{}".format(n, i))
+        return out
+
+
+class SmallCNN(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv1 = nn.Conv2d(3, 8, 3, padding=1)
+        self.bn1 = nn.BatchNorm2d(8)
+        self.conv2 = nn.Conv2d(8, 16, 3, stride=2)
+        self.bn2 = nn.BatchNorm2d(16)
+        self.pool = nn.MaxPool2d(2)
+        self.avg = nn.AvgPool2d(2, stride=1)
+        self.gap = nn.AdaptiveAvgPool2d((2, 2))
+        self.fc = nn.Linear(16 * 4, 10)
+
+    def forward(self, x):
+        x = self.pool(F.relu(self.bn1(self.conv1(x))))
+        x = F.relu(self.bn2(self.conv2(x)))
+        x = self.gap(self.avg(x))
+        return self.fc(torch.flatten(x, 1))
+
+
+def _randomize_bn(m: nn.Module) -> nn.Module:
+    g = torch.Generator().manual_seed(1)
+    for mod in m.modules():
+        if isinstance(mod, nn.BatchNorm2d):
+            mod.running_mean.copy_(torch.randn(mod.num_features, generator=g) * 0.1)
+            mod.running_var.copy_(torch.rand(mod.num_features, generator=g) + 0.5)
+            mod.weight.data.copy_(torch.rand(mod.num_features, generator=g) + 0.5)
+            mod.bias.data.copy_(torch.randn(mod.num_features, generator=g) * 0.1)
+    return m
+
+
+def _encoder():
+    return nn.TransformerEncoderLayer(d_model=8, nhead=2, dim_feedforward=16, dropout=0.1,
+                                      batch_first=True)
+
+
+def _r(*shape, seed=0):
+    return torch.randn(*shape, generator=torch.Generator().manual_seed(seed))
+
+
+# name -> (module factory, [(method, args)...]) -- calls run in order on one module.
+CASES = {
+    "containers": (Containers, [("forward", (_r(2, 4),)), ("forward", (_r(2, 4, seed=1),)),
+                                ("helper", (torch.full((3,), 50.0),))]),
+    "loops": (Loops, [("forward", (_r(2, 3), 4)), ("forward", (_r(2, 3, seed=2), 0))]),
+    "optional_attrs": (OptionalAttrs, [("forward", (_r(2, 3), None)),
+                                       ("forward", (_r(2, 3, seed=1), 2))]),
+    "mutation": (Mutation, [("forward", (_r(4, 3),)), ("forward", (_r(4, 3, seed=1),)),
+                            ("forward", (_r(4, 3, seed=2),))]),
+    "raising": (Raising, [("forward", (torch.tensor([1.0, 4.0]), "sqrt")),
+                          ("forward", (torch.tensor([1.0, 4.0]), "log")),
+                          ("forward", (torch.tensor([-1.0, 4.0]), "sqrt")),
+                          ("forward", (torch.tensor([1.0]), "cube"))]),
+    "exported": (Exported, [("forward", (_r(3, 2),)), ("project", (_r(1, 2),)),
+                            ("norm", (_r(2, 2),))]),
+    "functional": (Functional, [("forward", (_r(3, 5),))]),
+    "sequential": (Sequential, [("forward", (_r(4, 5),))]),
+    "dict_iteration": (DictIteration, [("forward", (_r(2, 3),))]),
+    "tuples": (Tuples, [("forward", (_r(5, 2), [2, 3])), ("forward", (_r(6, 2), [1, 2, 3]))]),
+    "int_math": (IntMath, [("forward", (17, 5)), ("forward", (-7, 2)), ("forward", (3, 0))]),
+    "nested": (Nested, [("forward", (_r(2, 3),))]),
+    "embed": (Embed, [("forward", (torch.tensor([[1, 2, 3], [4, 5, 9]]),))]),
+    "recurrent": (Recurrent, [("forward", (_r(4, 2, 3),))]),
+    "break_continue": (BreakContinue, [("forward", ([1, 2, 3, 5, 7, 8], 7)),
+                                       ("forward", ([3, 4], 9))]),
+    "norm_dropout": (NormDropout, [("forward", (_r(3, 6),))]),
+    "strings": (Strings, [("forward", (["ab", "cd", "ef"], 2))]),
+    "cnn": (lambda: _randomize_bn(SmallCNN()), [("forward", (_r(2, 3, 12, 12),))]),
+    "transformer": (_encoder, [("forward", (_r(2, 5, 8),))]),
+}

@@ -1,0 +1,60 @@
+"""Write the archive fixtures: each module of archive_programs.CASES scripted in eval
+mode and saved by torch.jit.save to tests/fixtures/archives/<name>.pt, with torch's
+results of its calls (run in order on the loaded archive) in <name>.json.
+
+    python tools/archives/make_archives.py          # torch installed
+"""
+
+import json
+import os
+import sys
+
+import torch
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+OUT = os.path.join(os.path.dirname(os.path.dirname(HERE)), "tests", "fixtures", "archives")
+
+from archive_programs import CASES  # noqa: E402
+
+
+def encode(value):
+    """A value as JSON: tensors as {"tensor": values, "dtype": name, "shape": [...]}."""
+    if isinstance(value, torch.Tensor):
+        return {"tensor": value.detach().reshape(-1).tolist(), "shape": list(value.shape),
+                "dtype": str(value.dtype).replace("torch.", "")}
+    if isinstance(value, tuple):
+        return {"tuple": [encode(v) for v in value]}
+    if isinstance(value, list):
+        return [encode(v) for v in value]
+    if isinstance(value, dict):
+        return {"dict": [[encode(k), encode(v)] for k, v in value.items()]}
+    if isinstance(value, float) and value != value:
+        return {"float": "nan"}
+    return value
+
+
+def main() -> None:
+    os.makedirs(OUT, exist_ok=True)
+    for name, (factory, calls) in CASES.items():
+        torch.manual_seed(0)
+        path = os.path.join(OUT, f"{name}.pt")
+        torch.jit.save(torch.jit.script(factory().eval()), path)
+        loaded = torch.jit.load(path)
+        records = []
+        with torch.no_grad():
+            for method, args in calls:
+                rec = {"method": method, "args": encode(list(args))}
+                try:
+                    rec["result"] = encode(getattr(loaded, method)(*args))
+                except Exception as exc:  # torch's message for the raising paths
+                    rec["error"] = str(exc).strip().splitlines()[-1]
+                records.append(rec)
+        with open(os.path.join(OUT, f"{name}.json"), "w") as f:
+            json.dump({"calls": records}, f, indent=1)
+            f.write("\n")
+        print(f"{name}: {os.path.getsize(path)} bytes")
+
+
+if __name__ == "__main__":
+    main()
