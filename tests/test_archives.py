@@ -70,3 +70,111 @@ def test_archive_runs_as_torch(name, loop):
             assert call["error"].split(": ", 1)[1] in str(info.value), where
         else:
             assert_close(method(*args), decode(call["result"]), where)
+
+
+# -- what the archive holds, beside its code ---------------------------------------------------
+def test_attributes_state_dict_code_and_graph():
+    m = pyjit.load(os.path.join(HERE, "containers.pt"))
+    assert sorted(m.state_dict()) == ["buf", "layers.0.bias", "layers.0.weight",
+                                      "layers.1.bias", "layers.1.weight", "sub.lin.bias",
+                                      "sub.lin.weight"]
+    assert m.sub.lin.weight.dtype == np.float32 and m.sub.lin.weight.shape == (3, 4)
+    assert m.count == 0 and m.opt is None and m.sub.scale == 2.0
+    assert m.sub.lin.in_features == 4                   # a Final constant of the class
+    m(np.ones((1, 4), np.float32))
+    assert m.count == 1                                 # prim::SetAttr on the object
+    assert 'prim::CallMethod[name="helper"]' in str(m.graph)
+    assert "prim::CallMethod[__torch__.archive_programs.Containers.helper]" in str(m.code)
+    with open(os.path.join(HERE, "containers.pt"), "rb") as f:   # a file object works too
+        assert pyjit.load(f).count == 0
+
+
+def _rewrite(name, replace):
+    """The archive ``name`` with some parts replaced: ``replace(part, bytes) -> bytes``."""
+    out = io.BytesIO()
+    with zipfile.ZipFile(os.path.join(HERE, f"{name}.pt")) as src, \
+            zipfile.ZipFile(out, "w") as dst:
+        for info in src.infolist():
+            dst.writestr(info.filename, replace(info.filename, src.read(info.filename)))
+    out.seek(0)
+    return out
+
+
+def test_a_pickle_naming_another_global_is_refused_and_nothing_runs(tmp_path):
+    import pickle
+
+    flag = tmp_path / "ran"
+
+    class Evil:
+        def __reduce__(self):
+            return (os.system, (f"touch {flag}",))
+
+    evil = pickle.dumps(Evil(), protocol=2)
+    archive = _rewrite("sequential", lambda part, data: evil if part.endswith("/data.pkl")
+                       else data)
+    with pytest.raises(pyjit.ArchiveError, match=r"data.pkl names the global (posix|os)\.system,"
+                       r" which a TorchScript archive never holds: refused"):
+        pyjit.load(archive)
+    assert not flag.exists()
+
+    builtins_eval = b"\x80\x02cbuiltins\neval\nX\x08\x00\x00\x00print(1)\x85R."
+    archive = _rewrite("sequential", lambda part, data: builtins_eval
+                       if part.endswith("/constants.pkl") else data)
+    with pytest.raises(pyjit.ArchiveError, match=r"constants.pkl names the global builtins.eval"):
+        pyjit.load(archive)
+
+
+def test_format_versions():
+    # torch writes version 3 for most modules, in the older place (version), and
+    # newer ones in .data/version: both load.
+    with zipfile.ZipFile(os.path.join(HERE, "containers.pt")) as z:
+        assert any(n.endswith("/version") and not n.endswith(".data/version")
+                   for n in z.namelist())
+    unknown = _rewrite("containers", lambda part, data: b"11\n" if part.endswith("version")
+                       else data)
+    with pytest.raises(pyjit.ArchiveError, match=r"file format version 11 is not supported "
+                       r"\(pyjit reads versions 3 to 10"):
+        pyjit.load(unknown)
+    old = _rewrite("containers", lambda part, data: b"2\n" if part.endswith("version") else data)
+    with pytest.raises(pyjit.ArchiveError, match="version 2 is not supported"):
+        pyjit.load(old)
+
+
+def test_not_an_archive(tmp_path):
+    p = tmp_path / "x.pt"
+    p.write_bytes(b"not a zip")
+    with pytest.raises(pyjit.ArchiveError, match=r"x.pt is not a torch.jit.save archive"):
+        pyjit.load(str(p))
+    with pytest.raises(pyjit.ArchiveError, match=r"cannot read .*missing.pt"):
+        pyjit.load(str(tmp_path / "missing.pt"))
+
+
+def test_a_tensor_reaching_past_its_storage_is_refused():
+    def shrink(part, data):
+        return data[:4] if part.endswith("/data/1") else data
+    with pytest.raises(pyjit.ArchiveError, match=r"reaches past its storage"):
+        pyjit.load(_rewrite("containers", shrink))
+
+
+def test_compile_errors_point_at_the_archive_code():
+    def break_code(part, data):
+        if part.endswith("code/__torch__/archive_programs.py"):
+            return data.replace(b"torch.relu(", b"torch.no_such_op(")
+        return data
+    m = pyjit.load(_rewrite("containers", break_code))
+    with pytest.raises(pyjit.CompileError, match=r"code/__torch__/archive_programs.py:\d+:\d+: "
+                       r"unknown operator aten::no_such_op"):
+        m(np.ones((1, 4), np.float32))
+
+
+def test_torch_is_never_imported():
+    script = (
+        "import sys, numpy as np, pyjit\n"
+        f"m = pyjit.load({os.path.join(HERE, 'cnn.pt')!r})\n"
+        "y = m(np.zeros((1, 3, 12, 12), np.float32))\n"
+        "assert y.shape == (1, 10), y.shape\n"
+        "print('torch' in sys.modules)\n")
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                         env=checkout_env(), cwd=str(CHECKOUT), timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "False"
