@@ -178,3 +178,21 @@ def test_torch_is_never_imported():
                          env=checkout_env(), cwd=str(CHECKOUT), timeout=120)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "False"
+
+
+def test_cli_runs_and_dumps_archives(tmp_path, capsys):
+    from pyjit.cli import main
+    assert main(["run", os.path.join(HERE, "int_math.pt"), "17", "5"]) == 0
+    assert capsys.readouterr().out.splitlines() == ["3", "2", "12", "3.4", "True"]
+    x = tmp_path / "x.npy"
+    np.save(x, np.full((3,), 50.0, np.float32))
+    assert main(["run", "--method", "helper", os.path.join(HERE, "containers.pt"),
+                 str(x)]) == 1
+    assert "builtins.ValueError: too big" in capsys.readouterr().err
+    assert main(["run", "--method", "nope", os.path.join(HERE, "containers.pt")]) == 1
+    assert "the module has no method 'nope'" in capsys.readouterr().err
+    assert main(["dump", os.path.join(HERE, "containers.pt")]) == 0
+    headers = [line for line in capsys.readouterr().out.splitlines() if line.startswith("# ")]
+    assert headers[:2] == ["# __torch__.archive_programs.Containers.forward",
+                           "# __torch__.archive_programs.Containers.helper"]
+    assert "# __torch__.torch.nn.functional.relu" in headers

@@ -39,12 +39,16 @@ class Method:
     def _cls(self) -> str:
         return type(self._owner)._qualified_name
 
-    def function(self, loop: Optional[ModuleType] = None) -> Function:
-        """The :class:`~pyjit.Function` running it (``self`` its first argument)."""
+    def function(self, loop: Optional[ModuleType] = None,
+                 optimize: Optional[bool] = None) -> Function:
+        """The :class:`~pyjit.Function` running it (``self`` its first argument), on
+        ``loop`` (the one given to :func:`~pyjit.load` by default) at level
+        ``optimize`` (the default level by default)."""
         owner = type(self._owner)
         program = owner._program
         program.graph(self._cls(), self.name)
-        return program.unit.method(self._cls(), self.name, loop=loop or owner._loop)
+        return program.unit.method(self._cls(), self.name, loop=loop or owner._loop,
+                                   optimize=optimize)
 
     def __call__(self, *args: Any) -> Any:
         return self.function()(self._owner, *args)

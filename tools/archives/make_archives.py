@@ -1,19 +1,24 @@
 """Write the archive fixtures: each module of archive_programs.CASES scripted in eval
 mode and saved by torch.jit.save to tests/fixtures/archives/<name>.pt, with torch's
-results of its calls (run in order on the loaded archive) in <name>.json.
+results of its calls (run in order on the loaded archive) in <name>.json; the CNN
+also to examples/small_cnn.pt for the README.
 
     python tools/archives/make_archives.py          # torch installed
 """
 
 import json
 import os
+import shutil
 import sys
 
 import torch
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-OUT = os.path.join(os.path.dirname(os.path.dirname(HERE)), "tests", "fixtures", "archives")
+ROOT = os.path.dirname(os.path.dirname(HERE))
+OUT = os.path.join(ROOT, "tests", "fixtures", "archives")
+# The README's saved-model example runs this one.
+EXAMPLE = ("cnn", os.path.join(ROOT, "examples", "small_cnn.pt"))
 
 from archive_programs import CASES  # noqa: E402
 
@@ -54,6 +59,8 @@ def main() -> None:
             json.dump({"calls": records}, f, indent=1)
             f.write("\n")
         print(f"{name}: {os.path.getsize(path)} bytes")
+        if name == EXAMPLE[0]:
+            shutil.copyfile(path, EXAMPLE[1])
 
 
 if __name__ == "__main__":
