@@ -32,6 +32,7 @@ or the user's own file where the archive's debug records say, :mod:`.debug_info`
 from __future__ import annotations
 
 import ast
+import math
 from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 
 from ..frontend.builder import INT_MAX, GraphBuilder
@@ -39,10 +40,10 @@ from ..ir import Graph, Value
 from ..ir import types as T
 from ..ir.literals import TensorValue
 from ..ir.type_relation import is_subtype, unify
-from .schemas import match, schemas_of
+from .schemas import REQUIRED, match, schemas_of
 from .source import ClassDef, CodeFile, dotted, type_of
 
-__all__ = ["Signature", "signature", "compile_function"]
+__all__ = ["Signature", "REQUIRED", "compile_function"]
 
 Env = Dict[str, Any]          # name -> Value, or a tuple of Values (several outputs)
 
@@ -58,7 +59,7 @@ class Signature:
             if a.annotation is None:
                 file.fail(a, f"parameter '{a.arg}' has no type")
             self.types.append(type_of(a.annotation, file))
-        defaults: List[Any] = [_REQUIRED] * (len(args.args) - len(args.defaults))
+        defaults: List[Any] = [REQUIRED] * (len(args.args) - len(args.defaults))
         for d in args.defaults:
             try:
                 defaults.append(ast.literal_eval(d))
@@ -66,9 +67,6 @@ class Signature:
                 file.fail(d, "a default must be a literal")
         self.defaults = defaults
         self.returns = type_of(fdef.returns, file) if fdef.returns is not None else T.NONE
-
-
-_REQUIRED = object()
 
 
 class FunctionRef:
@@ -79,10 +77,6 @@ class FunctionRef:
 
     def __init__(self, name: str) -> None:
         self.name = name
-
-
-def signature(fdef: ast.FunctionDef, file: CodeFile) -> Signature:
-    return Signature(fdef, file)
 
 
 class Program:
@@ -204,6 +198,8 @@ class _Compiler:
 
     def _unpack(self, v: Any, n: int, at: ast.AST) -> List[Value]:
         v = self.value(v, at)
+        if isinstance(v.type, T.ListType):   # a, b = torch.size(x): checked when it runs
+            return list(self.b.emit("prim::ListUnpack", [v], [v.type.elem] * n, at).outputs)
         if not isinstance(v.type, T.TupleType) or len(v.type.elems) != n:
             self.file.fail(at, f"cannot unpack a {v.type} into {n} values")
         return list(self.b.emit("prim::TupleUnpack", [v], list(v.type.elems), at).outputs)
@@ -299,15 +295,21 @@ class _Compiler:
     def expr(self, e: ast.expr, env: Env, hint: Optional[T.Type] = None) -> Any:
         if isinstance(e, ast.Name):
             if e.id not in env:
+                if e.id in _FLOAT_NAMES:     # how torch prints infinities and NaN
+                    return self.b.const(_FLOAT_NAMES[e.id], e)
                 self.file.fail(e, f"undefined name '{e.id}'")
             return env[e.id]
         if isinstance(e, ast.Constant):
             if isinstance(e.value, bytes) or e.value is Ellipsis:
                 self.file.fail(e, "unsupported constant")
             return self.b.const(e.value, e, hint if e.value is None and hint else None)
-        if isinstance(e, ast.UnaryOp) and isinstance(e.op, ast.USub) and \
-                isinstance(e.operand, ast.Constant) and isinstance(e.operand.value, (int, float)):
-            return self.b.const(-e.operand.value, e)
+        if isinstance(e, ast.UnaryOp) and isinstance(e.op, ast.USub):
+            operand = e.operand
+            if isinstance(operand, ast.Constant) and isinstance(operand.value, (int, float)):
+                return self.b.const(-operand.value, e)
+            if isinstance(operand, ast.Name) and operand.id in _FLOAT_NAMES and \
+                    operand.id not in env:
+                return self.b.const(-_FLOAT_NAMES[operand.id], e)
         if isinstance(e, ast.Call):
             return self.call(e, env)
         if isinstance(e, ast.Attribute):
@@ -501,7 +503,7 @@ class _Compiler:
                 v = args[i]
             elif n in kwargs:
                 v = kwargs.pop(n)
-            elif d is not _REQUIRED:
+            elif d is not REQUIRED:
                 v = self.b.python_constant(d, e) if not isinstance(d, list) else \
                     self._default(d, t, e)
             else:
@@ -559,6 +561,8 @@ class _Compiler:
         want = [type_of(t, self.file) for t in types]
         return self.b.const(any(is_subtype(v.type, w) for w in want), e)
 
+
+_FLOAT_NAMES = {"inf": math.inf, "nan": math.nan}
 
 _SPECIAL = {
     "annotate": _Compiler._annotate,

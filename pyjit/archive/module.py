@@ -23,6 +23,7 @@ from typing import Any, Dict, Optional
 import numpy as np
 
 from ..interpreter import Function
+from .compiler import REQUIRED, Signature
 
 __all__ = ["ScriptModule", "Method", "make_class"]
 
@@ -50,8 +51,31 @@ class Method:
         return program.unit.method(self._cls(), self.name, loop=loop or owner._loop,
                                    optimize=optimize)
 
-    def __call__(self, *args: Any) -> Any:
-        return self.function()(self._owner, *args)
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self.function()(self._owner, *self.bind(args, kwargs))
+
+    def bind(self, args: tuple, kwargs: dict) -> list:
+        """The arguments after ``self`` in order, keywords placed and the defaults
+        of the method's serialized signature filled in, as Python binds them."""
+        program = type(self._owner)._program
+        cls = program.cls(self._cls())
+        sig = Signature(cls.methods[self.name], cls.file)
+        names, defaults = sig.names[1:], sig.defaults[1:]
+        label = f"{self._cls()}.{self.name}()"
+        if len(args) > len(names):
+            raise TypeError(f"{label} takes {len(names)} arguments but {len(args)} were given")
+        out = list(args)
+        for name, default in zip(names[len(args):], defaults[len(args):]):
+            if name in kwargs:
+                out.append(kwargs.pop(name))
+            elif default is not REQUIRED:
+                out.append(default)
+            else:
+                raise TypeError(f"{label} missing required argument '{name}'")
+        if kwargs:
+            raise TypeError(f"{label} got an unexpected keyword argument "
+                            f"'{next(iter(kwargs))}'")
+        return out
 
     @property
     def graph(self):
@@ -91,8 +115,8 @@ class ScriptModule:
             return cls.constants[name]
         raise AttributeError(f"'{type(self)._qualified_name}' object has no attribute '{name}'")
 
-    def __call__(self, *args: Any) -> Any:
-        return self.forward(*args)
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self.forward(*args, **kwargs)
 
     def state_dict(self, prefix: str = "") -> Dict[str, np.ndarray]:
         """Parameters and buffers by their dotted names, as torch's ``state_dict``

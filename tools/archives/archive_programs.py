@@ -354,5 +354,10 @@ CASES = {
     "norm_dropout": (NormDropout, [("forward", (_r(3, 6),))]),
     "strings": (Strings, [("forward", (["ab", "cd", "ef"], 2))]),
     "cnn": (lambda: _randomize_bn(SmallCNN()), [("forward", (_r(2, 3, 12, 12),))]),
-    "transformer": (_encoder, [("forward", (_r(2, 5, 8),))]),
+    # Batched input: the fused fast path (eval mode, no input requires a gradient),
+    # with a key padding mask too; unbatched input: the composed slow path.
+    "transformer": (_encoder, [("forward", (_r(2, 5, 8),)),
+                               ("forward", (_r(2, 5, 8, seed=1), None,
+                                            torch.tensor([[False] * 4 + [True], [False] * 5]))),
+                               ("forward", (_r(5, 8, seed=2),))]),
 }
