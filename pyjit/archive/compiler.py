@@ -415,12 +415,25 @@ class _Compiler:
         if name.startswith("ops.") and name.count(".") == 2:
             _, ns, op = name.split(".")
             return self._op_call(f"{ns}::{op}", e, env)
+        if name.startswith("__torch__.") and name.endswith(".__new__"):
+            return self._new_object(name[:-len(".__new__")], e)
         if name.startswith("__torch__."):
             return self._call_function(name, e, env)
         special = _SPECIAL.get(name)
         if special is not None:
             return special(self, e, env)
+        for ns in ("aten", "prim"):   # builtins torch prints by their Python name (sorted)
+            if "." not in name and schemas_of(f"{ns}::{name}"):
+                return self._op_call(f"{ns}::{name}", e, env)
         self.file.fail(e.func, f"unknown function '{name}' in serialized code")
+
+    def _new_object(self, qualified: str, e: ast.Call) -> Value:
+        """``__torch__.C.__new__(__torch__.C)``: a new object of class C, whose
+        ``__init__`` the code calls next (``(obj).__init__(...)``)."""
+        cls = self.program.cls(qualified)
+        if cls is None:
+            self.file.fail(e, f"the archive's code defines no class {qualified}")
+        return self.b.emit1("prim::CreateObject", [], cls.type, e)
 
     def _arguments(self, e: ast.Call, env: Env) -> Tuple[List[Value], Dict[str, Value]]:
         args = [self.value(self.expr(a, env), a) for a in e.args]

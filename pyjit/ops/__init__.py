@@ -43,6 +43,7 @@ operator of an existing family is one row.
 ``nn_layers``          linear, embedding, one_hot
 ``nn_attention``       scaled_dot_product_attention; the fused attention and encoder
                        layer kernels of nn.MultiheadAttention and TransformerEncoderLayer
+``nested``             nested-tensor operators, refused: pyjit has no nested tensors
 ``random``             sampling (``rand``, ``bernoulli_``...) and dropout, from one
                        numpy generator (``random.manual_seed``)
 ``tensor_format``      ATen's text form of a tensor
@@ -60,7 +61,7 @@ from . import dicts, formatting, lists, objects, prim, scalars, strings  # noqa:
 from . import pointwise, activations, reductions, numerics  # noqa: F401
 from . import tensor_shapes, indexing, conversions, implicit, tensor_factories  # noqa: F401
 from . import linalg, fft, nn_conv, nn_norm, nn_resample, nn_loss, nn_layers  # noqa: F401
-from . import nn_attention  # noqa: F401
+from . import nn_attention, nested  # noqa: F401
 from . import random  # noqa: F401
 from . import warn  # noqa: F401
 from . import awaitables  # noqa: F401
@@ -77,6 +78,7 @@ FAMILIES = [
     ("fft", (fft,)),
     ("neural network", (nn_conv, nn_norm, nn_resample, nn_loss, nn_layers, nn_attention)),
     ("random", (random,)),
+    ("nested tensors (refused)", (nested,)),
 ]
 
 __all__ = ["torch_str", "FAMILIES"]

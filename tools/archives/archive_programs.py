@@ -2,6 +2,8 @@
 by torch on the calls listed in CASES; tools/archives/make_archives.py writes
 the archives and torch's results to tests/fixtures/archives."""
 
+import math
+import warnings
 from typing import Dict, List, Optional, Tuple
 
 import torch
@@ -287,6 +289,75 @@ class Strings(nn.Module):
         return out
 
 
+class Misc(nn.Module):
+    """enumerate over a ModuleList, a comprehension, an f-string, assert, warn."""
+    def __init__(self):
+        super().__init__()
+        self.layers = nn.ModuleList([nn.Linear(2, 2), nn.Linear(2, 2), nn.Linear(2, 2)])
+        self.eps = 1e-3
+
+    def forward(self, x: Tensor, flags: List[bool]) -> Tuple[Tensor, List[int], str]:
+        idx: List[int] = []
+        for i, layer in enumerate(self.layers):
+            if flags[i]:
+                x = layer(x)
+                idx.append(i)
+        sq = [j * j for j in idx]
+        msg = f"used {len(idx)} layers"
+        assert x.dim() == 2, "x must be 2-D"
+        y = x.clamp(min=-1.0, max=1.0).abs().max()
+        if y.item() > 100:
+            warnings.warn("large")
+        return x + self.eps, sq, msg
+
+class Mixed(nn.Module):
+    """sorted dict keys, tuple slices, tensor slicing and item assignment, math."""
+    def forward(self, x: Tensor, d: Dict[str, int], t: Tuple[int, int, int]) -> Tuple[List[str], int, Tensor]:
+        keys = sorted(d.keys())
+        total = 0
+        for k in keys:
+            total += d[k]
+        a, b = t[0], t[1:]
+        x2 = x[1:, :2] * b[0]
+        x2[0, 0] = 5.0
+        x3 = torch.where(x2 > 0, x2, torch.zeros_like(x2))
+        x4 = x3.reshape(-1).sort()[0] + torch.arange(x3.numel()).to(x3.dtype)
+        return keys, total + a + int(math.floor(2.5)), x4
+
+class Normalize(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.bn = nn.BatchNorm1d(4)
+        self.gn = nn.GroupNorm(2, 4)
+        self.inorm = nn.InstanceNorm1d(4, affine=True)
+        self.up = nn.Upsample(scale_factor=2.0, mode="nearest")
+        self.conv = nn.Conv1d(4, 4, 3, padding=1, groups=2)
+        self.pool = nn.AdaptiveMaxPool1d(3)
+
+    def forward(self, x):
+        y = self.bn(x) + self.gn(x) + self.inorm(x)
+        y = self.conv(self.up(y))
+        return self.pool(F.elu(y)), F.avg_pool1d(y, 2)
+
+class MHA(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.attn = nn.MultiheadAttention(8, 2, batch_first=True)
+
+    def forward(self, q, k):
+        out, w = self.attn(q, k, k)
+        return out, w
+
+class Enc(nn.Module):
+    def __init__(self):
+        super().__init__()
+        layer = nn.TransformerEncoderLayer(8, 2, 16, dropout=0.0, activation="gelu", norm_first=True)
+        self.enc = nn.TransformerEncoder(layer, 2, enable_nested_tensor=False)
+
+    def forward(self, x):
+        return self.enc(x)
+
+
 class SmallCNN(nn.Module):
     def __init__(self):
         super().__init__()
@@ -353,6 +424,11 @@ CASES = {
                                        ("forward", ([3, 4], 9))]),
     "norm_dropout": (NormDropout, [("forward", (_r(3, 6),))]),
     "strings": (Strings, [("forward", (["ab", "cd", "ef"], 2))]),
+    "misc": (Misc, [("forward", (_r(2, 2), [True, False, True]))]),
+    "mixed": (Mixed, [("forward", (_r(3, 3), {"b": 2, "a": 1}, (1, 2, 3)))]),
+    "normalize": (Normalize, [("forward", (_r(2, 4, 6),))]),
+    "attention": (MHA, [("forward", (_r(2, 3, 8), _r(2, 4, 8, seed=1)))]),
+    "encoder_stack": (Enc, [("forward", (_r(3, 2, 8),))]),
     "cnn": (lambda: _randomize_bn(SmallCNN()), [("forward", (_r(2, 3, 12, 12),))]),
     # Batched input: the fused fast path (eval mode, no input requires a gradient),
     # with a key padding mask too; unbatched input: the composed slow path.
