@@ -196,3 +196,44 @@ def test_cli_runs_and_dumps_archives(tmp_path, capsys):
     assert headers[:2] == ["# __torch__.archive_programs.Containers.forward",
                            "# __torch__.archive_programs.Containers.helper"]
     assert "# __torch__.torch.nn.functional.relu" in headers
+
+
+# -- locations from the debug records --------------------------------------------------------
+PROGRAMS = os.path.join(CHECKOUT, "tools", "archives", "archive_programs.py")
+
+
+def _line_of(text):
+    with open(PROGRAMS) as f:
+        return next(i for i, line in enumerate(f, 1) if text in line)
+
+
+def test_run_time_errors_name_the_users_source_line():
+    m = pyjit.load(os.path.join(HERE, "raising.pt"))
+    with pytest.raises(pyjit.JITException) as info:
+        m(np.array([-1.0], np.float32), "sqrt")
+    text = str(info.value)
+    raise_line = _line_of('raise RuntimeError("negative input")')
+    call_line = _line_of("return torch.sqrt(self.check(x))")
+    assert f"archive_programs.py:{raise_line}:12, in __torch__.archive_programs.Raising.check" \
+        in text
+    assert f"archive_programs.py:{call_line}:30, in __torch__.archive_programs.Raising.forward" \
+        in text
+    assert 'raise RuntimeError("negative input")\n' in text
+
+
+def test_the_saved_source_is_shown_when_the_file_is_elsewhere():
+    import pickle
+
+    def move(part, data):
+        if part.endswith("archive_programs.py.debug_pkl"):
+            tag, strings, records = pickle.loads(data)   # plain tuples and strings
+            strings = tuple("/elsewhere/user_model.py" if s.endswith("archive_programs.py")
+                            else s for s in strings)
+            return pickle.dumps((tag, strings, records), protocol=2)
+        return data
+    m = pyjit.load(_rewrite("raising", move))
+    with pytest.raises(pyjit.JITException) as info:
+        m(np.array([1.0], np.float32), "cube")
+    line = _line_of('raise ValueError("unknown mode " + mode)')
+    assert f"/elsewhere/user_model.py:{line}:8" in str(info.value)
+    assert '        raise ValueError("unknown mode " + mode)\n            ^' in str(info.value)

@@ -27,6 +27,7 @@ from typing import Any, Dict, List, NoReturn, Optional, Tuple
 from ..errors import ArchiveError, CompileError
 from ..ir import SourceLocation
 from ..ir import types as T
+from .debug_info import DebugRanges
 
 __all__ = ["CodeFile", "ClassDef", "Sources", "type_of", "dotted"]
 
@@ -48,11 +49,18 @@ def dotted(node: ast.AST) -> Optional[str]:
 
 
 class CodeFile:
-    """One parsed ``code/...py`` file."""
+    """One parsed ``code/...py`` file, and its debug ranges (:mod:`.debug_info`)
+    when the archive has them: nodes are then located in the user's source."""
 
-    def __init__(self, part: str, text: str) -> None:
+    def __init__(self, part: str, text: str, debug: Optional[DebugRanges] = None) -> None:
         self.part = part
+        self.debug = debug
         self.lines = text.splitlines()
+        # Byte offsets of the lines' starts: ast's columns and the debug records
+        # count bytes.
+        self._starts = [0]
+        for line in text.encode("utf-8").splitlines(True):
+            self._starts.append(self._starts[-1] + len(line))
         try:
             self.tree = ast.parse(text, filename=part)
         except SyntaxError as exc:
@@ -62,8 +70,14 @@ class CodeFile:
             n.name: n for n in self.tree.body if isinstance(n, (ast.ClassDef, ast.FunctionDef))}
 
     def location(self, node: ast.AST) -> SourceLocation:
-        return SourceLocation(self.part, getattr(node, "lineno", 1),
-                              getattr(node, "col_offset", 0))
+        """Where a node made for ``node`` is: the user's source the code was
+        printed from, else the line of the archive's code."""
+        line, col = getattr(node, "lineno", 1), getattr(node, "col_offset", 0)
+        if self.debug is not None and line <= len(self._starts):
+            original = self.debug.original(self._starts[line - 1] + col)
+            if original is not None:
+                return original
+        return SourceLocation(self.part, line, col)
 
     def error(self, node: ast.AST, message: str) -> CompileError:
         line = getattr(node, "lineno", 1)
@@ -178,7 +192,12 @@ class Sources:
         if module not in self._files:
             part = "code/" + module.replace(".", "/") + ".py"
             raw = self._read(part)
-            self._files[module] = None if raw is None else CodeFile(part, raw.decode("utf-8"))
+            if raw is None:
+                self._files[module] = None
+            else:
+                ranges = self._read(part + ".debug_pkl")
+                debug = DebugRanges(ranges, part + ".debug_pkl") if ranges else None
+                self._files[module] = CodeFile(part, raw.decode("utf-8"), debug)
         return self._files[module]
 
     def find(self, qualified: str) -> Tuple[Optional[CodeFile], Optional[ast.stmt]]:
