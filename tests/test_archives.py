@@ -237,3 +237,16 @@ def test_the_saved_source_is_shown_when_the_file_is_elsewhere():
     line = _line_of('raise ValueError("unknown mode " + mode)')
     assert f"/elsewhere/user_model.py:{line}:8" in str(info.value)
     assert '        raise ValueError("unknown mode " + mode)\n            ^' in str(info.value)
+
+
+def test_a_version_3_archive_divides_integers_as_torch_did():
+    # division_v3.pt is division.pt with version record 3: torch.div of integer
+    # tensors then rounded toward zero, and torch reads it so (its upgrader).
+    a, b = np.array([7, -7, 5]), np.array([2, 2, 3])
+    new = pyjit.load(os.path.join(HERE, "division.pt"))(a, b, 2, 2.0)
+    old = pyjit.load(os.path.join(HERE, "division_v3.pt"))(a, b, 2, 2.0)
+    assert new[0].tolist() == pytest.approx([3.5, -3.5, 5 / 3]) and new[0].dtype == np.float32
+    assert old[0].tolist() == [3, -3, 1] and old[0].dtype == np.int64
+    assert old[1].tolist() == [3, -3, 2] and old[3].dtype == np.float32
+    graph = str(pyjit.load(os.path.join(HERE, "division_v3.pt")).graph)
+    assert graph.count("aten::is_floating_point") == 4 and graph.count('value="trunc"') == 4

@@ -42,6 +42,7 @@ from ..ir.literals import TensorValue
 from ..ir.type_relation import is_subtype, unify
 from .schemas import REQUIRED, match, schemas_of
 from .source import ClassDef, CodeFile, dotted, type_of
+from .upgraders import upgrader
 
 __all__ = ["Signature", "REQUIRED", "compile_function"]
 
@@ -81,6 +82,8 @@ class FunctionRef:
 
 class Program:
     """What a compilation needs of the whole archive (:class:`.program.Program`)."""
+
+    version: int      # the archive's format version
 
     def cls(self, name: str) -> Optional[ClassDef]: ...
     def function(self, name: str) -> Tuple[CodeFile, ast.FunctionDef]: ...
@@ -444,8 +447,13 @@ class _Compiler:
         args, kwargs = self._arguments(e, env)
         return self.op(kind, args, kwargs, e)
 
-    def op(self, kind: str, args: List[Value], kwargs: Dict[str, Value], at: ast.AST) -> Any:
-        """An operator node of the overload torch picks (:func:`.schemas.match`)."""
+    def op(self, kind: str, args: List[Value], kwargs: Dict[str, Value], at: ast.AST,
+           upgrade: bool = True) -> Any:
+        """An operator node of the overload torch picks (:func:`.schemas.match`), or
+        the graph of its upgrader when the archive is older than its meaning."""
+        old = upgrader(kind, self.program.version) if upgrade else None
+        if old is not None:
+            return old(self, kind, args, kwargs, at)
         m = match(kind, [(v, v.type) for v in args], {k: (v, v.type) for k, v in kwargs.items()})
         if m is None:
             have = ", ".join(str(v.type) for v in args) + "".join(

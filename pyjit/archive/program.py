@@ -38,6 +38,7 @@ class Program:
 
     def __init__(self, archive: Archive, make_class) -> None:
         self.archive = archive
+        self.version = archive.version
         self.sources = Sources(archive.get)
         self.unit = CompilationUnit()
         self._graphs: Dict[_Key, Graph] = {}

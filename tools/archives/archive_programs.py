@@ -358,6 +358,15 @@ class Enc(nn.Module):
         return self.enc(x)
 
 
+class Division(nn.Module):
+    """Saved as format version 4 (aten::div); also written as version 3, whose
+    torch.div of integer tensors rounded toward zero, as torch reads it today."""
+
+    def forward(self, a: Tensor, b: Tensor, s: int, f: float) -> Tuple[Tensor, Tensor, Tensor,
+                                                                       Tensor]:
+        return torch.div(a, b), a / s, torch.div(a.float(), b), a / f
+
+
 class SmallCNN(nn.Module):
     def __init__(self):
         super().__init__()
@@ -397,6 +406,10 @@ def _r(*shape, seed=0):
     return torch.randn(*shape, generator=torch.Generator().manual_seed(seed))
 
 
+# Archives whose version record is rewritten to an older format version after
+# saving (torch.jit.save writes the newest one its operators need).
+OLD_FORMAT = {"division_v3": 3}
+
 # name -> (module factory, [(method, args)...]) -- calls run in order on one module.
 CASES = {
     "containers": (Containers, [("forward", (_r(2, 4),)), ("forward", (_r(2, 4, seed=1),)),
@@ -429,6 +442,10 @@ CASES = {
     "normalize": (Normalize, [("forward", (_r(2, 4, 6),))]),
     "attention": (MHA, [("forward", (_r(2, 3, 8), _r(2, 4, 8, seed=1)))]),
     "encoder_stack": (Enc, [("forward", (_r(3, 2, 8),))]),
+    "division": (Division, [("forward", (torch.tensor([7, -7, 5]), torch.tensor([2, 2, 3]), 2,
+                                         2.0))]),
+    "division_v3": (Division, [("forward", (torch.tensor([7, -7, 5]), torch.tensor([2, 2, 3]),
+                                            2, 2.0))]),
     "cnn": (lambda: _randomize_bn(SmallCNN()), [("forward", (_r(2, 3, 12, 12),))]),
     # Batched input: the fused fast path (eval mode, no input requires a gradient),
     # with a key padding mask too; unbatched input: the composed slow path.

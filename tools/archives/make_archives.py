@@ -1,7 +1,8 @@
 """Write the archive fixtures: each module of archive_programs.CASES scripted in eval
 mode and saved by torch.jit.save to tests/fixtures/archives/<name>.pt, with torch's
 results of its calls (run in order on the loaded archive) in <name>.json; the CNN
-also to examples/small_cnn.pt for the README.
+also to examples/small_cnn.pt for the README; the archives named in OLD_FORMAT get an
+older format version record, and torch's results are those of that version.
 
     python tools/archives/make_archives.py          # torch installed
 """
@@ -10,6 +11,7 @@ import json
 import os
 import shutil
 import sys
+import zipfile
 
 import torch
 
@@ -20,7 +22,7 @@ OUT = os.path.join(ROOT, "tests", "fixtures", "archives")
 # The README's saved-model example runs this one.
 EXAMPLE = ("cnn", os.path.join(ROOT, "examples", "small_cnn.pt"))
 
-from archive_programs import CASES  # noqa: E402
+from archive_programs import CASES, OLD_FORMAT  # noqa: E402
 
 
 def encode(value):
@@ -39,12 +41,26 @@ def encode(value):
     return value
 
 
+def set_version(path: str, version: int) -> None:
+    """Rewrite the archive's version record: torch then reads its code with that
+    version's operator semantics (its upgraders)."""
+    with zipfile.ZipFile(path) as src:
+        parts = [(info, src.read(info.filename)) for info in src.infolist()]
+    with zipfile.ZipFile(path, "w") as dst:
+        for info, data in parts:
+            if info.filename.endswith("/version") or info.filename.endswith("/.data/version"):
+                data = f"{version}\n".encode()
+            dst.writestr(info, data)
+
+
 def main() -> None:
     os.makedirs(OUT, exist_ok=True)
     for name, (factory, calls) in CASES.items():
         torch.manual_seed(0)
         path = os.path.join(OUT, f"{name}.pt")
         torch.jit.save(torch.jit.script(factory().eval()), path)
+        if name in OLD_FORMAT:
+            set_version(path, OLD_FORMAT[name])
         loaded = torch.jit.load(path)
         records = []
         with torch.no_grad():
