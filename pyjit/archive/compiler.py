@@ -201,6 +201,11 @@ class _Compiler:
 
     def _unpack(self, v: Any, n: int, at: ast.AST) -> List[Value]:
         v = self.value(v, at)
+        fields = self._fields(v.type)
+        if fields is not None:
+            if len(fields) != n:
+                self.file.fail(at, f"cannot unpack a {v.type} of {len(fields)} into {n} values")
+            return list(self.b.emit("prim::TupleUnpack", [v], fields, at).outputs)
         if isinstance(v.type, T.ListType):   # a, b = torch.size(x): checked when it runs
             return list(self.b.emit("prim::ListUnpack", [v], [v.type.elem] * n, at).outputs)
         if not isinstance(v.type, T.TupleType) or len(v.type.elems) != n:
@@ -373,11 +378,12 @@ class _Compiler:
 
     def _subscript(self, e: ast.Subscript, env: Env) -> Value:
         obj = self.value(self.expr(e.value, env), e.value)
-        if isinstance(obj.type, T.TupleType):
+        fields = self._fields(obj.type)
+        if isinstance(obj.type, T.TupleType) or fields is not None:
             idx = e.slice
             if not (isinstance(idx, ast.Constant) and isinstance(idx.value, int)):
                 self.file.fail(e, "a tuple is indexed by a constant")
-            elems = obj.type.elems
+            elems = obj.type.elems if fields is None else fields
             if not -len(elems) <= idx.value < len(elems):
                 self.file.fail(e, f"tuple index {idx.value} out of range")
             return self.b.emit1("prim::TupleIndex", [obj, self.b.const(idx.value, e)],
@@ -391,8 +397,17 @@ class _Compiler:
             self.file.fail(at, f"a {obj.type} has no attributes")
         return cls
 
+    def _fields(self, t: T.Type) -> Optional[List[T.Type]]:
+        """The item types of a NamedTuple type, else None."""
+        cls = self.program.cls(t.name) if isinstance(t, T.NamedType) else None
+        return list(cls.attributes.values()) if cls is not None and cls.namedtuple else None
+
     def _get_attr(self, obj: Value, name: str, at: ast.AST) -> Value:
         cls = self._class_of(obj, at)
+        if cls.namedtuple and name in cls.attributes:
+            i = list(cls.attributes).index(name)
+            return self.b.emit1("prim::TupleIndex", [obj, self.b.const(i, at)],
+                                cls.attributes[name], at)
         if name in cls.attributes:
             n = self.b.emit("prim::GetAttr", [obj], [cls.attributes[name]], at)
             n.attrs["name"] = name
@@ -421,6 +436,9 @@ class _Compiler:
         if name.startswith("__torch__.") and name.endswith(".__new__"):
             return self._new_object(name[:-len(".__new__")], e)
         if name.startswith("__torch__."):
+            cls = self.program.cls(name)
+            if cls is not None and cls.namedtuple:
+                return self._new_tuple(cls, e, env)
             return self._call_function(name, e, env)
         special = _SPECIAL.get(name)
         if special is not None:
@@ -429,6 +447,26 @@ class _Compiler:
             if "." not in name and schemas_of(f"{ns}::{name}"):
                 return self._op_call(f"{ns}::{name}", e, env)
         self.file.fail(e.func, f"unknown function '{name}' in serialized code")
+
+    def _new_tuple(self, cls: ClassDef, e: ast.Call, env: Env) -> Value:
+        """``__torch__.Point(x, 3)``: a NamedTuple, a tuple of its class's type."""
+        args, kwargs = self._arguments(e, env)
+        names = list(cls.attributes)
+        if len(args) > len(names):
+            self.file.fail(e, f"{cls.name}() takes {len(names)} items, {len(args)} given")
+        items = []
+        for i, (name, want) in enumerate(cls.attributes.items()):
+            v = args[i] if i < len(args) else kwargs.pop(name, None)
+            if v is None:
+                self.file.fail(e, f"{cls.name}() needs item '{name}'")
+            if v.type == T.INT and want == T.FLOAT:
+                v = self._convert(v, want, e)
+            if not is_subtype(v.type, want):
+                self.file.fail(e, f"item '{name}' of {cls.name} must be {want}, not {v.type}")
+            items.append(v)
+        if kwargs:
+            self.file.fail(e, f"{cls.name}() has no item '{next(iter(kwargs))}'")
+        return self.b.emit1("prim::TupleConstruct", items, cls.type, e)
 
     def _new_object(self, qualified: str, e: ast.Call) -> Value:
         """``__torch__.C.__new__(__torch__.C)``: a new object of class C, whose

@@ -144,6 +144,8 @@ class ClassDef:
         self.parameters: List[str] = []
         self.buffers: List[str] = []
         self.methods: Dict[str, ast.FunctionDef] = {}
+        #: A NamedTuple: a tuple whose items are the attributes, in order.
+        self.namedtuple = any(dotted(b) == "NamedTuple" for b in node.bases)
         for stmt in node.body:
             if isinstance(stmt, ast.FunctionDef):
                 self.methods[stmt.name] = stmt

@@ -4,7 +4,7 @@ the archives and torch's results to tests/fixtures/archives."""
 
 import math
 import warnings
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, List, NamedTuple, Optional, Tuple
 
 import torch
 import torch.nn.functional as F
@@ -358,6 +358,70 @@ class Enc(nn.Module):
         return self.enc(x)
 
 
+class Point(NamedTuple):
+    x: Tensor
+    n: int
+
+
+class NamedTuples(nn.Module):
+    def forward(self, x: Tensor, n: int) -> Tuple[Point, int]:
+        p = Point(x * 2, n)
+        x2, k = p
+        if p.n > 2:
+            p = Point(p.x + x2, k + 1)
+        return p, p.n
+
+
+class Indexing(nn.Module):
+    """Boolean masks, None and ellipsis indices, writes through views, in-place ops."""
+    def __init__(self):
+        super().__init__()
+        self.table: Dict[str, List[Tensor]] = {"a": [torch.ones(2)], "b": [torch.zeros(1)]}
+        self.proj: Optional[nn.Linear] = None
+
+    def forward(self, x: Tensor, mask: Tensor) -> Tuple[Tensor, Tensor, Tensor, Tensor, int]:
+        a = x[mask]
+        b = x[:, None, 1:]
+        c = x[..., 0].clone()
+        c[0] = 10.0
+        x.add_(1)
+        d = torch.stack([x, x * 2]).sum(0) + torch.tensor([1.0, 2.0, 3.0])
+        e = torch.einsum("ij,kj->ik", x, x).t().contiguous()
+        f = x.new_zeros((2, 2)).masked_fill(torch.eye(2) > 0, 3.0)
+        n = x.shape[0] + x.size(1) + len(self.table["a"])
+        return a, b, c + d.sum(), e + f.sum(), n
+
+
+class StrOps(nn.Module):
+    def forward(self, s: str) -> Tuple[List[str], str, bool, int]:
+        parts = s.split(",")
+        j = "-".join(parts)
+        return parts, j.upper().strip(), s.startswith("a"), s.find("b")
+
+
+class Shapes(nn.Module):
+    def forward(self, x: Tensor) -> Tuple[Tensor, Tensor, Tensor, List[Tensor]]:
+        y = x.view(2, -1).permute(1, 0).reshape(-1, 2)
+        z = torch.cat([y, y], 1).transpose(0, 1).flatten()
+        w = F.pad(x, [1, 1]).unsqueeze(0).squeeze(0)
+        return y, z, w.to(torch.float64), torch.chunk(x, 2, dim=1)
+
+
+class Ctl(nn.Module):
+    def forward(self, x: Tensor, n: int) -> Tensor:
+        i = 0
+        while True:
+            i += 1
+            if i >= n:
+                break
+            x = x + i
+        for j in range(3):
+            if j == 1:
+                continue
+            x = x * (j + 1)
+        return x if n > 2 else -x
+
+
 class Division(nn.Module):
     """Saved as format version 4 (aten::div); also written as version 3, whose
     torch.div of integer tensors rounded toward zero, as torch reads it today."""
@@ -442,6 +506,12 @@ CASES = {
     "normalize": (Normalize, [("forward", (_r(2, 4, 6),))]),
     "attention": (MHA, [("forward", (_r(2, 3, 8), _r(2, 4, 8, seed=1)))]),
     "encoder_stack": (Enc, [("forward", (_r(3, 2, 8),))]),
+    "named_tuples": (NamedTuples, [("forward", (_r(2), 3)), ("forward", (_r(2), 1))]),
+    "indexing": (Indexing, [("forward", (_r(2, 3), torch.tensor([[True, False, True],
+                                                                  [False, True, True]])))]),
+    "str_ops": (StrOps, [("forward", ("ab,cd, e ",))]),
+    "shapes": (Shapes, [("forward", (_r(2, 4),))]),
+    "control_flow": (Ctl, [("forward", (_r(2), 4)), ("forward", (_r(2), 1))]),
     "division": (Division, [("forward", (torch.tensor([7, -7, 5]), torch.tensor([2, 2, 3]), 2,
                                          2.0))]),
     "division_v3": (Division, [("forward", (torch.tensor([7, -7, 5]), torch.tensor([2, 2, 3]),
