@@ -15,7 +15,9 @@ results): the fused layer is exactly the slow path's composition::
 A mask is added to the attention scores: ``mask_type`` 0 is a ``(T, T)``
 attention mask, 1 a ``(B, T)`` key padding mask, 2 one of the full
 ``(B, H, T, T)`` shape (torch's ``merge_masks`` has made it a float mask with
-``-inf`` where attention is not allowed).
+``-inf`` where attention is not allowed).  A query whose every key is masked
+gets weights 0 (its attention output is 0, before the output projection), as in
+torch's CPU kernels, fused or ``scaled_dot_product_attention``.
 """
 
 from __future__ import annotations
@@ -36,7 +38,8 @@ __all__ = ["scaled_dot_product_attention", "native_multi_head_attention",
 
 def _attend(q, k, v, mask=None, scale=None, is_causal=False):
     """``softmax(q @ kᵀ * scale + mask) @ v`` over the last two dimensions, and
-    the attention weights."""
+    the attention weights; a query that may attend to nothing gets weights 0
+    rather than NaN, as torch's CPU kernels give it."""
     qd, kd, vd = (t.astype(np.float64) for t in (q, k, v))
     scale = 1 / math.sqrt(q.shape[-1]) if scale is None else scale
     scores = np.matmul(qd, np.swapaxes(kd, -1, -2)) * scale
@@ -46,6 +49,8 @@ def _attend(q, k, v, mask=None, scale=None, is_causal=False):
     if mask is not None:
         scores = np.where(mask, scores, -np.inf) if mask.dtype == np.bool_ else scores + mask
     weights = softmax(scores, -1)
+    if mask is not None or is_causal:
+        weights = np.where(np.isneginf(scores).all(axis=-1, keepdims=True), 0.0, weights)
     return np.matmul(weights, vd), weights
 
 

@@ -450,20 +450,57 @@ class SmallCNN(nn.Module):
         return self.fc(torch.flatten(x, 1))
 
 
+class CNNLayers(nn.Module):
+    """"same" and dilated grouped convolutions, batch norm without affine, ceil-mode
+    pooling, a transposed convolution, adaptive max pooling, bilinear upsampling."""
+    def __init__(self):
+        super().__init__()
+        self.features = nn.Sequential(
+            nn.Conv2d(3, 6, 3, padding="same", bias=False), nn.BatchNorm2d(6), nn.Hardswish(),
+            nn.Conv2d(6, 6, 3, padding=2, dilation=2, groups=3), nn.BatchNorm2d(6, affine=False), nn.LeakyReLU(0.1),
+            nn.MaxPool2d(3, stride=2, padding=1, ceil_mode=True), nn.Dropout2d(0.2),
+            nn.ConvTranspose2d(6, 4, 2, stride=2), nn.SiLU(), nn.AdaptiveMaxPool2d(3), nn.GELU(),
+            nn.Upsample(scale_factor=2, mode="bilinear", align_corners=False), nn.AvgPool2d(2, ceil_mode=True, count_include_pad=False),
+            nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Identity(), nn.Linear(4, 3), nn.Softmax(dim=1))
+    def forward(self, x):
+        return self.features(x)
+
+class Stack(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.l = nn.TransformerEncoderLayer(8, 2, 16, dropout=0.1)
+    def forward(self, x, m: Optional[Tensor] = None):
+        return self.l(x, src_mask=m)
+
+
+class MaskedEncoder(nn.Module):
+    """A sequence-first encoder layer given an attention mask (float or bool)."""
+    def __init__(self):
+        super().__init__()
+        self.l = nn.TransformerEncoderLayer(8, 2, 16, dropout=0.1)
+    def forward(self, x, m: Optional[Tensor] = None):
+        return self.l(x, src_mask=m)
+
+
 def _randomize_bn(m: nn.Module) -> nn.Module:
     g = torch.Generator().manual_seed(1)
     for mod in m.modules():
         if isinstance(mod, nn.BatchNorm2d):
             mod.running_mean.copy_(torch.randn(mod.num_features, generator=g) * 0.1)
             mod.running_var.copy_(torch.rand(mod.num_features, generator=g) + 0.5)
-            mod.weight.data.copy_(torch.rand(mod.num_features, generator=g) + 0.5)
-            mod.bias.data.copy_(torch.randn(mod.num_features, generator=g) * 0.1)
+            if mod.affine:
+                mod.weight.data.copy_(torch.rand(mod.num_features, generator=g) + 0.5)
+                mod.bias.data.copy_(torch.randn(mod.num_features, generator=g) * 0.1)
     return m
 
 
 def _encoder():
     return nn.TransformerEncoderLayer(d_model=8, nhead=2, dim_feedforward=16, dropout=0.1,
                                       batch_first=True)
+
+
+def _encoder_with(**options):
+    return lambda: nn.TransformerEncoderLayer(**options)
 
 
 def _r(*shape, seed=0):
@@ -516,6 +553,16 @@ CASES = {
                                          2.0))]),
     "division_v3": (Division, [("forward", (torch.tensor([7, -7, 5]), torch.tensor([2, 2, 3]),
                                             2, 2.0))]),
+    "cnn_layers": (lambda: _randomize_bn(CNNLayers()), [("forward", (_r(2, 3, 9, 9),))]),
+    "encoder_seq_first": (_encoder_with(d_model=8, nhead=2, dim_feedforward=16),
+                          [("forward", (_r(5, 2, 8),))]),
+    "encoder_gelu_norm_first": (_encoder_with(d_model=8, nhead=4, dim_feedforward=12,
+                                              activation="gelu", norm_first=True,
+                                              batch_first=True),
+                                [("forward", (_r(2, 5, 8),))]),
+    "encoder_masks": (MaskedEncoder, [
+        ("forward", (_r(5, 2, 8), torch.triu(torch.full((5, 5), float("-inf")), 1))),
+        ("forward", (_r(5, 2, 8, seed=1), torch.tril(torch.ones(5, 5)).bool()))]),
     "cnn": (lambda: _randomize_bn(SmallCNN()), [("forward", (_r(2, 3, 12, 12),))]),
     # Batched input: the fused fast path (eval mode, no input requires a gradient),
     # with a key padding mask too; unbatched input: the composed slow path.
