@@ -155,6 +155,8 @@ class _Compiler:
             self.for_(s, env)
         elif isinstance(s, ast.While):
             self.while_(s, env)
+        elif isinstance(s, ast.With):
+            return self.with_(s, env)
         elif isinstance(s, ast.Pass):
             pass
         elif isinstance(s, ast.Return):
@@ -282,6 +284,25 @@ class _Compiler:
             self.file.fail(s, "while ... else is not serialized code")
         cond = self._bool(self.expr(s.test, env), s.test)
         self._loop(s, env, self.b.const(INT_MAX, s), cond, None)
+
+    def with_(self, s: ast.With, env: Env) -> bool:
+        """``with obj:`` (an object of an archive class, e.g. torch's ``no_grad``):
+        its ``__enter__``, the body, its ``__exit__(None, None, None)`` -- what
+        torch's ``prim::Enter``/``prim::Exit`` run (TorchScript code cannot catch
+        an exception, so a raising body leaves without ``__exit__`` there too)."""
+        if len(s.items) != 1 or s.items[0].optional_vars is not None:
+            self.file.fail(s, "serialized code has 'with obj:' of one object")
+        obj = self.value(self.expr(s.items[0].context_expr, env), s.items[0].context_expr)
+        cls = self._class_of(obj, s)
+        for name in ("__enter__", "__exit__"):
+            if name not in cls.methods:
+                self.file.fail(s, f"{cls.name} has no {name} method")
+        self._emit_call_method(obj, cls, "__enter__", [], s)
+        if self.block(s.body, env):
+            return True
+        none = self.b.const(None, s)
+        self._emit_call_method(obj, cls, "__exit__", [none, none, none], s)
+        return False
 
     def _bool(self, v: Any, at: ast.AST) -> Value:
         v = self.value(v, at)
@@ -538,8 +559,13 @@ class _Compiler:
         if fdef is None:
             self.file.fail(e.func, f"{cls.name} has no method '{name}'")
         sig = Signature(fdef, cls.file)
-        inputs = [obj] + self._bind_call(sig, 1, e, env, f"{cls.name}.{name}")
-        n = self.b.emit("prim::CallMethod", inputs, [sig.returns], e)
+        return self._emit_call_method(obj, cls, name,
+                                      self._bind_call(sig, 1, e, env, f"{cls.name}.{name}"), e)
+
+    def _emit_call_method(self, obj: Value, cls: ClassDef, name: str, args: List[Value],
+                          at: ast.AST) -> Value:
+        sig = Signature(cls.methods[name], cls.file)
+        n = self.b.emit("prim::CallMethod", [obj] + args, [sig.returns], at)
         n.attrs["name"] = name
         return n.output()
 
@@ -634,6 +660,7 @@ _SPECIAL = {
     "bool": _Compiler._builtin("aten::Bool"),
     "str": _Compiler._builtin("aten::str"),
     "len": _Compiler._builtin("aten::len"),
+    "print": _Compiler._builtin("prim::Print"),
 }
 
 

@@ -17,6 +17,7 @@ What the pickles hold:
   requires_grad, hooks)``, whose storage is a *persistent id*
   ``('storage', torch.FloatStorage, '3', 'cpu', numel)``: the raw little-endian
   bytes of ``data/3``, with the dtype the storage type names;
+* a device: ``torch.device('cpu')``, kept as its text (pyjit's devices are);
 * typed lists of old archives (``torch.jit._pickle.build_intlist`` ...) and
   containers' type tags (``restore_type_tag``), which change nothing in Python.
 """
@@ -69,6 +70,14 @@ def _ordered_dict(*args: Any) -> Dict[Any, Any]:
     return dict(*args)
 
 
+def _device(spec: Any, index: Any = None) -> str:
+    """A ``Device`` attribute (``torch.device('cpu')``): pyjit's devices are their
+    text, as ``prim::device`` gives it."""
+    if not isinstance(spec, str) or not (index is None or isinstance(index, int)):
+        raise ArchiveError(f"a device of {spec!r}, {index!r}")
+    return spec if index is None else f"{spec}:{index}"
+
+
 class ArchiveUnpickler(pickle.Unpickler):
     """Unpickles one archive pickle.
 
@@ -93,6 +102,7 @@ class ArchiveUnpickler(pickle.Unpickler):
             ("torch._utils", "_rebuild_tensor"): self._rebuild_tensor,
             ("collections", "OrderedDict"): _ordered_dict,
             ("torch.jit._pickle", "restore_type_tag"): _same,
+            ("torch", "device"): _device,
         }
         for kind in ("intlist", "doublelist", "boollist", "tensorlist", "list"):
             self._globals["torch.jit._pickle", f"build_{kind}"] = list
