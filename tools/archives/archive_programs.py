@@ -422,6 +422,55 @@ class Ctl(nn.Module):
         return x if n > 2 else -x
 
 
+@torch.jit.script
+class Acc:
+    def __init__(self, start: float):
+        self.total = start
+        self.items: List[float] = []
+
+    def add(self, v: float) -> float:
+        self.total += v
+        self.items.append(v)
+        return self.total
+
+
+class ScriptedClassUse(nn.Module):
+    """An object of a scripted class made and used in forward (prim::CreateObject)."""
+    def forward(self, xs: List[float]) -> Tuple[float, int]:
+        a = Acc(1.0)
+        for v in xs:
+            a.add(v)
+        return a.total, len(a.items)
+
+
+class GradModeDevices(nn.Module):
+    """with torch.no_grad(), torch.jit.is_scripting(), math constants, a long buffer
+    mutated in place, a Device attribute, dtype and device arguments, interpolate."""
+    def __init__(self):
+        super().__init__()
+        self.register_buffer("steps", torch.tensor(0, dtype=torch.long))
+        self.dev = torch.device("cpu")
+        self.items: List[Tensor] = [torch.ones(2), torch.zeros(2)]
+        self.map: Dict[str, Tensor] = {"w": torch.full((2,), 0.5)}
+
+    def forward(self, x: Tensor, dims: Optional[List[int]] = None, scale: float = 1.0) -> Tuple[Tensor, int, bool, str]:
+        with torch.no_grad():
+            y = x * math.sqrt(2.0) + math.pi
+        if torch.jit.is_scripting():
+            y = y + 1
+        self.steps += 1
+        torch._assert(x.dim() > 0, "need dims")
+        if dims is None:
+            dims = [0]
+        s = y.sum(dims) if x.dtype == torch.float32 else y
+        z = torch.ones(x.size(0), dtype=x.dtype, device=x.device) * scale
+        z = z + self.items[0].sum() + self.map["w"][0]
+        t = torch.arange(4, dtype=torch.float32).to(self.dev).type_as(x)
+        u = F.interpolate(x.view(1, 1, -1), scale_factor=2.0, mode="linear", align_corners=True)
+        print("shape", x.shape)
+        return s + z.sum() + t.sum() + u.mean(), int(self.steps), x.is_floating_point(), str(x.dtype)
+
+
 class Division(nn.Module):
     """Saved as format version 4 (aten::div); also written as version 3, whose
     torch.div of integer tensors rounded toward zero, as torch reads it today."""
@@ -511,6 +560,11 @@ def _r(*shape, seed=0):
 # saving (torch.jit.save writes the newest one its operators need).
 OLD_FORMAT = {"division_v3": 3}
 
+# Archives whose code needs operators another branch brings (objects made by
+# the code, grad mode): their tests run once the registry has them.
+NEEDS = {"scripted_class": ["prim::CreateObject"],
+         "grad_mode_devices": ["prim::CreateObject", "aten::set_grad_enabled"]}
+
 # name -> (module factory, [(method, args)...]) -- calls run in order on one module.
 CASES = {
     "containers": (Containers, [("forward", (_r(2, 4),)), ("forward", (_r(2, 4, seed=1),)),
@@ -549,6 +603,9 @@ CASES = {
     "str_ops": (StrOps, [("forward", ("ab,cd, e ",))]),
     "shapes": (Shapes, [("forward", (_r(2, 4),))]),
     "control_flow": (Ctl, [("forward", (_r(2), 4)), ("forward", (_r(2), 1))]),
+    "scripted_class": (ScriptedClassUse, [("forward", ([1.0, 2.5],))]),
+    "grad_mode_devices": (GradModeDevices, [("forward", (_r(3), None, 2.0)),
+                                            ("forward", (_r(2, 3), [1], 1.0))]),
     "division": (Division, [("forward", (torch.tensor([7, -7, 5]), torch.tensor([2, 2, 3]), 2,
                                          2.0))]),
     "division_v3": (Division, [("forward", (torch.tensor([7, -7, 5]), torch.tensor([2, 2, 3]),

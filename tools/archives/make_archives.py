@@ -22,7 +22,7 @@ OUT = os.path.join(ROOT, "tests", "fixtures", "archives")
 # The README's saved-model example runs this one.
 EXAMPLE = ("cnn", os.path.join(ROOT, "examples", "small_cnn.pt"))
 
-from archive_programs import CASES, OLD_FORMAT  # noqa: E402
+from archive_programs import CASES, NEEDS, OLD_FORMAT  # noqa: E402
 
 
 def encode(value):
@@ -72,7 +72,7 @@ def main() -> None:
                     rec["error"] = str(exc).strip().splitlines()[-1]
                 records.append(rec)
         with open(os.path.join(OUT, f"{name}.json"), "w") as f:
-            json.dump({"calls": records}, f, indent=1)
+            json.dump({"needs": NEEDS.get(name, []), "calls": records}, f, indent=1)
             f.write("\n")
         print(f"{name}: {os.path.getsize(path)} bytes")
         if name == EXAMPLE[0]:

@@ -21,7 +21,7 @@ import pyjit  # noqa: E402,F401  (registers the library)
 # archives of TransformerEncoderLayer name, kept even when the registry lacks them
 # so that a missing operator is reported by name rather than as an unknown call.
 EXTRA = {"aten::_transformer_encoder_layer_fwd", "aten::_native_multi_head_attention",
-         "aten::is_autocast_enabled", "prim::is_nested"}
+         "aten::is_autocast_enabled", "prim::is_nested", "aten::set_grad_enabled"}
 
 
 def main() -> None:
