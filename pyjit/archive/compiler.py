@@ -472,21 +472,9 @@ class _Compiler:
     def _new_tuple(self, cls: ClassDef, e: ast.Call, env: Env) -> Value:
         """``__torch__.Point(x, 3)``: a NamedTuple, a tuple of its class's type."""
         args, kwargs = self._arguments(e, env)
-        names = list(cls.attributes)
-        if len(args) > len(names):
-            self.file.fail(e, f"{cls.name}() takes {len(names)} items, {len(args)} given")
-        items = []
-        for i, (name, want) in enumerate(cls.attributes.items()):
-            v = args[i] if i < len(args) else kwargs.pop(name, None)
-            if v is None:
-                self.file.fail(e, f"{cls.name}() needs item '{name}'")
-            if v.type == T.INT and want == T.FLOAT:
-                v = self._convert(v, want, e)
-            if not is_subtype(v.type, want):
-                self.file.fail(e, f"item '{name}' of {cls.name} must be {want}, not {v.type}")
-            items.append(v)
-        if kwargs:
-            self.file.fail(e, f"{cls.name}() has no item '{next(iter(kwargs))}'")
+        items = self._bind_arguments(list(cls.attributes), list(cls.attributes.values()),
+                                     [REQUIRED] * len(cls.attributes), args, kwargs, e,
+                                     cls.name)
         return self.b.emit1("prim::TupleConstruct", items, cls.type, e)
 
     def _new_object(self, qualified: str, e: ast.Call) -> Value:
@@ -579,7 +567,14 @@ class _Compiler:
     def _bind_call(self, sig: Signature, skip: int, e: ast.Call, env: Env,
                    label: str) -> List[Value]:
         args, kwargs = self._arguments(e, env)
-        names, types, defaults = sig.names[skip:], sig.types[skip:], sig.defaults[skip:]
+        return self._bind_arguments(sig.names[skip:], sig.types[skip:], sig.defaults[skip:],
+                                    args, kwargs, e, label)
+
+    def _bind_arguments(self, names: List[str], types: List[T.Type], defaults: List[Any],
+              args: List[Value], kwargs: Dict[str, Value], e: ast.Call,
+              label: str) -> List[Value]:
+        """A call's arguments bound to parameters as Python binds them: defaults
+        filled in, an int converted for a float parameter, the types checked."""
         if len(args) > len(names):
             self.file.fail(e, f"{label}() takes {len(names)} arguments, {len(args)} given")
         out = []
