@@ -312,7 +312,8 @@ class Misc(nn.Module):
 
 class Mixed(nn.Module):
     """sorted dict keys, tuple slices, tensor slicing and item assignment, math."""
-    def forward(self, x: Tensor, d: Dict[str, int], t: Tuple[int, int, int]) -> Tuple[List[str], int, Tensor]:
+    def forward(self, x: Tensor, d: Dict[str, int],
+                t: Tuple[int, int, int]) -> Tuple[List[str], int, Tensor]:
         keys = sorted(d.keys())
         total = 0
         for k in keys:
@@ -351,7 +352,8 @@ class MHA(nn.Module):
 class Enc(nn.Module):
     def __init__(self):
         super().__init__()
-        layer = nn.TransformerEncoderLayer(8, 2, 16, dropout=0.0, activation="gelu", norm_first=True)
+        layer = nn.TransformerEncoderLayer(8, 2, 16, dropout=0.0, activation="gelu",
+                                           norm_first=True)
         self.enc = nn.TransformerEncoder(layer, 2, enable_nested_tensor=False)
 
     def forward(self, x):
@@ -453,7 +455,8 @@ class GradModeDevices(nn.Module):
         self.items: List[Tensor] = [torch.ones(2), torch.zeros(2)]
         self.map: Dict[str, Tensor] = {"w": torch.full((2,), 0.5)}
 
-    def forward(self, x: Tensor, dims: Optional[List[int]] = None, scale: float = 1.0) -> Tuple[Tensor, int, bool, str]:
+    def forward(self, x: Tensor, dims: Optional[List[int]] = None,
+                scale: float = 1.0) -> Tuple[Tensor, int, bool, str]:
         with torch.no_grad():
             y = x * math.sqrt(2.0) + math.pi
         if torch.jit.is_scripting():
@@ -468,7 +471,8 @@ class GradModeDevices(nn.Module):
         t = torch.arange(4, dtype=torch.float32).to(self.dev).type_as(x)
         u = F.interpolate(x.view(1, 1, -1), scale_factor=2.0, mode="linear", align_corners=True)
         print("shape", x.shape)
-        return s + z.sum() + t.sum() + u.mean(), int(self.steps), x.is_floating_point(), str(x.dtype)
+        return (s + z.sum() + t.sum() + u.mean(), int(self.steps), x.is_floating_point(),
+                str(x.dtype))
 
 
 class Division(nn.Module):
@@ -506,11 +510,14 @@ class CNNLayers(nn.Module):
         super().__init__()
         self.features = nn.Sequential(
             nn.Conv2d(3, 6, 3, padding="same", bias=False), nn.BatchNorm2d(6), nn.Hardswish(),
-            nn.Conv2d(6, 6, 3, padding=2, dilation=2, groups=3), nn.BatchNorm2d(6, affine=False), nn.LeakyReLU(0.1),
+            nn.Conv2d(6, 6, 3, padding=2, dilation=2, groups=3), nn.BatchNorm2d(6, affine=False),
+            nn.LeakyReLU(0.1),
             nn.MaxPool2d(3, stride=2, padding=1, ceil_mode=True), nn.Dropout2d(0.2),
             nn.ConvTranspose2d(6, 4, 2, stride=2), nn.SiLU(), nn.AdaptiveMaxPool2d(3), nn.GELU(),
-            nn.Upsample(scale_factor=2, mode="bilinear", align_corners=False), nn.AvgPool2d(2, ceil_mode=True, count_include_pad=False),
-            nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Identity(), nn.Linear(4, 3), nn.Softmax(dim=1))
+            nn.Upsample(scale_factor=2, mode="bilinear", align_corners=False),
+            nn.AvgPool2d(2, ceil_mode=True, count_include_pad=False),
+            nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Identity(), nn.Linear(4, 3),
+            nn.Softmax(dim=1))
     def forward(self, x):
         return self.features(x)
 
