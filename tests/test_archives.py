@@ -255,3 +255,29 @@ def test_a_version_3_archive_divides_integers_as_torch_did():
     assert old[1].tolist() == [3, -3, 2] and old[3].dtype == np.float32
     graph = str(pyjit.load(os.path.join(HERE, "division_v3.pt")).graph)
     assert graph.count("aten::is_floating_point") == 4 and graph.count('value="trunc"') == 4
+
+
+def test_packed_recurrence_runs_each_sequence_to_its_own_end():
+    # The .data (PackedSequence) form of the recurrent kernels, which the padded
+    # fixtures do not reach: each sequence's outputs and final state are those
+    # of the padded form run on that sequence alone.
+    from pyjit.ops.nn_recurrent import _packed, _padded
+    rng = np.random.default_rng(0)
+    lengths = [4, 3, 1]
+    seqs = [rng.standard_normal((n, 3)).astype(np.float32) for n in lengths]
+    params = [rng.standard_normal(s).astype(np.float32)
+              for s in [(16, 3), (16, 4), (16,), (16,), (16, 3), (16, 4), (16,), (16,)]]
+    h0 = rng.standard_normal((2, 3, 4)).astype(np.float32)
+    c0 = rng.standard_normal((2, 3, 4)).astype(np.float32)
+    sizes = np.array([sum(n > t for n in lengths) for t in range(max(lengths))])
+    data = np.concatenate([np.stack([s[t] for s in seqs if len(s) > t])
+                           for t in range(max(lengths))])
+    out, h, c = _packed("lstm")(data, sizes, [h0, c0], params, True, 1, 0.0, False, True)
+    rows = np.cumsum([0] + list(sizes))
+    for b, s in enumerate(seqs):
+        alone = _padded("lstm")(s[:, None], [h0[:, b:b + 1], c0[:, b:b + 1]], params, True, 1,
+                                0.0, False, True, False)
+        np.testing.assert_allclose(np.stack([out[rows[t] + b] for t in range(len(s))]),
+                                   alone[0][:, 0], rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(h[:, b], alone[1][:, 0], rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(c[:, b], alone[2][:, 0], rtol=1e-5, atol=1e-6)

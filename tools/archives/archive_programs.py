@@ -475,6 +475,22 @@ class GradModeDevices(nn.Module):
                 str(x.dtype))
 
 
+class Recurrents(nn.Module):
+    """A GRU (batch first), a two-layer bidirectional LSTM and a relu RNN."""
+
+    def __init__(self):
+        super().__init__()
+        self.gru = nn.GRU(3, 4, batch_first=True)
+        self.lstm = nn.LSTM(4, 3, num_layers=2, bidirectional=True)
+        self.rnn = nn.RNN(6, 2, nonlinearity="relu")
+
+    def forward(self, x: Tensor) -> Tuple[Tensor, Tensor, Tensor, Tensor]:
+        o, h = self.gru(x)
+        o2, (h2, c2) = self.lstm(o.transpose(0, 1))
+        o3, h3 = self.rnn(o2)
+        return o3, h + h3.sum(), h2, c2
+
+
 class Division(nn.Module):
     """Saved as format version 4 (aten::div); also written as version 3, whose
     torch.div of integer tensors rounded toward zero, as torch reads it today."""
@@ -613,6 +629,7 @@ CASES = {
     "scripted_class": (ScriptedClassUse, [("forward", ([1.0, 2.5],))]),
     "grad_mode_devices": (GradModeDevices, [("forward", (_r(3), None, 2.0)),
                                             ("forward", (_r(2, 3), [1], 1.0))]),
+    "recurrent_layers": (Recurrents, [("forward", (_r(2, 5, 3),))]),
     "division": (Division, [("forward", (torch.tensor([7, -7, 5]), torch.tensor([2, 2, 3]), 2,
                                          2.0))]),
     "division_v3": (Division, [("forward", (torch.tensor([7, -7, 5]), torch.tensor([2, 2, 3]),
