@@ -583,6 +583,10 @@ def _r(*shape, seed=0):
 # saving (torch.jit.save writes the newest one its operators need).
 OLD_FORMAT = {"division_v3": 3}
 
+# Archives of torch.jit.freeze'd modules: weights are constants (constants.pkl,
+# CONSTANTS.cN in the code), submodules inlined, batch norm folded into convolutions.
+FROZEN = {"frozen_cnn", "frozen_transformer"}
+
 # Archives whose code needs operators another branch brings (objects made by
 # the code, grad mode): their tests run once the registry has them.
 NEEDS = {"scripted_class": ["prim::CreateObject"],
@@ -645,6 +649,8 @@ CASES = {
         ("forward", (_r(5, 2, 8), torch.triu(torch.full((5, 5), float("-inf")), 1))),
         ("forward", (_r(5, 2, 8, seed=1), torch.tril(torch.ones(5, 5)).bool()))]),
     "cnn": (lambda: _randomize_bn(SmallCNN()), [("forward", (_r(2, 3, 12, 12),))]),
+    "frozen_cnn": (lambda: _randomize_bn(SmallCNN()), [("forward", (_r(2, 3, 12, 12),))]),
+    "frozen_transformer": (_encoder, [("forward", (_r(2, 5, 8),))]),
     # Batched input: the fused fast path (eval mode, no input requires a gradient),
     # with a key padding mask too; unbatched input: the composed slow path.
     "transformer": (_encoder, [("forward", (_r(2, 5, 8),)),

@@ -2,7 +2,8 @@
 mode and saved by torch.jit.save to tests/fixtures/archives/<name>.pt, with torch's
 results of its calls (run in order on the loaded archive) in <name>.json; the CNN
 also to examples/small_cnn.pt for the README; the archives named in OLD_FORMAT get an
-older format version record, and torch's results are those of that version.
+older format version record, and torch's results are those of that version; those
+named in FROZEN are torch.jit.freeze'd first.
 
     python tools/archives/make_archives.py          # torch installed
 """
@@ -22,7 +23,7 @@ OUT = os.path.join(ROOT, "tests", "fixtures", "archives")
 # The README's saved-model example runs this one.
 EXAMPLE = ("cnn", os.path.join(ROOT, "examples", "small_cnn.pt"))
 
-from archive_programs import CASES, NEEDS, OLD_FORMAT  # noqa: E402
+from archive_programs import CASES, FROZEN, NEEDS, OLD_FORMAT  # noqa: E402
 
 
 def encode(value):
@@ -58,7 +59,10 @@ def main() -> None:
     for name, (factory, calls) in CASES.items():
         torch.manual_seed(0)
         path = os.path.join(OUT, f"{name}.pt")
-        torch.jit.save(torch.jit.script(factory().eval()), path)
+        scripted = torch.jit.script(factory().eval())
+        if name in FROZEN:
+            scripted = torch.jit.freeze(scripted)
+        torch.jit.save(scripted, path)
         if name in OLD_FORMAT:
             set_version(path, OLD_FORMAT[name])
         loaded = torch.jit.load(path)
