@@ -6,6 +6,8 @@ unpickler       data.pkl and constants.pkl, with an allow-list of globals
 schemas         torch's operator schemas: the overload a call means
 source          the code files parsed: classes, functions, annotations
 compiler        serialized methods and functions -> pyjit graphs
+upgraders       operators read with the meaning of an older format version
+debug_info      the .debug_pkl source ranges: nodes located in the user's file
 program         compiling on demand into one CompilationUnit
 module          the loaded objects and their methods
 ==============  ==============================================================
@@ -17,6 +19,7 @@ import functools
 from types import ModuleType
 from typing import Optional
 
+from ..errors import ArchiveError
 from .module import Method, ScriptModule, make_class
 from .program import Program
 from .reader import Archive, PathOrFile
@@ -38,14 +41,9 @@ def load(source: PathOrFile, *, loop: Optional[ModuleType] = None) -> ScriptModu
             at its line in the archive.
     """
     archive = Archive(source)
-    program = Program(archive, functools.partial(_make, loop=loop))
+    program = Program(archive, functools.partial(make_class, loop=loop))
     root = program.root
     if not isinstance(root, ScriptModule):
-        from ..errors import ArchiveError
         raise ArchiveError(f"{archive.name}: data.pkl holds a {type(root).__name__}, not a "
                            "module")
     return root
-
-
-def _make(program: Program, qualified: str, loop: Optional[ModuleType]) -> type:
-    return make_class(program, qualified, loop)

@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import ast
 import math
-from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
+from typing import Any, Dict, List, Optional, Protocol, Sequence, Tuple, Union
 
 from ..frontend.builder import INT_MAX, GraphBuilder
 from ..ir import Graph, Value
@@ -80,14 +80,17 @@ class FunctionRef:
         self.name = name
 
 
-class Program:
-    """What a compilation needs of the whole archive (:class:`.program.Program`)."""
+class Program(Protocol):
+    """What a compilation asks of the whole archive (:class:`.program.Program`)."""
 
     version: int      # the archive's format version
 
     def cls(self, name: str) -> Optional[ClassDef]: ...
-    def function(self, name: str) -> Tuple[CodeFile, ast.FunctionDef]: ...
-    def constant(self, index: int) -> Any: ...
+
+    def function(self, name: str, at: ast.AST,
+                 file: CodeFile) -> Tuple[CodeFile, ast.FunctionDef]: ...
+
+    def constant(self, index: int, at: ast.AST, file: CodeFile) -> Any: ...
 
 
 def compile_function(program: "Program", file: CodeFile, fdef: ast.FunctionDef,

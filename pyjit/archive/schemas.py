@@ -47,10 +47,6 @@ _ALIAS = re.compile(r"\((?:[a-z]!?|\*|[a-z]\|[a-z]|[a-z]+ -> \*)\)!?")
 _NAMED = re.compile(r"^(.*\S)\s+[A-Za-z_]\w*$")   # a named return: "Tensor values"
 _SIZED = re.compile(r"\[\d+\]")
 _AS_INT = re.compile(r"\b(?:SymInt|ScalarType|Layout|MemoryFormat|QScheme)\b")
-# Enum defaults, which torch prints by name.
-_ENUM_DEFAULTS = {"contiguous_format": 0, "preserve_format": 1, "channels_last": 2,
-                  "channels_last_3d": 3, "strided": 0, "long": 4, "float": 6, "mean": 1,
-                  "sum": 2, "none": 0}
 
 
 class Argument(NamedTuple):
@@ -77,24 +73,20 @@ def schema_type(text: str) -> T.Type:
     return parse_type(text)
 
 
-def _default(text: str, t: T.Type) -> Any:
-    if text in ("None",):
-        return None
-    if text in ("True", "False"):
-        return text == "True"
-    if text in _ENUM_DEFAULTS and not text.startswith('"'):
-        return _ENUM_DEFAULTS[text]
+def _default(text: str, t: T.Type, type_text: str) -> Any:
+    """An argument's default from its schema text: a Python literal (torch's
+    table prints none by name), a list for a list type (``int[2] stride=1`` is
+    ``[1, 1]``), a float for a float."""
     try:
         value = ast.literal_eval(text)
     except (ValueError, SyntaxError):
-        return text           # a name torch prints (cpu, ...): kept as text
-    if isinstance(t, T.ListType) and not isinstance(value, list):
-        # int[2] stride=1: one value for every dimension.
-        n = 1
-        return [value] * n if not isinstance(value, (list, tuple)) else list(value)
+        raise ValueError(f"a default pyjit cannot read: {text!r}") from None
+    if isinstance(t, T.ListType) and not isinstance(value, (list, tuple)):
+        sized = _SIZED.search(type_text)
+        value = [value] * (int(sized.group()[1:-1]) if sized else 1)
     if isinstance(value, tuple):
         return list(value)
-    if t == T.FLOAT and isinstance(value, int):
+    if t == T.FLOAT and isinstance(value, int) and not isinstance(value, bool):
         return float(value)
     return value
 
@@ -115,10 +107,7 @@ def parse_schema(line: str) -> Schema:
         decl, _, default = part.partition("=")
         type_text, _, name = decl.strip().rpartition(" ")
         t = schema_type(type_text)
-        d = _default(default.strip(), t) if default else REQUIRED
-        if d is not REQUIRED and isinstance(t, T.ListType) and isinstance(d, list) and \
-                len(d) == 1 and _SIZED.search(type_text):
-            d = d * int(_SIZED.search(type_text).group()[1:-1])
+        d = _default(default.strip(), t, type_text) if default else REQUIRED
         args.append(Argument(name, t, d, kwarg_only))
     ret = m.group("ret").strip()
     if ret == "()":
@@ -180,8 +169,12 @@ def _fits(actual: T.Type, want: T.Type, env: Dict[str, T.Type], convert: bool) -
         if have is None:
             env[want.name] = actual
             return True
-        return _fits(actual, have, env, convert) or _fits(have, actual, {}, False) and \
-            bool(env.__setitem__(want.name, actual) or True)
+        if _fits(actual, have, env, convert):
+            return True
+        if _fits(have, actual, {}, False):   # the wider of the two binds the variable
+            env[want.name] = actual
+            return True
+        return False
     if want == T.ANY:
         return True
     if isinstance(want, T.OptionalType):
