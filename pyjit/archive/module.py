@@ -23,7 +23,7 @@ from typing import Any, Dict, Optional
 import numpy as np
 
 from ..interpreter import Function
-from .compiler import REQUIRED, Signature
+from .schemas import REQUIRED
 
 __all__ = ["ScriptModule", "Method", "make_class"]
 
@@ -57,9 +57,7 @@ class Method:
     def bind(self, args: tuple, kwargs: dict) -> list:
         """The arguments after ``self`` in order, keywords placed and the defaults
         of the method's serialized signature filled in, as Python binds them."""
-        program = type(self._owner)._program
-        cls = program.cls(self._cls())
-        sig = Signature(cls.methods[self.name], cls.file)
+        sig = type(self._owner)._program.signature(self._cls(), self.name)
         names, defaults = sig.names[1:], sig.defaults[1:]
         label = f"{self._cls()}.{self.name}()"
         if len(args) > len(names):

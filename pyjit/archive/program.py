@@ -17,7 +17,7 @@ from typing import Any, Dict, List, Optional, Set, Tuple
 from ..compilation_unit import CompilationUnit
 from ..errors import ArchiveError
 from ..ir import Graph
-from .compiler import compile_function
+from .compiler import Signature, compile_function
 from .reader import Archive
 from .source import ClassDef, CodeFile, Sources
 from .unpickler import ArchiveUnpickler
@@ -42,6 +42,7 @@ class Program:
         self.sources = Sources(archive.get)
         self.unit = CompilationUnit()
         self._graphs: Dict[_Key, Graph] = {}
+        self._signatures: Dict[Tuple[str, str], Signature] = {}
         self._lock = threading.RLock()
         self._make_class = make_class
         self._classes: Dict[str, type] = {}
@@ -84,6 +85,16 @@ class Program:
         if not 0 <= index < len(self.constants):
             file.fail(at, f"CONSTANTS.c{index}: constants.pkl holds {len(self.constants)}")
         return self.constants[index]
+
+    def signature(self, class_name: str, name: str) -> Signature:
+        """The parameters of method ``name`` of ``class_name`` (for binding calls
+        from Python), read once."""
+        key = (class_name, name)
+        sig = self._signatures.get(key)
+        if sig is None:
+            cls = self.sources.cls(class_name)
+            sig = self._signatures[key] = Signature(cls.methods[name], cls.file)
+        return sig
 
     # -- compiling ---------------------------------------------------------------------------------
     def graph(self, class_name: Optional[str], name: str) -> Graph:
