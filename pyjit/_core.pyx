@@ -141,6 +141,22 @@ cdef extern from *:
 
 cdef extern from *:
     """
+    /* The high 64 bits of a 64 x 64-bit unsigned product. */
+    static inline uint64_t pyjit_mulhi(uint64_t a, uint64_t b) {
+    #ifdef __SIZEOF_INT128__
+        return (uint64_t)(((unsigned __int128)a * b) >> 64);
+    #else
+        uint64_t a0 = (uint32_t)a, a1 = a >> 32, b0 = (uint32_t)b, b1 = b >> 32;
+        uint64_t p00 = a0 * b0, p01 = a0 * b1, p10 = a1 * b0, p11 = a1 * b1;
+        uint64_t mid = (p00 >> 32) + (uint32_t)p01 + (uint32_t)p10;
+        return p11 + (p01 >> 32) + (p10 >> 32) + (mid >> 32);
+    #endif
+    }
+    """
+    uint64_t pyjit_mulhi(uint64_t a, uint64_t b) nogil
+
+cdef extern from *:
+    """
     /* How a CALL reaches its operator, decided once per callback when the
        Program is built.  A builtin whose only calling convention is
        METH_FASTCALL (operator.add, math.fmod, ...) is called through its C
@@ -211,6 +227,11 @@ cdef enum:
     # a shift and a mask in place of a division; arg: the power.
     OP_FLOORDIV_POW2 = -3
     OP_REM_POW2 = -4
+    # By any other constant divisor d > 2: a multiplication by a precomputed
+    # reciprocal where the dividend is non-negative, the division otherwise;
+    # arg: the index of d's Divisor record.
+    OP_FLOORDIV_K = -5
+    OP_REM_K = -6
 
 # Backward jumps between two looks at signals and at the GIL.  A scalar loop
 # iteration takes a few nanoseconds, so this is tens of microseconds of it; a loop
@@ -254,6 +275,19 @@ ctypedef union Scalar:
 # The count that does not fit in an Instr's 16 bits: read the table's column.
 cdef enum:
     BIG = 0xFFFF
+
+# A constant divisor d > 2, not a power of two, as FLOORDIV_K and REM_K divide by
+# it.  For 0 <= a < 2**63, floor(a / d) = (a * m) >> (63 + l) exactly, where
+# l = ceil(log2 d) and m = ceil(2**(63 + l) / d) < 2**64 (Granlund and
+# Montgomery, "Division by invariant integers using multiplication", 1994: the
+# error m * d - 2**(63 + l) is below d <= 2**l, too small to reach the next
+# multiple of d).  The loop takes the high word of the 128-bit product and
+# shifts it right by l - 1: one multiplication in place of a division that costs
+# tens of cycles.
+cdef struct Divisor:
+    int64_t d
+    uint64_t m
+    int shift                    # l - 1
 
 # One instruction as the loop reads it: the seven columns of the table gathered
 # into a 32-byte record that points straight at everything the instruction
@@ -333,6 +367,7 @@ cdef class Program:
     cdef Instr* _code           # n records, built from the columns above
     cdef Word* _operands        # the operands of all instructions, in order
     cdef pyjit_callee* _callees # one per distinct callable of CALL instructions
+    cdef Divisor* _divisors     # FLOORDIV_K, REM_K: by arg
     cdef list _linked           # INVOKE: F[arg]()'s Program by arg, once linked (or None)
 
     # __cinit__, not __init__: it runs exactly once, so a Program cannot be
@@ -369,6 +404,7 @@ cdef class Program:
         PyMem_Free(self._operands)
         PyMem_Free(self._callees)
         PyMem_Free(self._preload_regs)
+        PyMem_Free(self._divisors)
 
     cdef int _pack(self, t) except -1:
         """Build the per-instruction records and resolve how to call each operator.
@@ -384,6 +420,7 @@ cdef class Program:
         cdef const uint8_t* written = _bytes(t.scalar_written)
         cdef int64_t divisor
         cdef int power
+        cdef list divisors = []
         cdef Py_ssize_t i, j, total = 0, pos = 0
         cdef dict seen = {}
         # needs[i]: instructions before i that need Python (pyjit.opcodes'
@@ -433,13 +470,29 @@ cdef class Program:
             if self._op[i] == OP_FLOORDIV_I or self._op[i] == OP_REM_I:
                 j = ints[in_start[i] + 1]          # the divisor's register
                 divisor = self._scalar_init[j]
-                if not written[j] and divisor > 0 and divisor & (divisor - 1) == 0:
+                if written[j] or divisor <= 0:
+                    continue
+                if divisor & (divisor - 1) == 0:
                     power = 0
                     while (<int64_t>1 << power) != divisor:
                         power += 1
                     self._code[i].arg = power
                     self._code[i].op = (OP_FLOORDIV_POW2 if self._op[i] == OP_FLOORDIV_I
                                         else OP_REM_POW2)
+                else:
+                    self._code[i].arg = len(divisors)
+                    divisors.append(divisor)
+                    self._code[i].op = (OP_FLOORDIV_K if self._op[i] == OP_FLOORDIV_I
+                                        else OP_REM_K)
+        self._divisors = <Divisor*>PyMem_Calloc(len(divisors) + 1, sizeof(Divisor))
+        if self._divisors == NULL:
+            raise MemoryError()
+        for j, d in enumerate(divisors):
+            # Python ints: the numerator has up to 126 bits.
+            l = (d - 1).bit_length()                    # ceil(log2 d)
+            self._divisors[j].d = d
+            self._divisors[j].m = -(-(1 << (63 + l)) // d)
+            self._divisors[j].shift = l - 1
         return 0
 
     @property
@@ -1067,6 +1120,17 @@ cdef class Frame:
                 elif opc == OP_REM_POW2:
                     # Python's % by 2**arg, the sign of the (positive) divisor
                     S[words[2]].i = S[words[0] >> 1].i & ((<int64_t>1 << ins.arg) - 1)
+                elif opc == OP_FLOORDIV_K or opc == OP_REM_K:
+                    a = S[words[0] >> 1].i
+                    b = prog._divisors[ins.arg].d
+                    if a >= 0:
+                        q = <int64_t>(pyjit_mulhi(<uint64_t>a, prog._divisors[ins.arg].m)
+                                      >> prog._divisors[ins.arg].shift)
+                    else:
+                        q = a / b
+                        if q * b != a:
+                            q -= 1       # b > 0: round toward minus infinity
+                    S[words[2]].i = q if opc == OP_FLOORDIV_K else a - q * b
                 elif opc == OP_NEG_I:
                     S[words[1]].i = <int64_t>(0 - <uint64_t>S[words[0] >> 1].i)
                 elif opc == OP_ABS_I:

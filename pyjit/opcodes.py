@@ -84,7 +84,7 @@ import re
 from typing import Dict, NamedTuple, Optional, Tuple
 
 __all__ = ["OpDef", "OPCODES", "BY_NAME", "BY_CODE", "Operands", "SCALAR_KINDS",
-           "JUMPS", "INTRINSICS", "describe"]
+           "JUMPS", "NEGATIONS", "INTRINSICS", "describe"]
 
 #: Operand kinds that live in the scalar register file.
 SCALAR_KINDS = frozenset("IFBS")
@@ -341,6 +341,20 @@ BY_CODE: Dict[int, OpDef] = {op.code: op for op in OPCODES}
 
 #: The opcodes whose ``arg`` is a jump target.
 JUMPS = frozenset(op.code for op in OPCODES if op.jumps)
+#: The conditional jumps that have an exact negation with the same operands:
+#: ``{name: (negated name, operands swapped)}``.  ``a < b`` fails exactly when
+#: ``b <= a`` holds for ints; for floats a NaN makes both fail, so a float
+#: comparison's negation is its own ``JN..`` instruction.
+NEGATIONS: Dict[str, Tuple[str, bool]] = {
+    "JT": ("JF", False), "JF": ("JT", False),
+    "JUMPNZ": ("JUMPZ", False), "JUMPZ": ("JUMPNZ", False),
+    "JLT_I": ("JLE_I", True), "JLE_I": ("JLT_I", True),
+    "JEQ_I": ("JNE_I", False), "JNE_I": ("JEQ_I", False),
+    "JLT_F": ("JNLT_F", False), "JNLT_F": ("JLT_F", False),
+    "JLE_F": ("JNLE_F", False), "JNLE_F": ("JLE_F", False),
+    "JEQ_F": ("JNE_F", False), "JNE_F": ("JEQ_F", False),
+}
+
 #: Intrinsic opcodes by the schema of the library operator they implement.
 INTRINSICS: Dict[str, OpDef] = {op.implements: op for op in OPCODES if op.implements}
 

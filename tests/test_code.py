@@ -249,14 +249,18 @@ def test_nesting_depth_is_not_limited_by_the_recursion_limit(loop):
         assert f(3) == 6
     finally:
         sys.setrecursionlimit(limit)
-    # One conditional jump, move and Jump per level and a second move on the way
-    # out (unoptimised, object ASSIGNs; optimised, the int results in scalar MOVEs,
-    # but for the inner If's result, which is computed in its outer If's register).
+    # Unoptimised: one conditional jump, Assign and Jump per level and a second
+    # Assign on the way out.  Optimised: one jump, MOVE (of %x, the else branch's
+    # value) and Jump per level; each inner If's result is computed in its outer
+    # If's register.  (%x is used 1,502 times, too widely to be checked for
+    # computing it in place within the coalescer's budget: at a depth of 3 it is,
+    # and the else branches vanish, see test_typed_code.py.)
     if f.code.optimize:
-        assert (listing.count("= JT "), listing.count("= MOVE ")) == (1500, 1500)
+        assert (listing.count("= JT "), listing.count("= MOVE "),
+                listing.count("prim::Jump ")) == (1500, 1500, 1500)
     else:
-        assert (listing.count("prim::JumpNZ"), listing.count("prim::Assign")) == (1500, 3000)
-    assert listing.count("prim::Jump ") == 1500
+        assert (listing.count("prim::JumpNZ"), listing.count("prim::Assign"),
+                listing.count("prim::Jump ")) == (1500, 3000, 1500)
 
 
 def test_a_mutable_constant_is_fresh_on_every_run(loop):

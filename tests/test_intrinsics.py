@@ -122,7 +122,8 @@ def test_intrinsic_equals_its_operator(kind, types, out, name, data):
     assert all(r == results[0] for r in results), (kind, types, args, results)
 
 
-DIVISORS = [1, 2, 4, 8, 2 ** 62, 3, -1, -2, 0, 1000003, INT64_MIN]
+DIVISORS = [1, 2, 4, 8, 2 ** 62, 3, 5, 7, 10, 641, -1, -2, -3, 0, 1000003,
+            2 ** 62 + 1, 2 ** 63 - 1, INT64_MIN]
 
 
 @pytest.mark.parametrize("kind", ["aten::floordiv", "aten::remainder", "aten::mul",
@@ -137,6 +138,22 @@ def test_constant_operands(kind, divisor):
     for x in INT_EDGES + [5, -5, 12345, -12345]:
         results = [_outcome(f, [x]) for f in fns]
         assert all(r == results[0] for r in results), (kind, x, divisor, results)
+
+
+@settings(max_examples=200, deadline=None)
+@given(d=st.integers(3, 2 ** 63 - 1).filter(lambda d: d & (d - 1)),
+       xs=st.lists(st.integers(INT64_MIN, 2 ** 63 - 1), min_size=1, max_size=8))
+def test_division_by_a_constant_reciprocal(d, xs):
+    """The compiled loop divides by a constant d > 2 (not a power of two) with a
+    multiplication by a 64-bit reciprocal where the dividend is non-negative: it
+    must be Python's // and % exactly, up to the largest dividends."""
+    for kind, py in (("aten::floordiv", operator.floordiv),
+                     ("aten::remainder", operator.mod)):
+        g = _graph(kind, (T.INT, T.INT), T.INT, constant=d)
+        f = Function(g, loop=import_backend("compiled"), optimize=True)
+        for x in xs + [0, d - 1, d, d + 1, 2 ** 63 - 1, (2 ** 63 - 1) // d * d]:
+            if x < 2 ** 63:
+                assert f(x) == py(x, d), (kind, x, d)
 
 
 CMP = {"lt": operator.lt, "le": operator.le, "gt": operator.gt, "ge": operator.ge,

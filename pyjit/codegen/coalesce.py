@@ -27,6 +27,7 @@ reference counts, which the seed's lowering keeps exactly.
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import Dict, Iterator, List, Optional, Tuple
 
 from ..ir import Block, Graph, Node, Value
@@ -34,6 +35,10 @@ from ..ir.symbols import prim
 from .homes import Homes, is_constant
 
 __all__ = ["coalesce"]
+
+# How many (use, write) pairs the check of one value computed into an If's output
+# register may compare.
+_CHECK_BUDGET = 256
 
 # A place in the code: its position on the line, and the If branches it lies in
 # (If node, branch index), outermost first.
@@ -109,13 +114,16 @@ def coalesce(graph: Graph, homes: Homes) -> Dict[Value, Value]:
                         and computable(w, out)):
                     share[w] = out
 
-    def writes(v: Value) -> Optional[List[Place]]:
+    def writes(v: Value, limit: Optional[int] = None) -> Optional[List[Place]]:
         """Where the register of ``v`` is written, following the If outputs computed
         in place above: the instruction of each value that shares it, or the MOVE
-        at the end of a branch that does not."""
+        at the end of a branch that does not.  None when there are more than
+        ``limit``."""
         plan: List[Place] = []
         stack = [v]
         while stack:
+            if limit is not None and len(plan) > limit:
+                return None
             x = stack.pop()
             if x.node.kind == prim.If:
                 for block in x.node.blocks:
@@ -129,6 +137,8 @@ def coalesce(graph: Graph, homes: Homes) -> Dict[Value, Value]:
         return plan
 
     def fits(p: Value, plan: List[Place]) -> bool:
+        """No use of ``p`` (the register's old value) comes after a write in
+        ``plan`` that can run in the same pass."""
         for use in p.uses:
             if use.user.kind == prim.Drop:
                 continue  # a scalar has nothing to release
@@ -137,6 +147,27 @@ def coalesce(graph: Graph, homes: Homes) -> Dict[Value, Value]:
                 if w[0] < at[0] and not _exclusive(w, at):
                     return False
         return True
+
+    # Then a value computed before an If that one branch hands on unchanged
+    # (``if s > k: s = s - k`` keeps ``s`` in the other branch): computed in the
+    # If output's register, it needs no MOVE, when every use of it comes before
+    # the other branches overwrite that register.
+    # Checking costs uses x writes: a value used or written more widely than
+    # _CHECK_BUDGET allows keeps its MOVE, so that the build stays linear.
+    for node in places.node:
+        if node.kind != prim.If:
+            continue
+        outer = node.owning_block
+        handed = Counter(w for block in node.blocks for w in block.outputs)
+        for k, out in enumerate(node.outputs):
+            for block in node.blocks:
+                w = block.outputs[k]
+                if (w in share or w.node.owning_block is not outer or handed[w] != 1
+                        or len(w.uses) > _CHECK_BUDGET or not computable(w, out)):
+                    continue
+                plan = writes(out, _CHECK_BUDGET // len(w.uses))
+                if plan is not None and fits(w, plan):
+                    share[w] = out
 
     # Then the values a Loop's body hands round to its inputs.
     for node in places.node:

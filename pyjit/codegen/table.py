@@ -12,6 +12,7 @@ from typing import Any, List, Optional, Sequence
 
 import numpy as np
 
+from .. import opcodes as op
 from ..ir import Node
 from ..ir.printer import format_attr_value
 from ..ir.symbols import prim
@@ -101,6 +102,30 @@ class TableBuilder:
                 ints.extend(regs)
         self.bool_data.extend(map(bool, flags))
         return len(self.op) - 1
+
+    def negate_last(self) -> None:
+        """Turn the last instruction, a conditional jump, into its negation
+        (:data:`pyjit.opcodes.NEGATIONS`), its operands swapped where that says."""
+        d = op.BY_CODE[self.op[-1]]
+        name, swap = op.NEGATIONS[d.name]
+        self.op[-1] = op.BY_NAME[name].code
+        if self.names[-1] == d.name:
+            self.names[-1] = name
+        else:  # the seed's jumps are named by their node's kind
+            self.names[-1] = {"JUMPZ": prim.JumpZ, "JUMPNZ": prim.JumpNZ}[name]
+        if swap:
+            assert self.in_size[-1] == 2 and self.out_size[-1] == 0, d.name
+            self.int_data[-2], self.int_data[-1] = self.int_data[-1], self.int_data[-2]
+            self.bool_data[-2], self.bool_data[-1] = self.bool_data[-1], self.bool_data[-2]
+
+    def drop_last(self) -> None:
+        """Remove the last instruction (a jump that turned out to go to the next
+        one).  Its callback slot, if any, stays: slots are never renumbered."""
+        n_in, n_out = self.in_size.pop(), self.out_size.pop()
+        del self.int_data[len(self.int_data) - n_in - n_out:]
+        del self.bool_data[len(self.bool_data) - n_in:]
+        for column in (self.op, self.arg, self.names, self.nodes):
+            column.pop()
 
     def callback(self, fn: Any) -> int:
         """Add ``fn`` to ``F``; returns its index.  Every node gets its own slot (the

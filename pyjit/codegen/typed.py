@@ -68,13 +68,13 @@ _JUMP_IF = {
     "LT_F": (op.JLT_F, False), "LE_F": (op.JLE_F, False), "GT_F": (op.JLT_F, True),
     "GE_F": (op.JLE_F, True), "EQ_F": (op.JEQ_F, False), "NE_F": (op.JNE_F, False),
 }
-_JUMP_UNLESS = {
-    "LT_I": (op.JLE_I, True), "LE_I": (op.JLT_I, True), "GT_I": (op.JLE_I, False),
-    "GE_I": (op.JLT_I, False), "EQ_I": (op.JNE_I, False), "NE_I": (op.JEQ_I, False),
-    # with a NaN, not (a < b) is not b <= a: the float negations are their own
-    "LT_F": (op.JNLT_F, False), "LE_F": (op.JNLE_F, False), "GT_F": (op.JNLT_F, True),
-    "GE_F": (op.JNLE_F, True), "EQ_F": (op.JNE_F, False), "NE_F": (op.JEQ_F, False),
-}
+
+def _negated(code: int, swap: bool) -> Tuple[int, bool]:
+    name, swap_again = op.NEGATIONS[op.BY_CODE[code].name]
+    return op.BY_NAME[name].code, swap != swap_again
+
+
+_JUMP_UNLESS = {name: _negated(*jump) for name, jump in _JUMP_IF.items()}
 
 
 def scalar_bits(value, kind: str) -> int:
@@ -314,18 +314,33 @@ class TypedLowering:
                       node, [r], [f], [])
 
     def emit_if(self, node: Node) -> Iterator[Block]:
+        """The layout of the module docstring, with its two jumps to the next
+        instruction left out: where the else branch comes to nothing (``if c:
+        x = x - k`` with ``x`` computed in place), the branch is negated to jump
+        over the then branch; where the then branch does, its JUMP is dropped."""
         then_block, else_block = node.blocks
         t = self.table
         cond = self.emit_branch(node, node.inputs[0], self.move_flags[node][0], True)
         yield else_block
         self.emit_moves(node, else_block.outputs, self.move_flags[else_block.return_node],
                         node.outputs)
+        if len(t) == cond + 1:
+            t.negate_last()
+            yield then_block
+            self.emit_moves(node, then_block.outputs,
+                            self.move_flags[then_block.return_node], node.outputs)
+            t.arg[cond] = len(t)
+            return
         jump = t.emit(op.JUMP, prim.Jump, node, [], [], [])
         then_start = len(t)
         yield then_block
         self.emit_moves(node, then_block.outputs, self.move_flags[then_block.return_node],
                         node.outputs)
-        t.arg[jump] = len(t)
+        if len(t) == then_start:
+            t.drop_last()
+            then_start = jump
+        else:
+            t.arg[jump] = len(t)
         t.arg[cond] = then_start
 
     def emit_loop(self, node: Node) -> Iterator[Block]:
