@@ -281,3 +281,20 @@ def test_packed_recurrence_runs_each_sequence_to_its_own_end():
                                    alone[0][:, 0], rtol=1e-5, atol=1e-6)
         np.testing.assert_allclose(h[:, b], alone[1][:, 0], rtol=1e-5, atol=1e-6)
         np.testing.assert_allclose(c[:, b], alone[2][:, 0], rtol=1e-5, atol=1e-6)
+
+
+def test_keywords_defaults_and_objects_held_as_attributes():
+    m = pyjit.load(os.path.join(HERE, "object_attributes.pt"))
+    x = np.ones((3, 2), np.float32)
+    y, n = m(x)                           # scale=2.0, the serialized default
+    y2, n2 = m(x, scale=0.5)
+    np.testing.assert_allclose(y2 * 4, y, rtol=1e-6)
+    assert (n, n2) == (6, 7)
+    stats = m.inner.stats                 # a scripted class's object, from data.pkl
+    assert stats.n == 7 and stats.seen == [6.0, 6.0]
+    assert m.inner.k == (2, 3) and m.proj is None
+    with pytest.raises(TypeError, match=r"Outer.forward\(\) got an unexpected keyword "
+                       r"argument 'bias'"):
+        m(x, bias=1.0)
+    with pytest.raises(TypeError, match=r"missing required argument 'x'"):
+        m()

@@ -4,7 +4,7 @@ the archives and torch's results to tests/fixtures/archives."""
 
 import math
 import warnings
-from typing import Dict, List, NamedTuple, Optional, Tuple
+from typing import Dict, Final, List, NamedTuple, Optional, Tuple
 
 import torch
 import torch.nn.functional as F
@@ -491,6 +491,47 @@ class Recurrents(nn.Module):
         return o3, h + h3.sum(), h2, c2
 
 
+@torch.jit.script
+class Stats:
+    def __init__(self, n: int):
+        self.n = n
+        self.seen: List[float] = []
+
+    def push(self, v: float) -> int:
+        self.seen.append(v)
+        self.n += 1
+        return self.n
+
+
+class Inner(nn.Module):
+    k: Final[Tuple[int, int]]
+
+    def __init__(self):
+        super().__init__()
+        self.k = (2, 3)
+        self.deep = nn.Sequential(nn.Linear(2, 2))
+        self.stats = Stats(5)
+
+    def forward(self, x: Tensor) -> Tensor:
+        self.stats.push(float(x.sum()))
+        return x * self.k[0] + self.k[1]
+
+
+class Outer(nn.Module):
+    """A scripted-class object held as an attribute (from data.pkl, mutated by its
+    method), a Final tuple, attribute chains into a Sequential, a None submodule."""
+    def __init__(self):
+        super().__init__()
+        self.inner = Inner()
+        self.proj = None
+
+    def forward(self, x: Tensor, scale: float = 2.0) -> Tuple[Tensor, int]:
+        y = self.inner(x) + self.inner.deep[0].weight.sum()
+        if self.proj is not None:
+            y = self.proj(y)
+        return y * scale, self.inner.stats.n
+
+
 class Division(nn.Module):
     """Saved as format version 4 (aten::div); also written as version 3, whose
     torch.div of integer tensors rounded toward zero, as torch reads it today."""
@@ -634,6 +675,7 @@ CASES = {
     "grad_mode_devices": (GradModeDevices, [("forward", (_r(3), None, 2.0)),
                                             ("forward", (_r(2, 3), [1], 1.0))]),
     "recurrent_layers": (Recurrents, [("forward", (_r(2, 5, 3),))]),
+    "object_attributes": (Outer, [("forward", (_r(3, 2),)), ("forward", (_r(3, 2), 0.5))]),
     "division": (Division, [("forward", (torch.tensor([7, -7, 5]), torch.tensor([2, 2, 3]), 2,
                                          2.0))]),
     "division_v3": (Division, [("forward", (torch.tensor([7, -7, 5]), torch.tensor([2, 2, 3]),
