@@ -298,3 +298,20 @@ def test_keywords_defaults_and_objects_held_as_attributes():
         m(x, bias=1.0)
     with pytest.raises(TypeError, match=r"missing required argument 'x'"):
         m()
+
+
+def test_devices_named_in_code_and_attributes(loop):
+    # torch.device("cpu") in serialized code, and a Device attribute of data.pkl
+    # (torch.device in the pickle's allow-list): both are the device's text.
+    graph = pyjit.parse_ir('graph(%s : str, %i : int):\n'
+                           '  %d : Device = aten::device(%s)\n'
+                           '  %e : Device = aten::device(%s, %i)\n'
+                           '  %t : (Device, Device) = prim::TupleConstruct(%d, %e)\n'
+                           '  return (%t)\n')
+    f = pyjit.Function(graph, loop=loop)
+    assert f("cpu", 0) == ("cpu", "cpu:0")
+    with pytest.raises(pyjit.InterpreterError, match="Invalid device string: 'cpu 0'"):
+        f("cpu 0", 0)
+    from pyjit.archive.unpickler import ArchiveUnpickler
+    data = b"\x80\x02ctorch\ndevice\nX\x04\x00\x00\x00cuda\x85R."
+    assert ArchiveUnpickler(data, "data.pkl", None, None).load() == "cuda"

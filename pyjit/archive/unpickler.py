@@ -31,6 +31,7 @@ from typing import Any, Callable, Dict, Tuple
 import numpy as np
 
 from ..errors import ArchiveError
+from ..ops.conversions import device
 
 __all__ = ["ArchiveUnpickler", "STORAGE_DTYPES"]
 
@@ -71,11 +72,11 @@ def _ordered_dict(*args: Any) -> Dict[Any, Any]:
 
 
 def _device(spec: Any, index: Any = None) -> str:
-    """A ``Device`` attribute (``torch.device('cpu')``): pyjit's devices are their
-    text, as ``prim::device`` gives it."""
-    if not isinstance(spec, str) or not (index is None or isinstance(index, int)):
-        raise ArchiveError(f"a device of {spec!r}, {index!r}")
-    return spec if index is None else f"{spec}:{index}"
+    """A ``Device`` attribute (``torch.device('cpu')``), as ``aten::device`` makes it."""
+    try:
+        return device(spec, index)
+    except ValueError as exc:
+        raise ArchiveError(f"a device attribute: {exc}") from None
 
 
 class ArchiveUnpickler(pickle.Unpickler):

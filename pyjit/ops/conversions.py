@@ -21,6 +21,7 @@ TorchScript prints these ``to`` overloads (``x.float()`` is the first one)::
 
 from __future__ import annotations
 
+import re
 from typing import Any, Optional
 
 import numpy as np
@@ -55,6 +56,19 @@ def to_other(a, other, copy: bool = False):
 def _check_device(device: Any) -> None:
     if device is not None and str(device).split(":")[0] != "cpu":
         raise ValueError(f"pyjit runs on the CPU only; cannot move a tensor to {device!r}")
+
+
+_DEVICE_TEXT = re.compile(r"[a-z_]+(:\d+)?")
+
+
+def device(text: str, index: Optional[int] = None) -> str:
+    """``aten::device``: ``torch.device("cpu")``.  pyjit's devices are their text
+    (what ``prim::device`` gives); naming one is allowed, moving a tensor to
+    anything but the CPU is not (:func:`_check_device`)."""
+    if not isinstance(text, str) or not _DEVICE_TEXT.fullmatch(text) or \
+            (index is not None and ":" in text):
+        raise ValueError(f"Invalid device string: '{text}'")
+    return text if index is None else f"{text}:{index}"
 
 
 def item(a):
@@ -135,6 +149,8 @@ R.register("aten::cpu", lambda a: a, types=[_T])
 
 R.register("prim::dtype", lambda a: code_of(a.dtype), types=[_T])
 R.register("prim::device", lambda a: "cpu", types=[_T])
+R.register("aten::device", device, types=["str"])
+R.register("aten::device", device, types=["str", "int"])
 R.register("prim::layout", lambda a: STRIDED, types=[_T])
 R.register("prim::type", lambda d: str(d).split(":")[0], types=["Device"])
 R.register("prim::requires_grad", lambda a: False, types=[_T])
