@@ -10,14 +10,15 @@ top-level directory (the file's stem when torch wrote it)::
     model/.data/version               .data/version instead)
 
 :class:`Archive` opens the zip, finds that directory, checks the format version
-and hands out the parts by name.  Format versions: torch writes the lowest
-version that gives its operators their current meaning -- 3 for most modules,
-4 once ``aten::div`` appears (true division from then on: version 3 archives
-divide integer tensors rounding toward zero, which :mod:`.upgraders` keeps),
-up to 8 and beyond for operators whose defaults changed since.  pyjit reads
-versions 3 to 10 (torch 1.5 to 2.x: archives with ``data.pkl``; the version 1
-and 2 archives of torch 1.3 and 1.4 kept their module tree as JSON) and
-refuses any other with an :class:`~pyjit.errors.ArchiveError` naming it.
+and hands out the parts by name.  torch writes the lowest version that gives
+its operators their current meaning (3 for most modules; 4 once ``aten::div``
+appears, whose integer division changed then; 5 for ``aten::full``, ...; from
+version 6 on the record moved to ``.data/version``), and reads old archives
+through *upgraders* that keep the old meaning, which :mod:`.upgraders` does
+too.  pyjit reads versions 3 to 10, archives with ``data.pkl`` and type-tagged
+containers, and refuses any other with an :class:`~pyjit.errors.ArchiveError`
+naming it (versions 1 and 2 predate the type tags; the earliest kept the
+module tree as JSON).
 """
 
 from __future__ import annotations

@@ -12,7 +12,9 @@ an upgrader that keeps the old result, which pyjit emits the same way::
                                           block1(): aten::div(%a, %b, "trunc")
 
 With a number as the divisor, a float divisor divides exactly too.  The
-in-place ``div_`` is upgraded alike.
+in-place ``div_`` is upgraded alike.  Before version 5, ``torch.full`` with no
+dtype made a float tensor whatever its fill value (the value goes through
+``aten::Float`` first).
 """
 
 from __future__ import annotations
@@ -24,14 +26,10 @@ from ..ir import types as T
 
 __all__ = ["upgrader"]
 
-#: The first format version with today's meaning of each upgraded operator.
-_SINCE = {"aten::div": 4, "aten::div_": 4}
-
-
 def upgrader(kind: str, version: int) -> Optional[Callable]:
     """The upgrader of ``kind`` for an archive of ``version``, or None."""
-    since = _SINCE.get(kind)
-    return _div_0_3 if since is not None and version < since else None
+    found = _UPGRADERS.get(kind)
+    return found[1] if found is not None and version < found[0] else None
 
 
 def _div_0_3(c: Any, kind: str, args: List[Value], kwargs: Dict[str, Value], at: Any) -> Any:
@@ -51,3 +49,19 @@ def _div_0_3(c: Any, kind: str, args: List[Value], kwargs: Dict[str, Value], at:
     return c.b.value_if(floating, lambda: c.op(kind, [a, b], {}, at, upgrade=False),
                         lambda: c.op(kind, [a, b], {"rounding_mode": trunc}, at, upgrade=False),
                         at)
+
+
+def _full_0_4(c: Any, kind: str, args: List[Value], kwargs: Dict[str, Value], at: Any) -> Any:
+    """``torch.full(size, fill)`` of an archive before version 5: without a dtype,
+    a float tensor."""
+    dtype = kwargs.get("dtype")
+    if len(args) == 2 and (dtype is None or dtype.type == T.NONE) and \
+            args[1].type in (T.INT, T.BOOL, T.NUMBER):
+        args = [args[0], c.op("aten::Float", [args[1]], {}, at)]
+    return c.op(kind, args, kwargs, at, upgrade=False)
+
+
+#: Each upgraded operator: the first format version with today's meaning, and
+#: the upgrader for the versions before it.
+_UPGRADERS = {"aten::div": (4, _div_0_3), "aten::div_": (4, _div_0_3),
+              "aten::full": (5, _full_0_4)}

@@ -541,6 +541,14 @@ class Division(nn.Module):
         return torch.div(a, b), a / s, torch.div(a.float(), b), a / f
 
 
+class Fill(nn.Module):
+    """Saved as format version 5; also written as version 4, whose torch.full with
+    no dtype made a float tensor whatever the fill value."""
+
+    def forward(self, n: int) -> Tuple[Tensor, Tensor, Tensor]:
+        return torch.full([2], n), torch.full([2], 1.5), torch.full([2], n, dtype=torch.int32)
+
+
 class SmallCNN(nn.Module):
     def __init__(self):
         super().__init__()
@@ -622,7 +630,7 @@ def _r(*shape, seed=0):
 
 # Archives whose version record is rewritten to an older format version after
 # saving (torch.jit.save writes the newest one its operators need).
-OLD_FORMAT = {"division_v3": 3}
+OLD_FORMAT = {"division_v3": 3, "fill_v4": 4}
 
 # Archives of torch.jit.freeze'd modules: weights are constants (constants.pkl,
 # CONSTANTS.cN in the code), submodules inlined, batch norm folded into convolutions.
@@ -690,6 +698,8 @@ CASES = {
     "encoder_masks": (MaskedEncoder, [
         ("forward", (_r(5, 2, 8), torch.triu(torch.full((5, 5), float("-inf")), 1))),
         ("forward", (_r(5, 2, 8, seed=1), torch.tril(torch.ones(5, 5)).bool()))]),
+    "fill": (Fill, [("forward", (3,))]),
+    "fill_v4": (Fill, [("forward", (3,))]),
     "cnn": (lambda: _randomize_bn(SmallCNN()), [("forward", (_r(2, 3, 12, 12),))]),
     "frozen_cnn": (lambda: _randomize_bn(SmallCNN()), [("forward", (_r(2, 3, 12, 12),))]),
     "frozen_transformer": (_encoder, [("forward", (_r(2, 5, 8),))]),
