@@ -425,24 +425,25 @@ class Ctl(nn.Module):
 
 
 @torch.jit.script
-class Acc:
-    def __init__(self, start: float):
-        self.total = start
-        self.items: List[float] = []
+class Stats:
+    def __init__(self, n: int):
+        self.n = n
+        self.seen: List[float] = []
 
-    def add(self, v: float) -> float:
-        self.total += v
-        self.items.append(v)
-        return self.total
+    def push(self, v: float) -> int:
+        self.seen.append(v)
+        self.n += 1
+        return self.n
 
 
 class ScriptedClassUse(nn.Module):
     """An object of a scripted class made and used in forward (prim::CreateObject)."""
-    def forward(self, xs: List[float]) -> Tuple[float, int]:
-        a = Acc(1.0)
+
+    def forward(self, xs: List[float]) -> Tuple[int, int]:
+        a = Stats(1)
         for v in xs:
-            a.add(v)
-        return a.total, len(a.items)
+            a.push(v)
+        return a.n, len(a.seen)
 
 
 class GradModeDevices(nn.Module):
@@ -489,18 +490,6 @@ class Recurrents(nn.Module):
         o2, (h2, c2) = self.lstm(o.transpose(0, 1))
         o3, h3 = self.rnn(o2)
         return o3, h + h3.sum(), h2, c2
-
-
-@torch.jit.script
-class Stats:
-    def __init__(self, n: int):
-        self.n = n
-        self.seen: List[float] = []
-
-    def push(self, v: float) -> int:
-        self.seen.append(v)
-        self.n += 1
-        return self.n
 
 
 class Inner(nn.Module):
@@ -586,19 +575,13 @@ class CNNLayers(nn.Module):
     def forward(self, x):
         return self.features(x)
 
-class Stack(nn.Module):
-    def __init__(self):
-        super().__init__()
-        self.l = nn.TransformerEncoderLayer(8, 2, 16, dropout=0.1)
-    def forward(self, x, m: Optional[Tensor] = None):
-        return self.l(x, src_mask=m)
-
-
 class MaskedEncoder(nn.Module):
     """A sequence-first encoder layer given an attention mask (float or bool)."""
+
     def __init__(self):
         super().__init__()
         self.l = nn.TransformerEncoderLayer(8, 2, 16, dropout=0.1)
+
     def forward(self, x, m: Optional[Tensor] = None):
         return self.l(x, src_mask=m)
 
