@@ -35,8 +35,10 @@ here is only how it is made fast:
   instruction needs Python again and takes it back.  A loop of scalar work thus
   never starves other threads, and one that calls Python operators lets them run
   at least every ``TICK`` iterations, as CPython's own loop does;
-* a run counts as a level of Python recursion (``Py_EnterRecursiveCall``), so an
-  operator that runs its own graph again ends in RecursionError, not a crash;
+* a run counts as a level of Python recursion (``Py_EnterRecursiveCall``) and
+  refuses to start when the thread's C stack is nearly full, so an operator that
+  runs its own graph again ends in RecursionError, not a crash, however high
+  ``sys.setrecursionlimit`` is;
 * an activation's value stack and registers are one C block that never moves (a
   returned call's block is kept for the next call at that depth), and
   ``Frame._run`` runs one activation only, returning to a small driver at an
@@ -157,6 +159,45 @@ cdef extern from *:
 
 cdef extern from *:
     """
+    /* Whether this thread's C stack is nearly used up.  Py_EnterRecursiveCall
+       counts levels, not bytes: a run reached through an operator that runs its
+       graph again (Python calling the loop calling Python...) costs several
+       kilobytes of C stack a level, so a raised sys.setrecursionlimit lets it
+       overflow the stack long before the count runs out.  CPython 3.12+ checks
+       the stack pointer itself for the same reason; here the bounds of the
+       thread's stack are read once per thread (pthread_getattr_np), and a run
+       refuses to start within PYJIT_STACK_MARGIN bytes of its end, leaving room
+       for raising and reporting the error.  Where the bounds cannot be read,
+       only the count guards. */
+    #if defined(__linux__) && defined(__GLIBC__)
+    #include <pthread.h>
+    #define PYJIT_STACK_MARGIN (256 * 1024)
+    static __thread char *pyjit_stack_floor = NULL;  /* NULL: not read yet */
+
+    static int pyjit_stack_exhausted(void) {
+        char here;
+        if (pyjit_stack_floor == NULL) {
+            pthread_attr_t attr;
+            void *low = NULL;
+            size_t size = 0;
+            pyjit_stack_floor = (char *)1;  /* unknown: never exhausted */
+            if (pthread_getattr_np(pthread_self(), &attr) == 0) {
+                if (pthread_attr_getstack(&attr, &low, &size) == 0 &&
+                        size > 2 * PYJIT_STACK_MARGIN)
+                    pyjit_stack_floor = (char *)low + PYJIT_STACK_MARGIN;
+                pthread_attr_destroy(&attr);
+            }
+        }
+        return &here < pyjit_stack_floor;
+    }
+    #else
+    static int pyjit_stack_exhausted(void) { return 0; }
+    #endif
+    """
+    bint pyjit_stack_exhausted()
+
+cdef extern from *:
+    """
     /* How a CALL reaches its operator, decided once per callback when the
        Program is built.  A builtin whose only calling convention is
        METH_FASTCALL (operator.add, math.fmod, ...) is called through its C
@@ -232,6 +273,11 @@ cdef enum:
     # arg: the index of d's Divisor record.
     OP_FLOORDIV_K = -5
     OP_REM_K = -6
+    # REM_POW2 followed by JEQ_I or JNE_I of its result against a constant 0, the
+    # test of ``if n % 2 == 0``, when nothing jumps to the JEQ_I or JNE_I: one
+    # dispatch for both (the jump's record stays, and is stepped over).
+    OP_REM_POW2_JEQZ = -7
+    OP_REM_POW2_JNEZ = -8
 
 # Backward jumps between two looks at signals and at the GIL.  A scalar loop
 # iteration takes a few nanoseconds, so this is tens of microseconds of it; a loop
@@ -484,6 +530,7 @@ cdef class Program:
                     divisors.append(divisor)
                     self._code[i].op = (OP_FLOORDIV_K if self._op[i] == OP_FLOORDIV_I
                                         else OP_REM_K)
+        self._fuse(ints, in_start, out_start, written)
         self._divisors = <Divisor*>PyMem_Calloc(len(divisors) + 1, sizeof(Divisor))
         if self._divisors == NULL:
             raise MemoryError()
@@ -494,6 +541,32 @@ cdef class Program:
             self._divisors[j].m = -(-(1 << (63 + l)) // d)
             self._divisors[j].shift = l - 1
         return 0
+
+    cdef void _fuse(self, const int32_t* ints, const int32_t* in_start,
+                    const int32_t* out_start, const uint8_t* written) noexcept:
+        """Fuse REM_POW2 with the zero test that follows it (see OP_REM_POW2_JEQZ)."""
+        cdef Py_ssize_t i
+        cdef int32_t r, a, b
+        cdef uint8_t* target = <uint8_t*>PyMem_Calloc(self._n + 1, 1)
+        if target == NULL:
+            return  # no fusion: correct, a little slower
+        for i in range(self._n):
+            if _op.BY_CODE[self._op[i]].jumps and 0 <= self._arg[i] <= self._n:
+                target[self._arg[i]] = 1
+        for i in range(self._n - 1):
+            if self._code[i].op != OP_REM_POW2 or target[i + 1]:
+                continue
+            if self._op[i + 1] != OP_JEQ_I and self._op[i + 1] != OP_JNE_I:
+                continue
+            r = ints[out_start[i]]
+            a = ints[in_start[i + 1]]
+            b = ints[in_start[i + 1] + 1]
+            if a != r:
+                a, b = b, a
+            if a == r and b != r and not written[b] and self._scalar_init[b] == 0:
+                self._code[i].op = (OP_REM_POW2_JEQZ if self._op[i + 1] == OP_JEQ_I
+                                    else OP_REM_POW2_JNEZ)
+        PyMem_Free(target)
 
     @property
     def n_instructions(self):
@@ -716,6 +789,18 @@ cdef int _tick(PyThreadState** released, long long* last_signals, bint gil_free)
 # stack, object registers and scalar registers, and where it is.  A block never
 # moves once allocated (a CALL's borrowed arguments and the collector's traversal
 # point into it); the array of activations may, since nothing points into it.
+cdef inline const Instr* _jump(const Instr* code, const Instr* ins, int* ticks,
+                               PyThreadState** released, long long* last_signals) except NULL:
+    """A jump taken: its target; a backward one counts towards the next _tick."""
+    cdef const Instr* target = code + ins.arg
+    if target <= ins:
+        ticks[0] -= 1
+        if ticks[0] == 0:
+            ticks[0] = TICK
+            _tick(released, last_signals, ins.gil_free)
+    return target
+
+
 cdef struct Activation:
     PyObject* program     # a strong reference (the outermost's: Frame._program's)
     PyObject** mem        # the block: 1 spare slot + max_stack, registers, scalars
@@ -994,6 +1079,8 @@ cdef class Frame:
         """
         if type(stack) is not list or self._failed or self._running:
             _slow.refuse_run(stack, self._failed, self._running, self._top.pc)
+        if pyjit_stack_exhausted():
+            raise _slow.stack_used_up("the thread's C stack")
         Py_EnterRecursiveCall(" while running a pyjit graph")
         self._running = True
         try:
@@ -1131,6 +1218,13 @@ cdef class Frame:
                         if q * b != a:
                             q -= 1       # b > 0: round toward minus infinity
                     S[words[2]].i = q if opc == OP_FLOORDIV_K else a - q * b
+                elif opc == OP_REM_POW2_JEQZ or opc == OP_REM_POW2_JNEZ:
+                    a = S[words[0] >> 1].i & ((<int64_t>1 << ins.arg) - 1)
+                    S[words[2]].i = a
+                    ins += 1     # the jump's record, stepped over unless it is taken
+                    if (a == 0) == (opc == OP_REM_POW2_JEQZ):
+                        ins = _jump(code, ins, &ticks, &released, &last_signals)
+                        continue
                 elif opc == OP_NEG_I:
                     S[words[1]].i = <int64_t>(0 - <uint64_t>S[words[0] >> 1].i)
                 elif opc == OP_ABS_I:
@@ -1265,53 +1359,71 @@ cdef class Frame:
                     a = S[words[0] >> 1].i + 1
                     S[words[3]].i = a
                     if a < S[words[1] >> 1].i and S[words[2] >> 1].i:
-                        ins = code + ins.arg
+                        # The tick reads the back edge's own gil_free: the
+                        # target's is always 0 (only jumps have one).
                         ticks -= 1
                         if ticks == 0:
                             ticks = TICK
                             _tick(&released, &last_signals, ins.gil_free)
+                        ins = code + ins.arg
                         continue
                 elif opc == OP_LOOP_ENTER:
                     S[words[2]].i = 0
                     if not (0 < S[words[0] >> 1].i and S[words[1] >> 1].i):
                         ins = code + ins.arg
                         continue
-                elif (opc == OP_JT or opc == OP_JF or opc == OP_JLT_I or opc == OP_JLE_I
-                      or opc == OP_JEQ_I or opc == OP_JNE_I or opc == OP_JLT_F
-                      or opc == OP_JLE_F or opc == OP_JEQ_F or opc == OP_JNE_F
-                      or opc == OP_JNLT_F or opc == OP_JNLE_F):
-                    if opc == OP_JT:
-                        truth = S[words[0] >> 1].i != 0
-                    elif opc == OP_JF:
-                        truth = S[words[0] >> 1].i == 0
-                    elif opc == OP_JLT_I:
-                        truth = S[words[0] >> 1].i < S[words[1] >> 1].i
-                    elif opc == OP_JLE_I:
-                        truth = S[words[0] >> 1].i <= S[words[1] >> 1].i
-                    elif opc == OP_JEQ_I:
-                        truth = S[words[0] >> 1].i == S[words[1] >> 1].i
-                    elif opc == OP_JNE_I:
-                        truth = S[words[0] >> 1].i != S[words[1] >> 1].i
-                    elif opc == OP_JLT_F:
-                        truth = S[words[0] >> 1].f < S[words[1] >> 1].f
-                    elif opc == OP_JLE_F:
-                        truth = S[words[0] >> 1].f <= S[words[1] >> 1].f
-                    elif opc == OP_JEQ_F:
-                        truth = S[words[0] >> 1].f == S[words[1] >> 1].f
-                    elif opc == OP_JNE_F:
-                        truth = S[words[0] >> 1].f != S[words[1] >> 1].f
-                    elif opc == OP_JNLT_F:
-                        truth = not (S[words[0] >> 1].f < S[words[1] >> 1].f)
-                    else:
-                        truth = not (S[words[0] >> 1].f <= S[words[1] >> 1].f)
-                    if truth:
-                        target = code + ins.arg
-                        if target <= ins:
-                            ticks -= 1
-                            if ticks == 0:
-                                ticks = TICK
-                                _tick(&released, &last_signals, ins.gil_free)
-                        ins = target
+                # Each conditional jump its own case: a second switch inside a
+                # shared case would cost a second indirect branch per jump.
+                elif opc == OP_JUMP:
+                    ins = _jump(code, ins, &ticks, &released, &last_signals)
+                    continue
+                elif opc == OP_JT:
+                    if S[words[0] >> 1].i != 0:
+                        ins = _jump(code, ins, &ticks, &released, &last_signals)
+                        continue
+                elif opc == OP_JF:
+                    if S[words[0] >> 1].i == 0:
+                        ins = _jump(code, ins, &ticks, &released, &last_signals)
+                        continue
+                elif opc == OP_JLT_I:
+                    if S[words[0] >> 1].i < S[words[1] >> 1].i:
+                        ins = _jump(code, ins, &ticks, &released, &last_signals)
+                        continue
+                elif opc == OP_JLE_I:
+                    if S[words[0] >> 1].i <= S[words[1] >> 1].i:
+                        ins = _jump(code, ins, &ticks, &released, &last_signals)
+                        continue
+                elif opc == OP_JEQ_I:
+                    if S[words[0] >> 1].i == S[words[1] >> 1].i:
+                        ins = _jump(code, ins, &ticks, &released, &last_signals)
+                        continue
+                elif opc == OP_JNE_I:
+                    if S[words[0] >> 1].i != S[words[1] >> 1].i:
+                        ins = _jump(code, ins, &ticks, &released, &last_signals)
+                        continue
+                elif opc == OP_JLT_F:
+                    if S[words[0] >> 1].f < S[words[1] >> 1].f:
+                        ins = _jump(code, ins, &ticks, &released, &last_signals)
+                        continue
+                elif opc == OP_JLE_F:
+                    if S[words[0] >> 1].f <= S[words[1] >> 1].f:
+                        ins = _jump(code, ins, &ticks, &released, &last_signals)
+                        continue
+                elif opc == OP_JEQ_F:
+                    if S[words[0] >> 1].f == S[words[1] >> 1].f:
+                        ins = _jump(code, ins, &ticks, &released, &last_signals)
+                        continue
+                elif opc == OP_JNE_F:
+                    if S[words[0] >> 1].f != S[words[1] >> 1].f:
+                        ins = _jump(code, ins, &ticks, &released, &last_signals)
+                        continue
+                elif opc == OP_JNLT_F:
+                    if not (S[words[0] >> 1].f < S[words[1] >> 1].f):
+                        ins = _jump(code, ins, &ticks, &released, &last_signals)
+                        continue
+                elif opc == OP_JNLE_F:
+                    if not (S[words[0] >> 1].f <= S[words[1] >> 1].f):
+                        ins = _jump(code, ins, &ticks, &released, &last_signals)
                         continue
                 elif opc == OP_BOX_I or opc == OP_BOX_F or opc == OP_BOX_B:
                     _hold_gil(&released)

@@ -233,6 +233,17 @@ def get_max_depth() -> int:
     return _max_depth
 
 
+#: Python frames a run must find left under ``sys.getrecursionlimit()`` to start:
+#: enough for the loop's own frames and for locating and reporting an error.
+RECURSION_MARGIN = 40
+
+
+def _recurse(n: int) -> None:
+    """Nest ``n`` calls deep: RecursionError if fewer frames than that are left."""
+    if n:
+        _recurse(n - 1)
+
+
 class Frame:
     """The register file and value stack of one run of a Program.
 
@@ -328,6 +339,13 @@ class Frame:
         """
         if type(stack) is not list or self._failed or self._running:
             _slow.refuse_run(stack, self._failed, self._running, self.pc)
+        # Here the compiled loop checks its C stack; this one keeps Python frames
+        # in hand instead, so that re-entry through an operator fails here, with
+        # room left to report it, not deep inside a run or its error's report.
+        try:
+            _recurse(RECURSION_MARGIN)
+        except RecursionError:
+            raise _slow.stack_used_up("Python's recursion limit") from None
         self._running = True
         try:
             return self._execute(stack)

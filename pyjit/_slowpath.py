@@ -17,9 +17,8 @@ import numpy as np
 
 __all__ = ["checkpoint", "refuse_run", "empty_register", "unpack", "stackcall", "not_a_future",
            "call_returned_null", "unbox_int", "unbox_float", "unbox_bool",
-           "DEFAULT_MAX_DEPTH", "check_max_depth", "link", "too_deep", "load_short",
-           "load_mismatch",
-           "store_too_many", "bad_return"]
+           "DEFAULT_MAX_DEPTH", "check_max_depth", "link", "too_deep", "stack_used_up",
+           "load_short", "load_mismatch", "store_too_many", "bad_return"]
 
 _INT64_MIN, _INT64_MAX = -2 ** 63, 2 ** 63 - 1
 
@@ -29,6 +28,14 @@ def checkpoint() -> None:
     jumps and calls) because CPython, on entering a Python function, runs pending
     signal handlers and gives the GIL to a thread that has waited for it, as its
     own loops do.  A handler's exception propagates from here."""
+
+
+def stack_used_up(what: str) -> RecursionError:
+    """The error for a run that would start with ``what`` (the compiled loop's C
+    stack, the pure loop's Python recursion limit) nearly used up: an operator
+    running its graph again, deeper than the thread can hold."""
+    return RecursionError(f"maximum recursion depth exceeded while running a pyjit graph "
+                          f"({what} is nearly used up)")
 
 
 def refuse_run(stack: Any, failed: bool, running: bool, pc: int) -> None:

@@ -20,7 +20,7 @@ from typing import NamedTuple, Optional, Sequence, Tuple
 
 __all__ = ["PyjitError", "ParseError", "CompileError", "OperatorNotFoundError",
            "InterpreterError", "JITException", "GraphRecursionError", "TorchConversionError",
-           "TraceFrame", "format_frames", "caret_snippet"]
+           "TraceFrame", "format_frames", "repeated_note", "caret_snippet"]
 
 
 def caret_snippet(line_text: str, col: int) -> str:
@@ -103,10 +103,14 @@ def format_frames(frames: Sequence[TraceFrame], verb: str = "while running") -> 
             last = i + run == len(frames) and j == min(run, REPEATED_FRAMES_SHOWN) - 1
             out.append(_format_frame(frames[i], verb if last else "while running", named))
         if run > REPEATED_FRAMES_SHOWN:
-            n = run - REPEATED_FRAMES_SHOWN
-            out.append(f"\n  [Previous frame repeated {n} more time{'s' if n > 1 else ''}]")
+            out.append(repeated_note(run - REPEATED_FRAMES_SHOWN))
         i += run
     return "".join(out)
+
+
+def repeated_note(n: int) -> str:
+    """The line standing for ``n`` more copies of the identical frame above it."""
+    return f"\n  [Previous frame repeated {n} more time{'s' if n > 1 else ''}]"
 
 
 def _format_frame(frame: TraceFrame, verb: str, named: bool) -> str:

@@ -55,8 +55,8 @@ from . import _backend
 from ._backend import loop as _default_loop
 from .arguments import Signature
 from .code import AwaitableSite, CallSite, Code, ForkSite
-from .errors import (GraphRecursionError, InterpreterError, JITException, TraceFrame,
-                     format_frames)
+from .errors import (REPEATED_FRAMES_SHOWN, GraphRecursionError, InterpreterError,
+                     JITException, TraceFrame, format_frames, repeated_note)
 from .futures import Await, Future
 from .ir import Graph
 from .ir.printer import node_header
@@ -206,30 +206,56 @@ def located_error(code: Code, pcs: Union[int, Sequence[int]],
     a run of ``code`` whose activations were at ``pcs`` (``Frame.pcs``; an int for a
     run without calls): the original message, then every activation, innermost
     last, with the node it was at and its ``file:line:col``, the source line and a
-    caret when the file is readable (:func:`pyjit.errors.format_frames`)."""
+    caret when the file is readable (:func:`pyjit.errors.format_frames`).
+
+    Raise it ``from`` its ``__cause__``, which is ``exc`` except in a recursion
+    through an operator (the same node running the same graph again, level after
+    level): there the first ``REPEATED_FRAMES_SHOWN`` levels add their line and
+    their link to the chain as any nesting does, the others are counted
+    (``[Previous frame repeated N more times]``, as Python's traceback cuts a
+    recursion) and chain from the innermost failure itself, so that neither the
+    message nor the chain grows with the depth."""
     frames = trace_frames(code, pcs)
     inner = frames[-1]
     header, loc = inner.node, inner.location
+    cause: BaseException = exc
+    nesting = None
     if isinstance(exc, JITException) and exc.node is None:
         # torch names no class for `assert` and a bare `raise E`: it says RuntimeError.
-        cls = exc.python_class or "RuntimeError"
-        text = f"{cls}: {exc.msg}" + format_frames(frames, "raised by")
-        return JITException(text, msg=exc.msg, python_class=exc.python_class,
-                            node=header, location=loc, frames=frames)
-    if isinstance(exc, InterpreterError):
+        text = f"{exc.python_class or 'RuntimeError'}: {exc.msg}" + format_frames(frames,
+                                                                                 "raised by")
+        cls = JITException
+    elif isinstance(exc, InterpreterError):
         # Already located (e.g. by a nested graph); add where this run met it.
         if len(frames) == 1:
             where = f"\n  at {loc.highlight()}" if loc is not None else ""
-            text = f"{exc}\n  while running: {header}{where}"
+            level = f"\n  while running: {header}{where}"
         else:
-            text = f"{exc}" + format_frames(frames)
-        if isinstance(exc, JITException):
-            return JITException(text, msg=exc.msg, python_class=exc.python_class,
-                                node=header, location=loc, frames=frames)
-        return type(exc)(text, node=header, location=loc, frames=frames)
-    text = f"{type(exc).__name__}: {exc}" + format_frames(frames)
-    cls = GraphRecursionError if isinstance(exc, RecursionError) else InterpreterError
-    return cls(text, node=header, location=loc, frames=frames)
+            level = format_frames(frames)
+        head, repeated, times = getattr(exc, "_nesting", None) or (str(exc), None, 0)
+        if level != repeated:
+            head, times = str(exc), 0
+        times += 1
+        text = head + level * min(times, REPEATED_FRAMES_SHOWN)
+        if times > REPEATED_FRAMES_SHOWN:
+            text += repeated_note(times - REPEATED_FRAMES_SHOWN)
+            # Chained to what the recursion's innermost level met, not to a
+            # located error of the levels the note counts.
+            while isinstance(cause, InterpreterError) and cause.__cause__ is not None:
+                cause = cause.__cause__
+        nesting = (head, level, times)
+        cls = type(exc)
+    else:
+        text = f"{type(exc).__name__}: {exc}" + format_frames(frames)
+        cls = GraphRecursionError if isinstance(exc, RecursionError) else InterpreterError
+    if issubclass(cls, JITException):
+        err: InterpreterError = cls(text, msg=exc.msg, python_class=exc.python_class,
+                                    node=header, location=loc, frames=frames)
+    else:
+        err = cls(text, node=header, location=loc, frames=frames)
+    err._nesting = nesting  # type: ignore[attr-defined]
+    err.__cause__ = cause
+    return err
 
 
 def drive(code: Code, frame: Any, stack: List[Any], *, loop: Optional[ModuleType] = None,
@@ -251,7 +277,8 @@ def drive(code: Code, frame: Any, stack: List[Any], *, loop: Optional[ModuleType
             pending.join()
             pending = frame.run(stack)
     except Exception as exc:
-        raise located_error(code, frame.pcs, exc) from exc
+        err = located_error(code, frame.pcs, exc)
+        raise err from err.__cause__
     finally:
         if token is not None:
             _current_run.reset(token)
@@ -463,7 +490,8 @@ class InterpreterState:
             try:
                 pending = frame.run(stack)
             except Exception as exc:
-                raise located_error(self.code, frame.pcs, exc) from exc
+                err = located_error(self.code, frame.pcs, exc)
+                raise err from err.__cause__
         except BaseException as exc:
             self._finish(_ENDED)._try_complete(None, exc)  # type: ignore[union-attr]
             return
@@ -680,7 +708,8 @@ class Function:
             try:
                 pending = frame.run(stack)
             except Exception as exc:
-                raise located_error(self.code, frame.pcs, exc) from exc
+                err = located_error(self.code, frame.pcs, exc)
+                raise err from err.__cause__
             if pending is not None:
                 drive(self.code, frame, stack, loop=self._loop)
         else:

@@ -755,7 +755,7 @@ graph(%v : str):
   %before : str = async_tests::ctx_get()
   %n : NoneType = async_tests::ctx_set(%v)
   %one : int = prim::Constant[value=1]()
-  %d : float = prim::Constant[value=0.01]()
+  %d : float = prim::Constant[value=0.25]()
   %l : Future[int] = async_tests::later(%one, %d)
   %w : int = aten::wait(%l)
   %after : str = async_tests::ctx_get()
@@ -784,6 +784,9 @@ def test_context_variables_are_seen_after_resuming(loop):
         state = InterpreterState(code, loop=loop, executor=ex)
         return state, state.run_async(["set by an operator"])
 
+    # The future completes 0.25 s later, long after the run reached its wait even
+    # on a loaded machine (10 ms was not always enough): the run resumes on the
+    # worker.
     state, out = contextvars.copy_context().run(start)
     before, after, forked, again, thread = out.wait(TIMEOUT)
     assert (before, after, forked, again) == ("from the caller", "set by an operator",

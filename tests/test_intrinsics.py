@@ -248,3 +248,38 @@ graph(%n : int):
     assert "SUB_I" not in f.code.dump()
     # The library's own operator, in the default registry, is the intrinsic.
     assert "SUB_I" in Function(g, loop=loop, optimize=True).code.dump()
+
+
+_PARITY = """graph(%n : int):
+  %two : int = prim::Constant[value={d}]()
+  %zero : int = prim::Constant[value=0]()
+  %one : int = prim::Constant[value=1]()
+  %r : int = aten::remainder(%n, %two)
+  %c : bool = aten::{cmp}(%r, %zero)
+  %y : int = prim::If(%c)
+    block0():
+      %h : int = aten::floordiv(%n, %two)
+      -> (%h)
+    block1():
+      %t : int = aten::mul(%n, %two)
+      %u : int = aten::add(%t, %one)
+      -> (%u)
+  %s : int = aten::add(%y, %r)
+  return (%s)
+"""
+
+
+@pytest.mark.parametrize("cmp", ["eq", "ne"])
+@pytest.mark.parametrize("d", [2, 8])
+def test_a_parity_test_fused_with_its_branch(cmp, d):
+    """``if n % 2 == 0`` is one instruction of the compiled loop (REM_POW2 fused
+    with the jump): both outcomes, negative dividends, and the remainder still
+    written for its other use."""
+    g = parse_ir(_PARITY.replace("{d}", str(d)).replace("{cmp}", cmp))
+    fns = [Function(g, loop=import_backend(b), optimize=o)
+           for b in ("pure", "compiled") for o in (False, True)]
+    for n in [0, 1, 2, 3, 7, 8, 9, -1, -2, -7, -8, 2 ** 62, INT64_MIN, 2 ** 63 - 1]:
+        r = n % d
+        y = (n // d) if (r == 0) == (cmp == "eq") else (n * d + 1)
+        want = ((y + r + 2 ** 63) % 2 ** 64) - 2 ** 63  # int64 wrap of mul and add
+        assert [f(n) for f in fns] == [want] * 4, (cmp, d, n)
