@@ -1,5 +1,6 @@
-"""Build script: compiles the run loop ``pyjit/_core.pyx`` and the library's C int
-operators ``pyjit/ops/_int64.pyx`` unless PYJIT_PUREPYTHON=1.
+"""Build script: compiles the run loop ``pyjit/_core.pyx``, the library's C int
+operators ``pyjit/ops/_int64.pyx`` and its direct ufunc calls
+``pyjit/ops/_ufunc_direct.pyx`` unless PYJIT_PUREPYTHON=1.
 
 A failed compile is an error: pyjit never falls back silently to the pure-Python
 loop at build time.  Set PYJIT_PUREPYTHON=1 to build without a compiler.
@@ -49,7 +50,9 @@ if os.environ.get("PYJIT_PUREPYTHON", "") not in ("1", "true", "yes"):
         [Extension("pyjit._core", ["pyjit/_core.pyx"],
                    define_macros=[("PYJIT_CYTHON_VERSION", f'"{Cython.__version__}"')],
                    extra_compile_args=extra),
-         Extension("pyjit.ops._int64", ["pyjit/ops/_int64.pyx"], extra_compile_args=extra)],
+         Extension("pyjit.ops._int64", ["pyjit/ops/_int64.pyx"], extra_compile_args=extra),
+         Extension("pyjit.ops._ufunc_direct", ["pyjit/ops/_ufunc_direct.pyx"],
+                   extra_compile_args=extra)],
         compiler_directives={"language_level": "3"},
     )
 

@@ -33,6 +33,14 @@ a run that fails inside calls raises an error whose traceback
 (``InterpreterError.frames``) has a frame per activation, innermost last.  How
 deep calls may nest is :func:`set_recursion_limit`'s to say.
 
+Floating-point errors: a Code whose operators run faster with numpy's
+floating-point errors ignored once for the whole run (``Code.quiet_fp``: the
+library's pointwise operators) runs between :func:`pyjit.ops.fperrors.enter`
+and ``leave``; the setting is undone when the run returns or suspends.  torch
+computes infinities and NaN silently, and the library's operators ignore the
+errors anyway: the run only saves them setting it per call.  An operator of the
+user's in such a run sees the errors ignored too.
+
 Linking: a :class:`~pyjit.code.Code` says what its forks, awaitables and calls run
 (:class:`~pyjit.code.ForkSite`, :class:`~pyjit.code.AwaitableSite`,
 :class:`~pyjit.code.CallSite`), the runtime how: :func:`program_of` turns each
@@ -60,6 +68,7 @@ from .errors import (REPEATED_FRAMES_SHOWN, GraphRecursionError, InterpreterErro
 from .futures import Await, Future
 from .ir import Graph
 from .ir.printer import node_header
+from .ops.fperrors import enter as _fp_enter, leave as _fp_leave
 from .registry import Registry
 from .workqueue import Executor, default_queue
 
@@ -258,6 +267,17 @@ def located_error(code: Code, pcs: Union[int, Sequence[int]],
     return err
 
 
+def _run_frame(frame: Any, stack: List[Any], quiet: bool) -> Optional[Future]:
+    """``frame.run(stack)``, with numpy's floating-point errors ignored if
+    ``quiet`` (the Code's ``quiet_fp``; see :mod:`pyjit.ops.fperrors`)."""
+    fp = _fp_enter() if quiet else None
+    try:
+        return frame.run(stack)
+    finally:
+        if fp is not None:
+            _fp_leave(fp)
+
+
 def drive(code: Code, frame: Any, stack: List[Any], *, loop: Optional[ModuleType] = None,
           executor: Optional[Executor] = None) -> None:
     """Run ``frame`` to completion, blocking while it waits on a future, and turn a
@@ -269,13 +289,14 @@ def drive(code: Code, frame: Any, stack: List[Any], *, loop: Optional[ModuleType
     frame is resumed in this thread: a blocking run never needs a pool thread
     for itself (see :mod:`pyjit.workqueue`)."""
     token = _enter_run(loop or _default_loop, executor)
+    quiet = code.quiet_fp
     try:
-        pending = frame.run(stack)
+        pending = _run_frame(frame, stack, quiet)
         while pending is not None:
             # No raise here: the WAIT reads the future again and raises its error,
             # so the frame fails (and releases its registers) at the WAIT.
             pending.join()
-            pending = frame.run(stack)
+            pending = _run_frame(frame, stack, quiet)
     except Exception as exc:
         err = located_error(code, frame.pcs, exc)
         raise err from err.__cause__
@@ -488,7 +509,7 @@ class InterpreterState:
         token = _enter_run(self._loop, self._executor)
         try:
             try:
-                pending = frame.run(stack)
+                pending = _run_frame(frame, stack, self.code.quiet_fp)
             except Exception as exc:
                 err = located_error(self.code, frame.pcs, exc)
                 raise err from err.__cause__
@@ -671,7 +692,7 @@ class Function:
     """
 
     __slots__ = ("code", "signature", "_check", "_program", "_loop", "_n_inputs",
-                 "_n_outputs")
+                 "_n_outputs", "_quiet_fp")
 
     def __init__(self, graph: Union[Graph, Code], *, loop: Optional[ModuleType] = None,
                  registry: Optional[Registry] = None, optimize: Optional[bool] = None,
@@ -694,6 +715,7 @@ class Function:
         self._program = program_of(self.code, self._loop)
         self._n_inputs = self.code.n_inputs
         self._n_outputs = self.code.n_outputs
+        self._quiet_fp = self.code.quiet_fp
 
     def __call__(self, *args: Any) -> Any:
         if len(args) != self._n_inputs:
@@ -705,11 +727,15 @@ class Function:
             # costs as much as the run: the run settings are this loop's
             # already, so there is nothing to set.  A run that suspends on a
             # future goes on in drive(), which waits for it.
+            fp = _fp_enter() if self._quiet_fp else None
             try:
                 pending = frame.run(stack)
             except Exception as exc:
                 err = located_error(self.code, frame.pcs, exc)
                 raise err from err.__cause__
+            finally:
+                if fp is not None:
+                    _fp_leave(fp)
             if pending is not None:
                 drive(self.code, frame, stack, loop=self._loop)
         else:

@@ -22,6 +22,7 @@ operator of an existing family is one row.
 ``dtypes``             torch's ScalarType codes, dtype names and type promotion
 ``dims``               dimensions and shapes as torch checks them
 ``fperrors``           numpy's floating-point warnings silenced, as torch never warns
+``ufunc_direct``       the pointwise family's ufunc calls without its generic wrapper
 ``pointwise``          unary and binary pointwise tensor operators (with ``_`` and
                        ``out=`` forms), clamp, where, lerp, addcmul
 ``special``            the special functions behind ``erf``, ``lgamma``, ``digamma``...

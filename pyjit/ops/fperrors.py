@@ -16,17 +16,34 @@ numpy 2 keeps that setting in a context variable; setting it directly costs
 about a tenth of entering ``numpy.errstate``, which matters on small tensors.
 Where that variable is not available (numpy 1.x) ``numpy.errstate`` itself is
 used.
+
+Even directly, setting the variable and resetting it costs about as much as a
+ufunc on 16 elements, and it makes numpy's next lookup of the setting miss its
+cache.  So a *run* of a graph whose operators ignore the errors sets it once
+(:mod:`pyjit.interpreter` calls :func:`enter` around a run of a Code whose
+``quiet_fp`` is true: some of its operators were declared with
+:func:`prefers_quiet_run`), and inside it :func:`enter` finds the setting made
+and sets nothing (one lookup), and the library's direct ufunc calls
+(:mod:`pyjit.ops.ufunc_direct`) call numpy straight.  Every operator still works
+outside a run, setting it per call.  An operator of the user's that runs inside
+such a run sees numpy's errors ignored too; one that wants numpy's reports sets
+its own ``numpy.errstate``.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["enter", "leave", "ignoring"]
+__all__ = ["enter", "leave", "ignoring", "QUIET", "CONTEXT_VAR", "is_quiet",
+           "prefers_quiet_run", "wants_quiet_run"]
 
 try:
     from numpy._core.umath import _extobj_contextvar, _make_extobj
 except ImportError:  # numpy < 2: no context variable; errstate is the public way
+    #: numpy's setting with every error ignored, and the context variable holding
+    #: the current one (None without numpy 2: then no run sets it, nothing is quiet).
+    QUIET = CONTEXT_VAR = None
+
     def enter():
         state = np.errstate(all="ignore")
         state.__enter__()
@@ -35,13 +52,23 @@ except ImportError:  # numpy < 2: no context variable; errstate is the public wa
     def leave(state) -> None:
         state.__exit__(None, None, None)
 else:
-    _QUIET = _make_extobj(all="ignore")
+    QUIET = _make_extobj(all="ignore")
+    CONTEXT_VAR = _extobj_contextvar
     _set = _extobj_contextvar.set
-    leave = _extobj_contextvar.reset
+    _get = _extobj_contextvar.get
+    _reset = _extobj_contextvar.reset
 
     def enter():
-        """Ignore floating-point errors until :func:`leave` is given the token."""
-        return _set(_QUIET)
+        """Ignore floating-point errors until :func:`leave` is given the token: None
+        when this module ignores them already (inside a run), with nothing to undo."""
+        if _get() is QUIET:
+            return None
+        return _set(QUIET)
+
+    def leave(token) -> None:
+        """Undo the :func:`enter` that gave ``token``."""
+        if token is not None:
+            _reset(token)
 
 
 class ignoring:
@@ -55,3 +82,28 @@ class ignoring:
 
     def __exit__(self, *exc_info) -> None:
         leave(self._token)
+
+
+def is_quiet() -> bool:
+    """Whether floating-point errors are ignored by :func:`enter` in this context
+    now (an equal setting made otherwise does not count)."""
+    return CONTEXT_VAR is not None and _get() is QUIET
+
+
+# The ids of the callables that run faster inside a quiet run, kept alive here
+# (ids, not the callables: a user's callback need not be hashable).
+_PREFER_QUIET = {}
+
+
+def prefers_quiet_run(fn):
+    """Declare that ``fn`` runs faster inside a run that ignores floating-point
+    errors once (it calls :func:`enter` or checks :func:`is_quiet` itself, so it is
+    right either way); returns ``fn``."""
+    _PREFER_QUIET[id(fn)] = fn
+    return fn
+
+
+def wants_quiet_run(callbacks) -> bool:
+    """Whether a Code calling ``callbacks`` should run between :func:`enter` and
+    :func:`leave`: some of them were declared with :func:`prefers_quiet_run`."""
+    return CONTEXT_VAR is not None and any(id(cb) in _PREFER_QUIET for cb in callbacks)

@@ -35,7 +35,11 @@ non-singleton dimension 1``).
 
 numpy warns on division by zero, overflow and NaN; torch does not, so the generic
 implementations run with numpy's floating-point errors ignored
-(:mod:`pyjit.ops.fperrors`).
+(:mod:`pyjit.ops.fperrors`), which a run of a graph holding them sets once for
+all its operators.  A binary operator whose generic implementation ends in a
+plain ufunc call for same-dtype operands is a C callable making that call itself
+inside such a run (:mod:`pyjit.ops.ufunc_direct`), and the generic
+implementation otherwise.
 
 Adding an operator of an existing kind is one row of :data:`UNARY` or
 :data:`BINARY`.  The clamp family, ``where``, ``lerp``, ``addcmul``/``addcdiv``
@@ -55,7 +59,8 @@ from . import special
 from .dims import as_array, broadcast_shapes, check_inplace_shape
 from .dtypes import (BOOL, DEFAULT_FLOAT, FLOAT64, INT64, c_name, check_cast, meta_name,
                      result_type, torch_name)
-from .fperrors import enter, leave
+from .fperrors import enter, leave, prefers_quiet_run
+from .ufunc_direct import direct as direct_call
 
 __all__ = ["Unary", "Binary", "UNARY", "BINARY", "unary", "binary", "inplace", "out_form",
            "add", "sub", "clamp", "where", "FAMILY"]
@@ -145,7 +150,7 @@ def unary(row: Unary) -> Callable:
         return as_array(r) if as_computed else as_array(r).astype(a.dtype)
     op.__name__ = name
     op.__doc__ = f"``aten::{name}`` ({rule} result dtype)."
-    return op
+    return prefers_quiet_run(op)
 
 
 def inplace(functional: Callable, name: str, dtype_name: Callable = torch_name) -> Callable:
@@ -158,7 +163,7 @@ def inplace(functional: Callable, name: str, dtype_name: Callable = torch_name) 
             check_inplace_shape(a.shape, r)
         return _write(a, r, dtype_name)
     op.__name__ = name + "_"
-    return op
+    return prefers_quiet_run(op)
 
 
 def check_writable(target: np.ndarray) -> None:
@@ -197,7 +202,7 @@ def out_form(functional: Callable) -> Callable:
                                  f"shape {list(out.shape)} that pyjit cannot resize") from None
         return _write(out, r)
     op.__name__ = functional.__name__ + "_out"
-    return op
+    return prefers_quiet_run(op)
 
 
 def _sign(x):
@@ -465,7 +470,28 @@ def binary(row: Binary) -> Callable:
             return r if r.dtype == dt else as_array(r).astype(dt)
     op.__name__ = name
     op.__doc__ = f"``aten::{name}`` ({rule} result dtype)."
-    return op
+    if rule in (COMPARE, PREDICATE):
+        return op  # no floating-point errors to ignore
+    if not is_ufunc:
+        return prefers_quiet_run(op)
+    # The cases in which op ends in fn(a, b, out=...), taken by a C callable
+    # without op's frame (pyjit.ops.ufunc_direct): same-dtype arrays, and for
+    # PROMOTE a float array with a Python number.
+    if check is None and rule == PROMOTE:
+        return direct_call(fn, op, same=None, with_number=_FLOAT_DTYPES)
+    if check is None and rule == INTEGRAL:
+        return direct_call(fn, op, same=_INTEGRAL_DTYPES)
+    if rule in (PROMOTE, FLOAT):
+        return direct_call(fn, op, same=_FLOAT_DTYPES)
+    return prefers_quiet_run(op)
+
+
+#: The dtypes of numpy's builtin float, integer and bool, and complex types.
+_FLOAT_DTYPES = tuple({id(d): d for d in map(np.dtype, (np.float32, np.float64, np.float16,
+                                                         np.longdouble))}.values())
+_INTEGRAL_DTYPES = tuple(map(np.dtype, (np.int64, np.int32, np.int16, np.int8, np.uint8,
+                                        np.uint16, np.uint32, np.uint64, np.bool_)))
+_COMPLEX_DTYPES = tuple(map(np.dtype, (np.complex64, np.complex128)))
 
 
 def _binary_inplace(functional: Callable, row: Binary) -> Callable:
@@ -495,7 +521,16 @@ def _binary_inplace(functional: Callable, row: Binary) -> Callable:
         finally:
             leave(token)
     op.__name__ = row.names.split()[0] + "_"
-    return op
+    # Same-dtype arrays of the dtypes op computes in unchanged: op ends in
+    # fn(a, b, out=a) for them (cast and shape errors come from numpy's refusal).
+    if check is None and rule == PROMOTE:
+        return direct_call(fn, op, same=_FLOAT_DTYPES + _INTEGRAL_DTYPES + _COMPLEX_DTYPES,
+                           into_first=True)
+    if check is None and rule == INTEGRAL:
+        return direct_call(fn, op, same=_INTEGRAL_DTYPES, into_first=True)
+    if rule in (PROMOTE, FLOAT):
+        return direct_call(fn, op, same=_FLOAT_DTYPES, into_first=True)
+    return prefers_quiet_run(op)
 
 
 def _check_sub(a, b, dt=None) -> None:
@@ -690,14 +725,15 @@ def _with_alpha(plain: Callable, reverse: bool = False) -> Callable:
     """``self + alpha * other`` (``rsub``: ``other - alpha * self``) from the plain
     binary operator; a constant ``alpha`` of 1 is resolved when the Code is built."""
     def op(a, b, alpha=1):
-        if alpha != 1:
+        if type(alpha) is not int:  # torch refuses a float alpha, 1.0 included
             _alpha_checked(a, b, alpha)
+        if alpha != 1:
             if reverse:
                 return plain(b, _mul(a, alpha))
             return plain(a, _mul(b, alpha))
         return plain(b, a) if reverse else plain(a, b)
     op.__name__ = plain.__name__
-    return op
+    return prefers_quiet_run(op)
 
 
 def _alpha_factory(plain: Callable, general: Callable, reverse: bool = False):
@@ -735,7 +771,7 @@ def _div_modes(true_div: Callable, floor_div: Callable):
             return floor_div(a, b)
         raise ValueError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' "
                          f"but found '{rounding_mode}'")
-    return div
+    return prefers_quiet_run(div)
 
 
 # -- registration ------------------------------------------------------------------------
