@@ -20,7 +20,8 @@ from . import ops  # the one import that fills the default registry with the lib
 from ._backend import HAS_CEXT
 from .code import Code
 from .compilation_unit import CompilationUnit
-from .errors import (CompileError, GraphRecursionError, InterpreterError, JITException,
+from .archive import load
+from .errors import (ArchiveError, CompileError, GraphRecursionError, InterpreterError, JITException,
                      OperatorNotFoundError, ParseError, PyjitError, TorchConversionError)
 from .frontend import ScriptFunction, script
 from .futures import Future
@@ -39,5 +40,6 @@ __all__ = [
     "register_operator", "profile", "Profile", "HAS_CEXT", "ir", "from_torch", "TorchFunction",
     "PyjitError", "ParseError", "CompileError", "OperatorNotFoundError",
     "InterpreterError", "JITException", "GraphRecursionError", "TorchConversionError",
+    "load", "ArchiveError",
     "__version__",
 ]

@@ -4,7 +4,9 @@
 
     pyjit run FILE.ir ARG...     run a graph; ARGs are Python literals or .npy files
                                  (--profile: and print where its time went; --json: as data)
+    pyjit run MODEL.pt ARG...    run a torch.jit.save archive's forward (--method NAME)
     pyjit dump FILE.ir           the preprocessed graph and its instruction listing
+    pyjit dump MODEL.pt          every method's and function's, as compiled from it
     pyjit dot FILE.ir [-o OUT]   the graph as a picture (DOT text, or .svg/.png/.pdf
                                  drawn by Graphviz's dot); --code: the instruction table
     pyjit info                   version, active backend, Cython version
@@ -78,8 +80,55 @@ def _show(value: Any) -> str:
     return repr(value) if isinstance(value, str) else str(value)
 
 
+def _is_archive(path: str) -> bool:
+    return os.path.isfile(path) and zipfile.is_zipfile(path)
+
+
+def _run_archive(ns: argparse.Namespace) -> int:
+    from .archive import load
+    model = load(ns.file)
+    method = ns.method or "forward"
+    if method not in model._program.cls(type(model)._qualified_name).methods:
+        raise CLIError(f"{ns.file}: the module has no method {method!r}")
+    fn = getattr(model, method).function(optimize=ns.optimize)
+    args = [_parse_arg(a) for a in ns.args]
+    if len(args) + 1 != fn.code.n_inputs:
+        raise CLIError(f"{ns.file}: {fn.signature.arity_error(len(args) + 1)}")
+    try:
+        args = fn.signature.check(model, *args)
+    except TypeError as exc:
+        raise CLIError(f"{ns.file}: {exc}") from None
+    if ns.profile or ns.json:
+        return _run_profiled(ns, fn, args)
+    result = fn(*args)
+    outputs = result if isinstance(result, tuple) else (result,)
+    for out in outputs:
+        print(_show(out))
+    return 0
+
+
+def _dump_archive(ns: argparse.Namespace) -> int:
+    from .archive import load
+    model = load(ns.file)
+    program = model._program
+    root = type(model)._qualified_name
+    for name in program.cls(root).methods:
+        program.graph(root, name)
+    unit = program.unit
+    for cls, names in unit.classes.items():
+        for name in names:
+            print(f"# {cls}.{name}")
+            sys.stdout.write(str(unit.code(name, cls, optimize=ns.optimize)) + "\n")
+    for name in unit.functions:
+        print(f"# {name}")
+        sys.stdout.write(str(unit.code(name, optimize=ns.optimize)) + "\n")
+    return 0
+
+
 def cmd_run(ns: argparse.Namespace) -> int:
     from .interpreter import Function
+    if _is_archive(ns.file):
+        return _run_archive(ns)
     graph = _read_graph(ns.file)
     fn = Function(graph, optimize=ns.optimize)
     args = [_parse_arg(a) for a in ns.args]
@@ -92,6 +141,12 @@ def cmd_run(ns: argparse.Namespace) -> int:
     if not (ns.profile or ns.json):
         _print_outputs(fn, fn(*args))
         return 0
+    return _run_profiled(ns, fn, args)
+
+
+def _run_profiled(ns: argparse.Namespace, fn, args) -> int:
+    """``run --profile``/``--json``: run ``fn`` under a profile, then print the
+    outputs and the table, or one JSON document."""
     from .profiler import profile
     prof = profile()
     try:
@@ -131,6 +186,8 @@ def _print_profile(prof, as_json: bool, outputs: Any) -> None:
 def cmd_dump(ns: argparse.Namespace) -> int:
     from . import opcodes
     from .code import Code
+    if _is_archive(ns.file):
+        return _dump_archive(ns)
     code = Code(_read_graph(ns.file), optimize=ns.optimize)
     sys.stdout.write(str(code))
     if ns.opcodes:
@@ -246,12 +303,14 @@ def build_parser() -> argparse.ArgumentParser:
                                 "with the register interpreter of the early PyTorch JIT.")
     sub = p.add_subparsers(dest="command", required=True)
     r = sub.add_parser("run", help="run a graph and print its output(s)")
-    r.add_argument("file", help="graph text (.ir) as torch prints it")
+    r.add_argument("file", help="graph text (.ir) as torch prints it, or a torch.jit.save "
+                   "archive (.pt)")
     r.add_argument("args", nargs="*", help="inputs: Python literals, or .npy files for tensors")
     r.add_argument("--profile", action="store_true",
                    help="then print a table of executions and time per node and source line")
     r.add_argument("--json", action="store_true",
                    help="print the outputs and the profile as one JSON document instead")
+    r.add_argument("--method", help="the archive's method to run (default: forward)")
     _level_options(r)
     r.set_defaults(func=cmd_run)
     d = sub.add_parser("dump", help="print the preprocessed graph and its instructions")

@@ -168,3 +168,10 @@ class TorchConversionError(PyjitError, ValueError):
     """:func:`pyjit.from_torch` met something pyjit cannot run yet (a module attribute
     read or written at run time, a method call) or cannot convert (a tensor constant
     of a dtype numpy lacks).  The message names it, with its ``file:line:col``."""
+
+
+class ArchiveError(PyjitError, ValueError):
+    """:func:`pyjit.load` cannot read a ``torch.jit.save`` archive: not a zip, a
+    part missing, a format version it does not know, or a pickle naming a global
+    outside the allow-list (refused before anything runs).  The message names
+    the archive part and what was wrong with it."""

@@ -84,6 +84,16 @@ def test_from_torch_example_prints_what_the_readme_says(tmp_path):
     _prints_what_it_says(_python_block("from_torch"), tmp_path, "from_torch_example.py")
 
 
+def test_saved_models_example_prints_what_the_readme_says(tmp_path):
+    block = _python_block("pyjit.load")
+    assert len(block.strip().splitlines()) == 3
+    example = tmp_path / "load_example.py"
+    example.write_text(block)
+    out = subprocess.run([sys.executable, str(example)], cwd=ROOT, check=True,
+                         capture_output=True, text=True, env=checkout_env()).stdout
+    shown = [line.split("# ", 1)[1] for line in block.splitlines() if line.startswith("print(")]
+    assert out.splitlines() == shown
+
 
 def test_how_it_runs_shows_the_table_pyjit_dump_prints():
     """The fib table in "How it runs" is what ``pyjit dump examples/fib.ir`` prints

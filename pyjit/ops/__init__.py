@@ -43,6 +43,10 @@ operator of an existing family is one row.
 ``nn_resample``        padding, interpolation, grid sampling
 ``nn_loss``            losses and distances
 ``nn_layers``          linear, embedding, one_hot
+``nn_attention``       scaled_dot_product_attention; the fused attention and encoder
+                       layer kernels of nn.MultiheadAttention and TransformerEncoderLayer
+``nn_recurrent``       rnn_tanh, rnn_relu, gru, lstm (padded and packed input)
+``nested``             nested-tensor operators, refused: pyjit has no nested tensors
 ``random``             sampling (``rand``, ``bernoulli_``...) and dropout, from one
                        numpy generator (``random.manual_seed``)
 ``tensor_format``      ATen's text form of a tensor
@@ -65,6 +69,7 @@ from . import dicts, enums, formatting, lists, objects, prim, scalars, strings  
 from . import pointwise, activations, reductions, numerics  # noqa: F401
 from . import tensor_shapes, indexing, conversions, implicit, tensor_factories  # noqa: F401
 from . import linalg, fft, nn_conv, nn_norm, nn_resample, nn_loss, nn_layers  # noqa: F401
+from . import nn_attention, nn_recurrent, nested  # noqa: F401
 from . import random  # noqa: F401
 from . import warn  # noqa: F401
 from . import awaitables  # noqa: F401
@@ -82,8 +87,10 @@ FAMILIES = [
     ("creation", (tensor_factories,)),
     ("linear algebra", (linalg,)),
     ("fft", (fft,)),
-    ("neural network", (nn_conv, nn_norm, nn_resample, nn_loss, nn_layers)),
+    ("neural network", (nn_conv, nn_norm, nn_resample, nn_loss, nn_layers, nn_attention,
+                         nn_recurrent)),
     ("random", (random,)),
+    ("nested tensors (refused)", (nested,)),
 ]
 
 __all__ = ["torch_str", "FAMILIES"]

@@ -21,6 +21,7 @@ TorchScript prints these ``to`` overloads (``x.float()`` is the first one)::
 
 from __future__ import annotations
 
+import re
 from typing import Any, Optional
 
 import numpy as np
@@ -55,6 +56,19 @@ def to_other(a, other, copy: bool = False):
 def _check_device(device: Any) -> None:
     if device is not None and str(device).split(":")[0] != "cpu":
         raise ValueError(f"pyjit runs on the CPU only; cannot move a tensor to {device!r}")
+
+
+_DEVICE_TEXT = re.compile(r"[a-z_]+(:\d+)?")
+
+
+def device(text: str, index: Optional[int] = None) -> str:
+    """``aten::device``: ``torch.device("cpu")``.  pyjit's devices are their text
+    (what ``prim::device`` gives); naming one is allowed, moving a tensor to
+    anything but the CPU is not (:func:`_check_device`)."""
+    if not isinstance(text, str) or not _DEVICE_TEXT.fullmatch(text) or \
+            (index is not None and ":" in text):
+        raise ValueError(f"Invalid device string: '{text}'")
+    return text if index is None else f"{text}:{index}"
 
 
 def item(a):
@@ -135,6 +149,8 @@ R.register("aten::cpu", lambda a: a, types=[_T])
 
 R.register("prim::dtype", lambda a: code_of(a.dtype), types=[_T])
 R.register("prim::device", lambda a: "cpu", types=[_T])
+R.register("aten::device", device, types=["str"])
+R.register("aten::device", device, types=["str", "int"])
 R.register("prim::layout", lambda a: STRIDED, types=[_T])
 R.register("prim::type", lambda d: str(d).split(":")[0], types=["Device"])
 R.register("prim::requires_grad", lambda a: False, types=[_T])
@@ -143,6 +159,10 @@ for _name in ("is_mps", "is_xpu", "is_sparse", "is_quantized", "is_meta", "is_mk
               "is_vulkan", "is_nested"):
     R.register(f"prim::{_name}", lambda a: False, types=[_T])
 R.register("aten::get_device", lambda a: -1, types=[_T])
+# pyjit computes no gradients and never autocasts: both modes are off, as under
+# torch.no_grad() (models' fast paths ask, e.g. nn.TransformerEncoderLayer's).
+R.register("aten::is_grad_enabled", lambda: False, types=[])
+R.register("aten::is_autocast_enabled", lambda: False, types=[])
 R.register("aten::is_floating_point", lambda a: a.dtype.kind == "f", types=[_T])
 R.register("aten::is_complex", lambda a: a.dtype.kind == "c", types=[_T])
 R.register("aten::is_signed", lambda a: a.dtype.kind in "ifc", types=[_T])
@@ -184,7 +204,7 @@ R.register("aten::requires_grad_", lambda a, flag: a, types=[_T, "bool"])
 
 #: The family's operator names, for ``pyjit info --ops``.
 FAMILY = sorted(["to", "type_as", "cpu", "dtype", "device", "layout", "type", "requires_grad",
-                 "is_cuda", "get_device", "is_floating_point", "is_complex", "is_signed",
+                 "is_cuda", "get_device", "is_grad_enabled", "is_autocast_enabled", "is_floating_point", "is_complex", "is_signed",
                  "is_contiguous", "element_size", "promote_types", "can_cast", "result_type",
                  "item", "Float", "Int", "Bool", "is_nonzero", "ScalarImplicit", "tolist",
                  "clone", "contiguous", "detach", "requires_grad_"])

@@ -851,6 +851,7 @@ for _name in ("div", "divide"):
     for _a, _b in _operand_patterns("other"):
         R.register(f"aten::{_name}", div, types=[_a, _b, "str?"])
         R.register(f"aten::{_name}", out_form(div), types=[_a, _b, "str?", _T])
+        R.register(f"aten::{_name}", out_form(_true_div), types=[_a, _b, _T])   # div.out
         R.register(f"aten::{_name}_", inplace(div, _name), types=[_a, _b, "str?"])
 
 

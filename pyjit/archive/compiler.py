@@ -1,0 +1,677 @@
+"""Serialized TorchScript methods and functions compiled into pyjit graphs.
+
+The code torch writes into an archive is the printed form of its graphs, so it
+is a narrow subset of Python that maps back onto nodes almost one to one::
+
+    y = (sub).forward(x, )              prim::CallMethod[name="forward"](%sub, %x)
+    _0 = getattr(layers, "0")            prim::GetAttr[name="0"](%layers)
+    self.count = torch.add(count, 1)     aten::add (the int overload), prim::SetAttr
+    o = unchecked_cast(Tensor, opt)      prim::unchecked_cast
+    ops.prim.RaiseException("..", "builtins.ValueError")
+    _1 = __torch__.torch.nn.functional.relu(input, False, )   prim::CallFunction
+    w = CONSTANTS.c0                     a tensor constant of constants.pkl
+
+Operators are chosen by :mod:`.schemas` with the overload torch picks, their
+left-out arguments filled in with the schema's defaults, as in torch's graph.
+Control flow is structured already: an ``if`` whose branches assign a variable
+is a ``prim::If`` with that output (a branch that raises gives it
+``prim::Uninitialized``), ``for i in range(n)`` and ``while c`` are
+``prim::Loop`` s carrying the variables they reassign::
+
+    s0 = s                           %s0.1 : int = prim::Loop(%max, %c0, %s)
+    _0 = torch.gt(s, 3)                block0(%i, %s0):
+    while _0:                            %s1 = aten::floordiv(%s0, %2)
+      s1 = torch.floordiv(s0, 2)         %c = aten::gt(%s1, %3)
+      _0, s0 = torch.gt(s1, 3), s1       -> (%c, %s1)
+
+The graph is built with the frontend's :class:`~pyjit.frontend.builder.GraphBuilder`,
+so every node carries the location of the line it came from (``code/__torch__.py:12:4``,
+or the user's own file where the archive's debug records say, :mod:`.debug_info`).
+"""
+
+from __future__ import annotations
+
+import ast
+import math
+from typing import Any, Dict, List, Optional, Protocol, Sequence, Tuple, Union
+
+from ..frontend.builder import INT_MAX, GraphBuilder
+from ..ir import Graph, Value
+from ..ir import types as T
+from ..ir.literals import TensorValue
+from ..ir.type_relation import is_subtype, unify
+from .schemas import REQUIRED, match, schemas_of
+from .source import ClassDef, CodeFile, dotted, type_of
+from .upgraders import upgrader
+
+__all__ = ["Signature", "REQUIRED", "compile_function"]
+
+Env = Dict[str, Any]          # name -> Value, or a tuple of Values (several outputs)
+
+
+class Signature:
+    """A method's or function's parameters (names, types, defaults) and return type."""
+
+    def __init__(self, fdef: ast.FunctionDef, file: CodeFile) -> None:
+        args = fdef.args
+        self.names = [a.arg for a in args.args]
+        self.types: List[T.Type] = []
+        for a in args.args:
+            if a.annotation is None:
+                file.fail(a, f"parameter '{a.arg}' has no type")
+            self.types.append(type_of(a.annotation, file))
+        defaults: List[Any] = [REQUIRED] * (len(args.args) - len(args.defaults))
+        for d in args.defaults:
+            try:
+                defaults.append(ast.literal_eval(d))
+            except ValueError:
+                file.fail(d, "a default must be a literal")
+        self.defaults = defaults
+        self.returns = type_of(fdef.returns, file) if fdef.returns is not None else T.NONE
+
+
+class FunctionRef:
+    """A function of the archive named as a value (``_0 = __torch__...softmax``),
+    which serialized code then calls (``_0(x, 1, 3, None)``)."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+
+class Program(Protocol):
+    """What a compilation asks of the whole archive (:class:`.program.Program`)."""
+
+    version: int      # the archive's format version
+
+    def cls(self, name: str) -> Optional[ClassDef]: ...
+
+    def function(self, name: str, at: ast.AST,
+                 file: CodeFile) -> Tuple[CodeFile, ast.FunctionDef]: ...
+
+    def constant(self, index: int, at: ast.AST, file: CodeFile) -> Any: ...
+
+
+def compile_function(program: "Program", file: CodeFile, fdef: ast.FunctionDef,
+                     owner: Optional[ClassDef]) -> Graph:
+    """The graph of one serialized method (``owner`` its class) or function."""
+    return _Compiler(program, file, fdef, owner).compile()
+
+
+class _Compiler:
+    def __init__(self, program, file: CodeFile, fdef: ast.FunctionDef,
+                 owner: Optional[ClassDef]) -> None:
+        self.program = program
+        self.file = file
+        self.fdef = fdef
+        self.owner = owner
+        self.b = GraphBuilder(file)  # type: ignore[arg-type]  # CodeFile: location, fail
+        self.graph = self.b.graph
+
+    # -- the function -----------------------------------------------------------------------
+    def compile(self) -> Graph:
+        sig = Signature(self.fdef, self.file)
+        env: Env = {}
+        for name, t in zip(sig.names, sig.types):
+            env[name] = self.graph.add_input(name, t)
+        body = self.fdef.body
+        with self.b.at_end_of(self.graph.block):
+            returned = self.block(body[:-1], env) if isinstance(body[-1], ast.Return) \
+                else self.block(body, env)
+            last = body[-1]
+            if isinstance(last, ast.Return):
+                out = self.value(self.expr(last.value, env, sig.returns), last) \
+                    if last.value is not None else self.b.const(None, last)
+            elif returned:   # the body always raises
+                out = self.b.uninitialized(sig.returns, last)
+            else:
+                out = self.b.const(None, last)
+        if not is_subtype(out.type, sig.returns):
+            self.file.fail(last, f"returns a {out.type}, but is declared to return "
+                                 f"{sig.returns}")
+        self.graph.register_output(out)
+        self.graph.lint()
+        return self.graph
+
+    # -- statements ---------------------------------------------------------------------------
+    def block(self, stmts: Sequence[ast.stmt], env: Env) -> bool:
+        """Emit ``stmts``; True when they end by raising (nothing after them runs)."""
+        for s in stmts:
+            if self.stmt(s, env):
+                return True
+        return False
+
+    def stmt(self, s: ast.stmt, env: Env) -> bool:
+        if isinstance(s, ast.Assign):
+            if len(s.targets) != 1:
+                self.file.fail(s, "chained assignment is not serialized code")
+            self.assign(s.targets[0], s.value, env, s)
+        elif isinstance(s, ast.AnnAssign) and s.value is not None:
+            self.assign(s.target, s.value, env, s, type_of(s.annotation, self.file))
+        elif isinstance(s, ast.Expr):
+            self.expr(s.value, env)
+            return _raises(s)
+        elif isinstance(s, ast.If):
+            return self.if_(s, env)
+        elif isinstance(s, ast.For):
+            self.for_(s, env)
+        elif isinstance(s, ast.While):
+            self.while_(s, env)
+        elif isinstance(s, ast.With):
+            return self.with_(s, env)
+        elif isinstance(s, ast.Pass):
+            pass
+        elif isinstance(s, ast.Return):
+            self.file.fail(s, "a return before the end of the function: torch never "
+                              "serializes one")
+        else:
+            self.file.fail(s, f"unsupported statement ({type(s).__name__}) in serialized code")
+        return False
+
+    def assign(self, target: ast.expr, value: ast.expr, env: Env, at: ast.stmt,
+               hint: Optional[T.Type] = None) -> None:
+        if isinstance(target, ast.Tuple):
+            if isinstance(value, ast.Tuple) and len(value.elts) == len(target.elts):
+                # a, b = x, y: every right side first, as Python does.
+                values = [self.expr(v, env) for v in value.elts]
+            else:
+                got = self.expr(value, env)
+                values = list(got) if isinstance(got, tuple) else self._unpack(
+                    got, len(target.elts), at)
+            if len(values) != len(target.elts):
+                self.file.fail(at, f"cannot unpack {len(values)} values into "
+                                   f"{len(target.elts)}")
+            for t, v in zip(target.elts, values):
+                self._bind(t, v, env, at)
+            return
+        self._bind(target, self.expr(value, env, hint), env, at)
+
+    def _bind(self, target: ast.expr, v: Any, env: Env, at: ast.stmt) -> None:
+        if isinstance(target, ast.Name):
+            env[target.id] = v
+        elif isinstance(target, ast.Attribute):
+            obj = self.value(self.expr(target.value, env), target)
+            cls = self._class_of(obj, target)
+            want = cls.attributes.get(target.attr)
+            if want is None:
+                self.file.fail(target, f"{cls.name} has no attribute '{target.attr}' to assign")
+            v = self.value(v, at)
+            if not is_subtype(v.type, want):
+                self.file.fail(at, f"assigning a {v.type} to attribute '{target.attr}' "
+                                   f"of type {want}")
+            self.b.emit("prim::SetAttr", [obj, v], [], at).attrs["name"] = target.attr
+        else:
+            self.file.fail(target, "unsupported assignment target in serialized code")
+
+    def _unpack(self, v: Any, n: int, at: ast.AST) -> List[Value]:
+        v = self.value(v, at)
+        fields = self._fields(v.type)
+        if fields is not None:
+            if len(fields) != n:
+                self.file.fail(at, f"cannot unpack a {v.type} of {len(fields)} into {n} values")
+            return list(self.b.emit("prim::TupleUnpack", [v], fields, at).outputs)
+        if isinstance(v.type, T.ListType):   # a, b = torch.size(x): checked when it runs
+            return list(self.b.emit("prim::ListUnpack", [v], [v.type.elem] * n, at).outputs)
+        if not isinstance(v.type, T.TupleType) or len(v.type.elems) != n:
+            self.file.fail(at, f"cannot unpack a {v.type} into {n} values")
+        return list(self.b.emit("prim::TupleUnpack", [v], list(v.type.elems), at).outputs)
+
+    # -- control flow -------------------------------------------------------------------------
+    def if_(self, s: ast.If, env: Env) -> bool:
+        cond = self._bool(self.expr(s.test, env), s.test)
+        node = self.b.emit("prim::If", [cond], [], s)
+        branches = []
+        for stmts in (s.body, s.orelse):
+            block = node.add_block()
+            benv = dict(env)
+            with self.b.at_end_of(block):
+                raised = self.block(stmts, benv)
+            branches.append((block, benv, raised))
+        (b1, e1, r1), (b2, e2, r2) = branches
+        assigned = _assigned(s.body) | _assigned(s.orelse)
+        for name in sorted(assigned, key=lambda n: (n not in env, n)):
+            v1, v2 = e1.get(name), e2.get(name)
+            if (v1 is None and not r1) or (v2 is None and not r2) or (v1 is None and v2 is None):
+                continue            # not defined after the If
+            if not isinstance(v1, (Value, type(None))) or not isinstance(v2, (Value, type(None))):
+                continue            # a function reference or several outputs: not a value
+            t = unify(v1.type, v2.type) if v1 is not None and v2 is not None else \
+                (v1 or v2).type
+            if t is None:
+                self.file.fail(s, f"'{name}' is a {v1.type} in one branch and a {v2.type} in "
+                                  "the other")
+            for block, v in ((b1, v1), (b2, v2)):
+                if v is None:
+                    with self.b.at_end_of(block):
+                        v = self.b.uninitialized(t, s)
+                block.register_output(v)
+            env[name] = node.add_output(t)
+        return r1 and r2
+
+    def _loop(self, s: Union[ast.For, ast.While], env: Env, trip: Value, cond: Value,
+              index: Optional[str]) -> None:
+        carried = [n for n in sorted(_assigned(s.body)) if isinstance(env.get(n), Value)]
+        node = self.b.emit("prim::Loop", [trip, cond] + [env[n] for n in carried],
+                           [env[n].type for n in carried], s)
+        body = node.add_block()
+        benv = dict(env)
+        i = body.add_input(index, T.INT)
+        if index is not None:
+            benv[index] = i
+        for n in carried:
+            benv[n] = body.add_input(None, env[n].type)
+        with self.b.at_end_of(body):
+            self.block(s.body, benv)
+            nxt = self._bool(self.expr(s.test, benv), s.test) if isinstance(s, ast.While) \
+                else self.b.const(True, s)
+        body.register_output(nxt)
+        for n, out in zip(carried, node.outputs):
+            v = self.value(benv[n], s)
+            if not is_subtype(v.type, out.type):
+                self.file.fail(s, f"loop-carried '{n}' is a {out.type} before the loop and "
+                                  f"a {v.type} after its body")
+            body.register_output(v)
+            env[n] = out
+
+    def for_(self, s: ast.For, env: Env) -> None:
+        it = s.iter
+        if not (isinstance(s.target, ast.Name) and isinstance(it, ast.Call)
+                and dotted(it.func) == "range" and len(it.args) == 1 and not s.orelse):
+            self.file.fail(s, "serialized loops are 'for i in range(n)'")
+        trip = self.value(self.expr(it.args[0], env), it)
+        self._loop(s, env, trip, self.b.const(True, s), s.target.id)
+
+    def while_(self, s: ast.While, env: Env) -> None:
+        if s.orelse:
+            self.file.fail(s, "while ... else is not serialized code")
+        cond = self._bool(self.expr(s.test, env), s.test)
+        self._loop(s, env, self.b.const(INT_MAX, s), cond, None)
+
+    def with_(self, s: ast.With, env: Env) -> bool:
+        """``with obj:`` (an object of an archive class, e.g. torch's ``no_grad``):
+        its ``__enter__``, the body, its ``__exit__(None, None, None)`` -- what
+        torch's ``prim::Enter``/``prim::Exit`` run (TorchScript code cannot catch
+        an exception, so a raising body leaves without ``__exit__`` there too)."""
+        if len(s.items) != 1 or s.items[0].optional_vars is not None:
+            self.file.fail(s, "serialized code has 'with obj:' of one object")
+        obj = self.value(self.expr(s.items[0].context_expr, env), s.items[0].context_expr)
+        cls = self._class_of(obj, s)
+        for name in ("__enter__", "__exit__"):
+            if name not in cls.methods:
+                self.file.fail(s, f"{cls.name} has no {name} method")
+        self._emit_call_method(obj, cls, "__enter__", [], s)
+        if self.block(s.body, env):
+            return True
+        none = self.b.const(None, s)
+        self._emit_call_method(obj, cls, "__exit__", [none, none, none], s)
+        return False
+
+    def _bool(self, v: Any, at: ast.AST) -> Value:
+        v = self.value(v, at)
+        if v.type != T.BOOL:
+            self.file.fail(at, f"a condition must be a bool, not {v.type}")
+        return v
+
+    # -- expressions -------------------------------------------------------------------------
+    def value(self, v: Any, at: ast.AST) -> Value:
+        """One Value: several outputs of an operator become a tuple."""
+        if isinstance(v, tuple):
+            return self.b.tuple_value(list(v), at)
+        if v is None:
+            self.file.fail(at, "the call returns nothing")
+        if isinstance(v, FunctionRef):
+            self.file.fail(at, f"the function {v.name} is not a value")
+        return v
+
+    def expr(self, e: ast.expr, env: Env, hint: Optional[T.Type] = None) -> Any:
+        if isinstance(e, ast.Name):
+            if e.id not in env:
+                if e.id in _FLOAT_NAMES:     # how torch prints infinities and NaN
+                    return self.b.const(_FLOAT_NAMES[e.id], e)
+                self.file.fail(e, f"undefined name '{e.id}'")
+            return env[e.id]
+        if isinstance(e, ast.Constant):
+            if isinstance(e.value, bytes) or e.value is Ellipsis:
+                self.file.fail(e, "unsupported constant")
+            return self.b.const(e.value, e, hint if e.value is None and hint else None)
+        if isinstance(e, ast.UnaryOp) and isinstance(e.op, ast.USub):
+            operand = e.operand
+            if isinstance(operand, ast.Constant) and isinstance(operand.value, (int, float)):
+                return self.b.const(-operand.value, e)
+            if isinstance(operand, ast.Name) and operand.id in _FLOAT_NAMES and \
+                    operand.id not in env:
+                return self.b.const(-_FLOAT_NAMES[operand.id], e)
+        if isinstance(e, ast.Call):
+            return self.call(e, env)
+        if isinstance(e, ast.Attribute):
+            name = dotted(e)
+            if name is not None and name.startswith("CONSTANTS.c"):
+                return self._tensor_constant(e)
+            if name is not None and name.startswith("__torch__."):
+                return FunctionRef(name)     # _0 = __torch__...softmax, called later
+            return self._get_attr(self.value(self.expr(e.value, env), e), e.attr, e)
+        if isinstance(e, ast.Tuple):
+            return self.b.tuple_value([self.value(self.expr(x, env), x) for x in e.elts], e)
+        if isinstance(e, ast.List):
+            return self._list(e, env, hint)
+        if isinstance(e, ast.Dict):
+            return self._dict(e, env, hint)
+        if isinstance(e, ast.Subscript):
+            return self._subscript(e, env)
+        if isinstance(e, ast.IfExp):
+            cond = self._bool(self.expr(e.test, env), e.test)
+            return self.b.value_if(cond, lambda: self.value(self.expr(e.body, env), e.body),
+                                   lambda: self.value(self.expr(e.orelse, env), e.orelse), e)
+        self.file.fail(e, f"unsupported expression ({type(e).__name__}) in serialized code")
+
+    def _tensor_constant(self, e: ast.Attribute) -> Value:
+        array = self.program.constant(int(e.attr[1:]), e, self.file)
+        n = self.graph.create("prim::Constant")
+        n.attrs["value"] = TensorValue("<Tensor>", array)
+        n.output().set_type(T.TENSOR)
+        n.source_location = self.file.location(e)
+        self.graph.insert_node(n)
+        return n.output()
+
+    def _list(self, e: ast.List, env: Env, hint: Optional[T.Type]) -> Value:
+        items = [self.value(self.expr(x, env), x) for x in e.elts]
+        if isinstance(hint, T.ListType):
+            elem = hint.elem
+        elif items:
+            elem = items[0].type
+            for v in items[1:]:
+                elem = unify(elem, v.type)
+                if elem is None:
+                    self.file.fail(e, "a list of values of different types")
+        else:
+            self.file.fail(e, "an empty list needs annotate(List[T], [])")
+        return self.b.emit1("prim::ListConstruct", items, T.ListType(elem), e)
+
+    def _dict(self, e: ast.Dict, env: Env, hint: Optional[T.Type]) -> Value:
+        flat = []
+        for k, v in zip(e.keys, e.values):
+            flat += [self.value(self.expr(k, env), k), self.value(self.expr(v, env), v)]
+        if isinstance(hint, T.DictType):
+            t = hint
+        elif flat:
+            t = T.DictType(flat[0].type, flat[1].type)
+        else:
+            self.file.fail(e, "an empty dict needs annotate(Dict[K, V], {})")
+        return self.b.emit1("prim::DictConstruct", flat, t, e)
+
+    def _subscript(self, e: ast.Subscript, env: Env) -> Value:
+        obj = self.value(self.expr(e.value, env), e.value)
+        fields = self._fields(obj.type)
+        if isinstance(obj.type, T.TupleType) or fields is not None:
+            idx = e.slice
+            if not (isinstance(idx, ast.Constant) and isinstance(idx.value, int)):
+                self.file.fail(e, "a tuple is indexed by a constant")
+            elems = obj.type.elems if fields is None else fields
+            if not -len(elems) <= idx.value < len(elems):
+                self.file.fail(e, f"tuple index {idx.value} out of range")
+            return self.b.emit1("prim::TupleIndex", [obj, self.b.const(idx.value, e)],
+                                elems[idx.value], e)
+        return self.op("aten::__getitem__", [obj, self.value(self.expr(e.slice, env), e)], {}, e)
+
+    # -- attributes ---------------------------------------------------------------------------
+    def _class_of(self, obj: Value, at: ast.AST) -> ClassDef:
+        cls = self.program.cls(obj.type.name) if isinstance(obj.type, T.NamedType) else None
+        if cls is None:
+            self.file.fail(at, f"a {obj.type} has no attributes")
+        return cls
+
+    def _fields(self, t: T.Type) -> Optional[List[T.Type]]:
+        """The item types of a NamedTuple type, else None."""
+        cls = self.program.cls(t.name) if isinstance(t, T.NamedType) else None
+        return list(cls.attributes.values()) if cls is not None and cls.namedtuple else None
+
+    def _get_attr(self, obj: Value, name: str, at: ast.AST) -> Value:
+        cls = self._class_of(obj, at)
+        if cls.namedtuple and name in cls.attributes:
+            i = list(cls.attributes).index(name)
+            return self.b.emit1("prim::TupleIndex", [obj, self.b.const(i, at)],
+                                cls.attributes[name], at)
+        if name in cls.attributes:
+            n = self.b.emit("prim::GetAttr", [obj], [cls.attributes[name]], at)
+            n.attrs["name"] = name
+            return n.output()
+        if name in cls.constants:
+            return self.b.python_constant(cls.constants[name], at) or \
+                self.file.fail(at, f"constant '{name}' of {cls.name} is not a scalar or tuple")
+        self.file.fail(at, f"{cls.name} has no attribute '{name}'")
+
+    # -- calls ---------------------------------------------------------------------------------
+    def call(self, e: ast.Call, env: Env) -> Any:
+        name = dotted(e.func)
+        root = name.split(".", 1)[0] if name else None
+        if isinstance(e.func, ast.Name) and isinstance(env.get(e.func.id), FunctionRef):
+            return self._call_function(env[e.func.id].name, e, env)
+        if isinstance(e.func, ast.Attribute) and (root is None or root in env):
+            obj = self.value(self.expr(e.func.value, env), e.func.value)
+            return self._call_method(obj, e.func.attr, e, env)
+        if name is None:
+            self.file.fail(e.func, "unsupported call in serialized code")
+        if name.startswith("torch.") and name.count(".") == 1:
+            return self._op_call(f"aten::{name[6:]}", e, env)
+        if name.startswith("ops.") and name.count(".") == 2:
+            _, ns, op = name.split(".")
+            return self._op_call(f"{ns}::{op}", e, env)
+        if name.startswith("__torch__.") and name.endswith(".__new__"):
+            return self._new_object(name[:-len(".__new__")], e)
+        if name.startswith("__torch__."):
+            cls = self.program.cls(name)
+            if cls is not None and cls.namedtuple:
+                return self._new_tuple(cls, e, env)
+            return self._call_function(name, e, env)
+        special = _SPECIAL.get(name)
+        if special is not None:
+            return special(self, e, env)
+        for ns in ("aten", "prim"):   # builtins torch prints by their Python name (sorted)
+            if "." not in name and schemas_of(f"{ns}::{name}"):
+                return self._op_call(f"{ns}::{name}", e, env)
+        self.file.fail(e.func, f"unknown function '{name}' in serialized code")
+
+    def _new_tuple(self, cls: ClassDef, e: ast.Call, env: Env) -> Value:
+        """``__torch__.Point(x, 3)``: a NamedTuple, a tuple of its class's type."""
+        args, kwargs = self._arguments(e, env)
+        items = self._bind_arguments(list(cls.attributes), list(cls.attributes.values()),
+                                     [REQUIRED] * len(cls.attributes), args, kwargs, e,
+                                     cls.name)
+        return self.b.emit1("prim::TupleConstruct", items, cls.type, e)
+
+    def _new_object(self, qualified: str, e: ast.Call) -> Value:
+        """``__torch__.C.__new__(__torch__.C)``: a new object of class C, whose
+        ``__init__`` the code calls next (``(obj).__init__(...)``)."""
+        cls = self.program.cls(qualified)
+        if cls is None:
+            self.file.fail(e, f"the archive's code defines no class {qualified}")
+        return self.b.emit1("prim::CreateObject", [], cls.type, e)
+
+    def _arguments(self, e: ast.Call, env: Env) -> Tuple[List[Value], Dict[str, Value]]:
+        args = [self.value(self.expr(a, env), a) for a in e.args]
+        kwargs = {k.arg: self.value(self.expr(k.value, env), k.value) for k in e.keywords}
+        return args, kwargs
+
+    def _op_call(self, kind: str, e: ast.Call, env: Env) -> Any:
+        args, kwargs = self._arguments(e, env)
+        return self.op(kind, args, kwargs, e)
+
+    def op(self, kind: str, args: List[Value], kwargs: Dict[str, Value], at: ast.AST,
+           upgrade: bool = True) -> Any:
+        """An operator node of the overload torch picks (:func:`.schemas.match`), or
+        the graph of its upgrader when the archive is older than its meaning."""
+        old = upgrader(kind, self.program.version) if upgrade else None
+        if old is not None:
+            return old(self, kind, args, kwargs, at)
+        m = match(kind, [(v, v.type) for v in args], {k: (v, v.type) for k, v in kwargs.items()})
+        if m is None:
+            have = ", ".join(str(v.type) for v in args) + "".join(
+                f", {k}={v.type}" for k, v in kwargs.items())
+            known = schemas_of(kind)
+            if not known:
+                self.file.fail(at, f"unknown operator {kind} (pyjit's library has no such "
+                                   "operator)")
+            self.file.fail(at, f"no overload of {kind} takes ({have}); torch's are:\n  " +
+                           "\n  ".join(s.text for s in known))
+        inputs = []
+        for i, x in enumerate(m.inputs):
+            if isinstance(x, tuple) and x and x[0] == "default":
+                v = self._default(x[1], x[2], at)
+            else:
+                v = x
+            want = m.convert.get(i)
+            if want is not None:
+                v = self._convert(v, want, at)
+            inputs.append(v)
+        node = self.b.emit(kind, inputs, list(m.returns), at)
+        if len(m.returns) == 1:
+            return node.output()
+        return tuple(node.outputs) if m.returns else None
+
+    def _default(self, value: Any, t: T.Type, at: ast.AST) -> Value:
+        if isinstance(value, list):
+            elem = t.elem if isinstance(t, T.ListType) else T.INT
+            if isinstance(elem, T.OptionalType):
+                elem = elem.elem
+            return self.b.emit1("prim::ListConstruct", [self.b.const(x, at) for x in value],
+                                T.ListType(elem), at)
+        return self.b.const(value, at)
+
+    def _convert(self, v: Value, want: T.Type, at: ast.AST) -> Value:
+        if isinstance(want, T.OptionalType):
+            want = want.elem
+        kind = "aten::Float" if want == T.FLOAT else "aten::Int"
+        return self.b.emit1(kind, [v], want, at)
+
+    def _call_method(self, obj: Value, name: str, e: ast.Call, env: Env) -> Value:
+        cls = self._class_of(obj, e.func)
+        fdef = cls.methods.get(name)
+        if fdef is None:
+            self.file.fail(e.func, f"{cls.name} has no method '{name}'")
+        sig = Signature(fdef, cls.file)
+        return self._emit_call_method(obj, cls, name,
+                                      self._bind_call(sig, 1, e, env, f"{cls.name}.{name}"), e)
+
+    def _emit_call_method(self, obj: Value, cls: ClassDef, name: str, args: List[Value],
+                          at: ast.AST) -> Value:
+        sig = Signature(cls.methods[name], cls.file)
+        n = self.b.emit("prim::CallMethod", [obj] + args, [sig.returns], at)
+        n.attrs["name"] = name
+        return n.output()
+
+    def _call_function(self, qualified: str, e: ast.Call, env: Env) -> Value:
+        file, fdef = self.program.function(qualified, e, self.file)
+        sig = Signature(fdef, file)
+        inputs = self._bind_call(sig, 0, e, env, qualified)
+        fn = self.b.function_constant(qualified)
+        return self.b.emit1("prim::CallFunction", [fn] + inputs, sig.returns, e)
+
+    def _bind_call(self, sig: Signature, skip: int, e: ast.Call, env: Env,
+                   label: str) -> List[Value]:
+        args, kwargs = self._arguments(e, env)
+        return self._bind_arguments(sig.names[skip:], sig.types[skip:], sig.defaults[skip:],
+                                    args, kwargs, e, label)
+
+    def _bind_arguments(self, names: List[str], types: List[T.Type], defaults: List[Any],
+              args: List[Value], kwargs: Dict[str, Value], e: ast.Call,
+              label: str) -> List[Value]:
+        """A call's arguments bound to parameters as Python binds them: defaults
+        filled in, an int converted for a float parameter, the types checked."""
+        if len(args) > len(names):
+            self.file.fail(e, f"{label}() takes {len(names)} arguments, {len(args)} given")
+        out = []
+        for i, (n, t, d) in enumerate(zip(names, types, defaults)):
+            if i < len(args):
+                v = args[i]
+            elif n in kwargs:
+                v = kwargs.pop(n)
+            elif d is not REQUIRED:
+                v = self.b.python_constant(d, e) if not isinstance(d, list) else \
+                    self._default(d, t, e)
+            else:
+                self.file.fail(e, f"{label}() needs argument '{n}'")
+            if v.type == T.INT and t == T.FLOAT:
+                v = self._convert(v, t, e)
+            if not is_subtype(v.type, t):
+                self.file.fail(e, f"argument '{n}' of {label}() must be {t}, not {v.type}")
+            out.append(v)
+        if kwargs:
+            self.file.fail(e, f"{label}() has no argument '{next(iter(kwargs))}'")
+        return out
+
+    # -- the printer's own functions -------------------------------------------------------
+    def _type_arg(self, e: ast.Call, n: int) -> T.Type:
+        if len(e.args) != n:
+            self.file.fail(e, f"{dotted(e.func)}() takes {n} arguments")
+        return type_of(e.args[0], self.file)
+
+    def _annotate(self, e: ast.Call, env: Env) -> Value:
+        t = self._type_arg(e, 2)
+        inner = e.args[1]
+        if isinstance(inner, ast.Constant) and inner.value is None:
+            return self.b.const(None, e, t)
+        v = self.value(self.expr(inner, env, t), inner)
+        if not is_subtype(v.type, t):
+            self.file.fail(e, f"annotate({t}, ...) of a {v.type}")
+        return v
+
+    def _unchecked_cast(self, e: ast.Call, env: Env) -> Value:
+        t = self._type_arg(e, 2)
+        v = self.value(self.expr(e.args[1], env), e.args[1])
+        return self.b.emit1("prim::unchecked_cast", [v], t, e)
+
+    def _uninitialized(self, e: ast.Call, env: Env) -> Value:
+        return self.b.uninitialized(self._type_arg(e, 1), e)
+
+    def _getattr(self, e: ast.Call, env: Env) -> Value:
+        if len(e.args) != 2 or not isinstance(e.args[1], ast.Constant) or \
+                not isinstance(e.args[1].value, str):
+            self.file.fail(e, "getattr(obj, \"name\") with a constant name")
+        obj = self.value(self.expr(e.args[0], env), e.args[0])
+        return self._get_attr(obj, e.args[1].value, e)
+
+    def _builtin(kind: str):  # noqa: N805  (a factory of methods)
+        def convert(self, e: ast.Call, env: Env) -> Any:
+            return self._op_call(kind, e, env)
+        return convert
+
+    def _isinstance(self, e: ast.Call, env: Env) -> Value:
+        if len(e.args) != 2:
+            self.file.fail(e, "isinstance() takes 2 arguments")
+        v = self.value(self.expr(e.args[0], env), e.args[0])
+        types = e.args[1].elts if isinstance(e.args[1], ast.Tuple) else [e.args[1]]
+        want = [type_of(t, self.file) for t in types]
+        return self.b.const(any(is_subtype(v.type, w) for w in want), e)
+
+
+_FLOAT_NAMES = {"inf": math.inf, "nan": math.nan}
+
+_SPECIAL = {
+    "annotate": _Compiler._annotate,
+    "unchecked_cast": _Compiler._unchecked_cast,
+    "uninitialized": _Compiler._uninitialized,
+    "getattr": _Compiler._getattr,
+    "isinstance": _Compiler._isinstance,
+    "int": _Compiler._builtin("aten::Int"),
+    "float": _Compiler._builtin("aten::Float"),
+    "bool": _Compiler._builtin("aten::Bool"),
+    "str": _Compiler._builtin("aten::str"),
+    "len": _Compiler._builtin("aten::len"),
+    "print": _Compiler._builtin("prim::Print"),
+}
+
+
+def _raises(s: ast.stmt) -> bool:
+    return isinstance(s, ast.Expr) and isinstance(s.value, ast.Call) and \
+        dotted(s.value.func) == "ops.prim.RaiseException"
+
+
+def _assigned(stmts: Sequence[ast.stmt]) -> set:
+    """The names ``stmts`` assign, nested blocks included."""
+    out = set()
+    for s in stmts:
+        for n in ast.walk(s):
+            if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):
+                out.add(n.id)
+    return out
