@@ -31,6 +31,7 @@ from typing import Any, List, Optional
 
 from ..registry import default_registry as R
 from .scalars import int_add
+from .slicing import torch_slice
 
 __all__ = ["append", "set_item", "pop", "delete", "index", "sort", "list_slice", "torch_slice", "list_unpack",
            "list_min", "list_max"]
@@ -95,21 +96,6 @@ def remove(lst: List[Any], el: Any) -> None:
 
 def sort(lst: List[Any], reverse: bool = False) -> None:
     lst.sort(reverse=reverse)
-
-
-_INT64_MAX = 2 ** 63 - 1
-
-
-def torch_slice(start: Optional[int], end: Optional[int], step: int) -> slice:
-    """The Python slice that ``aten::slice`` of a list or str takes: torch's
-    ``slice_indices_adjust`` reads a bound of INT64_MAX as "none" (TorchScript
-    passes ``slice(None, None, -2)`` as ``0, INT64_MAX, -2``, which takes the
-    first element only) and refuses a zero step in its own words; otherwise
-    Python's rules are torch's."""
-    if step == 0:
-        raise ValueError("List slice should have non-zero step")
-    return slice(None if start == _INT64_MAX else start, None if end == _INT64_MAX else end,
-                 step)
 
 
 def list_slice(lst: List[Any], start: Optional[int], end: Optional[int], step: int) -> List[Any]:

@@ -36,7 +36,7 @@ import operator
 from typing import List, Optional, Tuple
 
 from ..registry import default_registry as R
-from .lists import torch_slice
+from .slicing import torch_slice
 
 __all__ = ["to_bytes", "from_bytes", "canonical", "string_len", "string_getitem",
            "string_slice", "concat", "WHITESPACE", "LINE_BREAKS"]
