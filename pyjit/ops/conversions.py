@@ -161,7 +161,6 @@ for _name in ("is_mps", "is_xpu", "is_sparse", "is_quantized", "is_meta", "is_mk
 R.register("aten::get_device", lambda a: -1, types=[_T])
 # pyjit computes no gradients and never autocasts: both modes are off, as under
 # torch.no_grad() (models' fast paths ask, e.g. nn.TransformerEncoderLayer's).
-R.register("aten::is_grad_enabled", lambda: False, types=[])
 R.register("aten::is_autocast_enabled", lambda: False, types=[])
 R.register("aten::is_floating_point", lambda a: a.dtype.kind == "f", types=[_T])
 R.register("aten::is_complex", lambda a: a.dtype.kind == "c", types=[_T])
@@ -204,7 +203,7 @@ R.register("aten::requires_grad_", lambda a, flag: a, types=[_T, "bool"])
 
 #: The family's operator names, for ``pyjit info --ops``.
 FAMILY = sorted(["to", "type_as", "cpu", "dtype", "device", "layout", "type", "requires_grad",
-                 "is_cuda", "get_device", "is_grad_enabled", "is_autocast_enabled", "is_floating_point", "is_complex", "is_signed",
+                 "is_cuda", "get_device", "is_autocast_enabled", "is_floating_point", "is_complex", "is_signed",
                  "is_contiguous", "element_size", "promote_types", "can_cast", "result_type",
                  "item", "Float", "Int", "Bool", "is_nonzero", "ScalarImplicit", "tolist",
                  "clone", "contiguous", "detach", "requires_grad_"])
