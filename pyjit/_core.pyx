@@ -804,15 +804,13 @@ cdef int _tick(PyThreadState** released, long long* last_signals, bint gil_free)
 # stack, object registers and scalar registers, and where it is.  A block never
 # moves once allocated (a CALL's borrowed arguments and the collector's traversal
 # point into it); the array of activations may, since nothing points into it.
-cdef inline const Instr* _jump(const Instr* code, const Instr* ins, int* ticks,
-                               PyThreadState** released, long long* last_signals) except NULL:
-    """A jump taken: its target; a backward one counts towards the next _tick."""
+cdef inline const Instr* _jump(const Instr* code, const Instr* ins, int* ticks) noexcept:
+    """A jump taken: its target; a backward one counts towards the next _tick,
+    which the loop calls when the count runs out (this stays small, so that the
+    compiler inlines it at every jump of both instantiations of the loop)."""
     cdef const Instr* target = code + ins.arg
     if target <= ins:
         ticks[0] -= 1
-        if ticks[0] == 0:
-            ticks[0] = TICK
-            _tick(released, last_signals, ins.gil_free)
     return target
 
 
@@ -1321,7 +1319,11 @@ cdef class Frame:
                     if RunMode is TimedRun:
                         counts[ins - code] += 1  # its time is the REM's
                     if (a == 0) == (opc == OP_REM_POW2_JEQZ):
-                        ins = _jump(code, ins, &ticks, &released, &last_signals)
+                        target = _jump(code, ins, &ticks)
+                        if ticks == 0:
+                            ticks = TICK
+                            _tick(&released, &last_signals, ins.gil_free)
+                        ins = target
                         continue
                 elif opc == OP_NEG_I:
                     S[words[1]].i = <int64_t>(0 - <uint64_t>S[words[0] >> 1].i)
@@ -1473,55 +1475,107 @@ cdef class Frame:
                 # Each conditional jump its own case: a second switch inside a
                 # shared case would cost a second indirect branch per jump.
                 elif opc == OP_JUMP:
-                    ins = _jump(code, ins, &ticks, &released, &last_signals)
+                    target = _jump(code, ins, &ticks)
+                    if ticks == 0:
+                        ticks = TICK
+                        _tick(&released, &last_signals, ins.gil_free)
+                    ins = target
                     continue
                 elif opc == OP_JT:
                     if S[words[0] >> 1].i != 0:
-                        ins = _jump(code, ins, &ticks, &released, &last_signals)
+                        target = _jump(code, ins, &ticks)
+                        if ticks == 0:
+                            ticks = TICK
+                            _tick(&released, &last_signals, ins.gil_free)
+                        ins = target
                         continue
                 elif opc == OP_JF:
                     if S[words[0] >> 1].i == 0:
-                        ins = _jump(code, ins, &ticks, &released, &last_signals)
+                        target = _jump(code, ins, &ticks)
+                        if ticks == 0:
+                            ticks = TICK
+                            _tick(&released, &last_signals, ins.gil_free)
+                        ins = target
                         continue
                 elif opc == OP_JLT_I:
                     if S[words[0] >> 1].i < S[words[1] >> 1].i:
-                        ins = _jump(code, ins, &ticks, &released, &last_signals)
+                        target = _jump(code, ins, &ticks)
+                        if ticks == 0:
+                            ticks = TICK
+                            _tick(&released, &last_signals, ins.gil_free)
+                        ins = target
                         continue
                 elif opc == OP_JLE_I:
                     if S[words[0] >> 1].i <= S[words[1] >> 1].i:
-                        ins = _jump(code, ins, &ticks, &released, &last_signals)
+                        target = _jump(code, ins, &ticks)
+                        if ticks == 0:
+                            ticks = TICK
+                            _tick(&released, &last_signals, ins.gil_free)
+                        ins = target
                         continue
                 elif opc == OP_JEQ_I:
                     if S[words[0] >> 1].i == S[words[1] >> 1].i:
-                        ins = _jump(code, ins, &ticks, &released, &last_signals)
+                        target = _jump(code, ins, &ticks)
+                        if ticks == 0:
+                            ticks = TICK
+                            _tick(&released, &last_signals, ins.gil_free)
+                        ins = target
                         continue
                 elif opc == OP_JNE_I:
                     if S[words[0] >> 1].i != S[words[1] >> 1].i:
-                        ins = _jump(code, ins, &ticks, &released, &last_signals)
+                        target = _jump(code, ins, &ticks)
+                        if ticks == 0:
+                            ticks = TICK
+                            _tick(&released, &last_signals, ins.gil_free)
+                        ins = target
                         continue
                 elif opc == OP_JLT_F:
                     if S[words[0] >> 1].f < S[words[1] >> 1].f:
-                        ins = _jump(code, ins, &ticks, &released, &last_signals)
+                        target = _jump(code, ins, &ticks)
+                        if ticks == 0:
+                            ticks = TICK
+                            _tick(&released, &last_signals, ins.gil_free)
+                        ins = target
                         continue
                 elif opc == OP_JLE_F:
                     if S[words[0] >> 1].f <= S[words[1] >> 1].f:
-                        ins = _jump(code, ins, &ticks, &released, &last_signals)
+                        target = _jump(code, ins, &ticks)
+                        if ticks == 0:
+                            ticks = TICK
+                            _tick(&released, &last_signals, ins.gil_free)
+                        ins = target
                         continue
                 elif opc == OP_JEQ_F:
                     if S[words[0] >> 1].f == S[words[1] >> 1].f:
-                        ins = _jump(code, ins, &ticks, &released, &last_signals)
+                        target = _jump(code, ins, &ticks)
+                        if ticks == 0:
+                            ticks = TICK
+                            _tick(&released, &last_signals, ins.gil_free)
+                        ins = target
                         continue
                 elif opc == OP_JNE_F:
                     if S[words[0] >> 1].f != S[words[1] >> 1].f:
-                        ins = _jump(code, ins, &ticks, &released, &last_signals)
+                        target = _jump(code, ins, &ticks)
+                        if ticks == 0:
+                            ticks = TICK
+                            _tick(&released, &last_signals, ins.gil_free)
+                        ins = target
                         continue
                 elif opc == OP_JNLT_F:
                     if not (S[words[0] >> 1].f < S[words[1] >> 1].f):
-                        ins = _jump(code, ins, &ticks, &released, &last_signals)
+                        target = _jump(code, ins, &ticks)
+                        if ticks == 0:
+                            ticks = TICK
+                            _tick(&released, &last_signals, ins.gil_free)
+                        ins = target
                         continue
                 elif opc == OP_JNLE_F:
                     if not (S[words[0] >> 1].f <= S[words[1] >> 1].f):
-                        ins = _jump(code, ins, &ticks, &released, &last_signals)
+                        target = _jump(code, ins, &ticks)
+                        if ticks == 0:
+                            ticks = TICK
+                            _tick(&released, &last_signals, ins.gil_free)
+                        ins = target
                         continue
                 elif opc == OP_BOX_I or opc == OP_BOX_F or opc == OP_BOX_B:
                     _hold_gil(&released)
