@@ -130,7 +130,7 @@ def cmd_run(ns: argparse.Namespace) -> int:
     if _is_archive(ns.file):
         return _run_archive(ns)
     graph = _read_graph(ns.file)
-    fn = Function(graph, optimize=ns.optimize)
+    fn = Function(graph, optimize=ns.optimize, copy=False)  # read only to run
     args = [_parse_arg(a) for a in ns.args]
     if len(args) != fn.code.n_inputs:
         raise CLIError(f"{ns.file}: {fn.signature.arity_error(len(args))}")
@@ -188,7 +188,7 @@ def cmd_dump(ns: argparse.Namespace) -> int:
     from .code import Code
     if _is_archive(ns.file):
         return _dump_archive(ns)
-    code = Code(_read_graph(ns.file), optimize=ns.optimize)
+    code = Code(_read_graph(ns.file), optimize=ns.optimize, copy=False)
     sys.stdout.write(str(code))
     if ns.opcodes:
         print("\n" + opcodes.describe())
@@ -201,7 +201,7 @@ def cmd_dot(ns: argparse.Namespace) -> int:
     name = os.path.splitext(os.path.basename(ns.file))[0]
     if ns.code:
         from .code import Code
-        text = Code(graph).to_dot(name=name)
+        text = Code(graph, copy=False).to_dot(name=name)  # read only to draw
     else:
         text = graph.to_dot(name=name)
     if ns.output is None:

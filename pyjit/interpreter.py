@@ -696,7 +696,9 @@ class Function:
     where the Code looks its operators up (the default registry unless given);
     ``optimize`` is the Code's level (see :class:`~pyjit.code.Code`).  A Code
     built already (a :class:`~pyjit.CompilationUnit`'s) may be given instead of
-    the graph.
+    the graph.  ``copy=False`` hands the graph over to its Code instead of
+    having it copied (see :class:`~pyjit.code.Code`): for a graph made only to
+    be run, such as one just read from a file.
 
     Each call checks its arguments against the graph's input types first (see
     :mod:`pyjit.arguments`): a wrong number of arguments, or a value the type does
@@ -710,14 +712,14 @@ class Function:
 
     def __init__(self, graph: Union[Graph, Code], *, loop: Optional[ModuleType] = None,
                  registry: Optional[Registry] = None, optimize: Optional[bool] = None,
-                 signature: Optional[Signature] = None) -> None:
+                 signature: Optional[Signature] = None, copy: bool = True) -> None:
         if isinstance(graph, Code):
-            if registry is not None or optimize is not None:
+            if registry is not None or optimize is not None or not copy:
                 raise TypeError("Function(code) takes the Code as it was built: no "
-                                "registry or optimize")
+                                "registry, optimize or copy")
             self.code = graph
         else:
-            self.code = Code(graph, registry=registry, optimize=optimize)
+            self.code = Code(graph, registry=registry, optimize=optimize, copy=copy)
         if signature is None:
             signature = Signature.of_code(self.code)
         elif list(signature.types) != list(self.code.input_types):

@@ -154,6 +154,26 @@ def test_users_graph_is_unchanged(name):
     assert str(Code(graph)) == str(code)  # and building twice gives the same code
 
 
+@pytest.mark.parametrize("optimize", [False, True], ids=["O0", "O1"])
+@pytest.mark.parametrize("name", list(CASES))
+def test_a_graph_handed_over_is_rewritten_in_place_into_the_same_code(name, optimize):
+    kept = Code(parse_ir(CASES[name].ir), optimize=optimize)
+    graph = parse_ir(CASES[name].ir)
+    given = Code(graph, optimize=optimize, copy=False)
+    assert given.graph is graph            # no copy: the passes ran on it
+    graph.lint()                           # and left it well-formed
+    assert str(given) == str(kept)         # the same listing, preprocessed graph included
+    assert (given.n_inputs, given.n_outputs) == (kept.n_inputs, kept.n_outputs)
+
+
+def test_a_function_of_a_code_takes_no_copy_flag():
+    code = Code(parse_ir(CASES["straight_line"].ir))
+    with pytest.raises(TypeError, match="no registry, optimize or copy"):
+        Function(code, copy=False)
+    graph = parse_ir(CASES["straight_line"].ir)
+    assert Function(graph, copy=False).code.graph is graph
+
+
 def test_code_takes_a_graph():
     with pytest.raises(TypeError, match="Code\\(\\) takes a pyjit Graph, not str"):
         Code(CASES["straight_line"].ir)

@@ -135,12 +135,23 @@ def test_pyjit_bench_compile_measures_in_a_child_process(capsys, tmp_path):
     assert cli_main(["bench", "--compile", "--case", "chain:300", "--json", str(path)]) == 0
     rows = [line.split() for line in capsys.readouterr().out.splitlines()
             if line.lstrip().startswith("chain ")]
-    assert [row[:2] for row in rows] == [["chain", "300"]]
-    (res,) = json.loads(path.read_text())["cases"]
-    assert (res["shape"], res["n"], res["unit"]) == ("chain", 300, "nodes")
-    # the child compiled the same table as this process does
-    assert res["instructions"] == len(Code(parse_ir(graph_text("chain", 300))))
-    assert res["us_per_unit"] > 0 and res["peak_bytes"] >= res["baseline_bytes"] > 0
+    # each case two ways: the graph handed over to Code (as pyjit run does) and kept
+    assert [row[:3] for row in rows] == [["chain", "300", "given"], ["chain", "300", "kept"]]
+    given, kept = json.loads(path.read_text())["cases"]
+    for res, way in ((given, "given"), (kept, "kept")):
+        assert (res["shape"], res["n"], res["unit"], res["way"]) == ("chain", 300, "nodes", way)
+        # the child compiled the same table as this process does
+        assert res["instructions"] == len(Code(parse_ir(graph_text("chain", 300))))
+        assert res["us_per_unit"] > 0 and res["peak_bytes"] >= res["baseline_bytes"] > 0
+
+
+def test_a_way_to_compile_is_given_or_kept():
+    from pyjit.benchmarks.compile_scaling import compile_text
+    with pytest.raises(ValueError, match="a way to compile is one of given, kept, not 'moved'"):
+        compile_text(graph_text("chain", 3), "moved")
+    for way in ("given", "kept"):
+        code, parse_s, build_s = compile_text(graph_text("chain", 3), way)
+        assert len(code) > 0 and parse_s >= 0 and build_s >= 0
 
 
 def test_pyjit_bench_compile_refuses_unknown_cases(capsys):

@@ -12,6 +12,7 @@ import pytest
 
 from pyjit.ir import Graph, IRError, Use, types as T
 from pyjit.ir.graph import _add_use, _remove_use, constant_type
+from pyjit.ir.parser import parse_ir
 from pyjit.ir.printer import format_float, quote_string
 from pyjit.ir.source import SourceLocation
 from pyjit.ir.symbols import prim
@@ -1079,6 +1080,42 @@ def test_lint_name_table():
     g, x, y, a, if_, b = linted_graph()
     g._names["ghost"] = b.output()
     assert "names of no live value: ['ghost']" in lint_error(g)
+
+
+def _chain_of_negs():
+    g = parse_ir("""graph(%x : int):
+  %a : int = aten::neg(%x)
+  %b : int = aten::neg(%a)
+  %c : int = aten::neg(%b)
+  return (%c)
+""")
+    g.lint()
+    a, b, c = (n.output() for n in g.nodes())
+    return g, a, b, c
+
+
+def test_lint_checks_the_commonest_node_as_closely_as_any():
+    # One input, one output, no attributes: lint takes these in one step, and
+    # must still find each thing that can be wrong with them.
+    g, a, b, c = _chain_of_negs()
+    b._uses = None                                  # %b's use by %c not recorded
+    assert "use list of %b does not record its use as input 0" in lint_error(g)
+    g, a, b, c = _chain_of_negs()
+    c._unique = b._unique
+    assert f"value id {b._unique} is used twice (%c)" in lint_error(g)
+    g, a, b, c = _chain_of_negs()
+    c._offset = 1
+    assert "output 0 of %c : int = aten::neg(%b) records node/offset aten::neg/1" \
+        in lint_error(g)
+    g, a, b, c = _chain_of_negs()
+    c.node._graph = Graph()
+    assert "%c : int = aten::neg(%b) belongs to another graph" in lint_error(g)
+    g, a, b, c = _chain_of_negs()
+    c._unique = g._next_unique
+    assert "is not below the graph's next id" in lint_error(g)
+    g, a, b, c = _chain_of_negs()
+    c._name = "d"                                   # the table still says "c"
+    assert "names of no live value: ['c']; names not in the table: ['d']" in lint_error(g)
 
 
 def test_lint_param_and_return_nodes_shape():

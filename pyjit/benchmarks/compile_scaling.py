@@ -15,7 +15,14 @@ shape        the graph                                               n counts
              value of the top block
 ===========  =====================================================  ============
 
-Each case runs in a child process of its own, which reads the text from a
+Each case is compiled two ways, the ``graph`` column of the report:
+
+``given``  as ``pyjit run FILE`` compiles: the parsed graph is handed over,
+           ``Code(graph, copy=False)``, and rewritten in place;
+``kept``   as a program that keeps its graph compiles: ``Code(graph)`` copies
+           it, and both the graph and the copy stay alive.
+
+Each runs in a child process of its own, which reads the text from a
 file, so that its peak resident memory is the compile's: the report gives the
 parse and build times (wall clock; CPU time too in ``--json``), the time per
 unit of n, and the peak memory above what the process held before it read the
@@ -37,7 +44,7 @@ import tempfile
 import time
 from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, TextIO, Tuple
 
-__all__ = ["SHAPES", "CASES", "QUICK_CASES", "graph_lines", "graph_text", "example",
+__all__ = ["SHAPES", "CASES", "QUICK_CASES", "WAYS", "graph_lines", "graph_text", "example",
            "compile_text", "measure", "run", "main", "bench"]
 
 
@@ -133,16 +140,28 @@ def example(shape: str, n: int) -> Tuple[tuple, int]:
     raise ValueError(f"unknown shape {shape!r}; choose from {', '.join(SHAPES)}")
 
 
-def compile_text(text: str) -> Tuple[Any, float, float]:
-    """Parse and build ``text``; returns (the Code, parse seconds, build
-    seconds), wall clock."""
+#: The two ways a case is compiled (see the module docstring): whether Code()
+#: is given the graph or copies it.
+WAYS: Tuple[str, ...] = ("given", "kept")
+
+
+def compile_text(text: str, way: str = "given") -> Tuple[Any, float, float]:
+    """Parse and build ``text``, the graph handed over (``"given"``) or copied
+    (``"kept"``); returns (the Code, parse seconds, build seconds), wall clock."""
     from ..code import Code
     from ..ir.parser import parse_ir
+    copy = _copies(way)
     t0 = time.perf_counter()
     graph = parse_ir(text)
     t1 = time.perf_counter()
-    code = Code(graph)
+    code = Code(graph, copy=copy)
     return code, t1 - t0, time.perf_counter() - t1
+
+
+def _copies(way: str) -> bool:
+    if way not in WAYS:
+        raise ValueError(f"a way to compile is one of {', '.join(WAYS)}, not {way!r}")
+    return way == "kept"
 
 
 # -- one case in a child process ---------------------------------------------------
@@ -167,8 +186,9 @@ def _peak_rss() -> Optional[int]:
     return peak if sys.platform == "darwin" else peak * 1024
 
 
-def _child(path: str) -> Dict[str, Any]:
-    """Compile the graph in ``path``: the measurement a child process makes."""
+def _child(path: str, way: str) -> Dict[str, Any]:
+    """Compile the graph in ``path`` one ``way``: the measurement a child
+    process makes."""
     import pyjit  # noqa: F401  (imports, and the operator library, come first)
     from ..code import Code
     from ..ir.parser import parse_ir
@@ -180,7 +200,7 @@ def _child(path: str) -> Dict[str, Any]:
     graph = parse_ir(text, file=path)
     w1, c1 = time.perf_counter(), time.process_time()
     del text  # as a program would: the text is not needed once parsed
-    code = Code(graph)
+    code = Code(graph, copy=_copies(way))
     w2, c2 = time.perf_counter(), time.process_time()
     peak = _peak_rss()
     return {"parse_s": w1 - w0, "build_s": w2 - w1, "parse_cpu_s": c1 - c0,
@@ -188,10 +208,13 @@ def _child(path: str) -> Dict[str, Any]:
             "baseline_bytes": before, "peak_bytes": peak}
 
 
-def measure(shape: str, n: int, workdir: Optional[str] = None) -> Dict[str, Any]:
-    """Compile the graph ``shape`` of size ``n`` in a fresh child process and
-    return its numbers (see :func:`_child`) with ``shape``, ``n``, the unit,
-    the text's size, and per-unit time and memory."""
+def measure(shape: str, n: int, workdir: Optional[str] = None,
+            way: str = "given") -> Dict[str, Any]:
+    """Compile the graph ``shape`` of size ``n`` one ``way`` (see :data:`WAYS`)
+    in a fresh child process and return its numbers (see :func:`_child`) with
+    ``shape``, ``n``, ``way``, the unit, the text's size, and per-unit time and
+    memory."""
+    _copies(way)
     with tempfile.TemporaryDirectory(dir=workdir) as tmp:
         path = os.path.join(tmp, f"{shape}-{n}.ir")
         with open(path, "w", encoding="utf-8") as f:
@@ -200,13 +223,14 @@ def measure(shape: str, n: int, workdir: Optional[str] = None) -> Dict[str, Any]
         # Run from the temporary directory: `-m` puts the working directory first
         # on sys.path, where a source tree's pyjit would shadow this one.
         proc = subprocess.run(
-            [sys.executable, "-m", "pyjit.benchmarks.compile_scaling", "--child", path],
+            [sys.executable, "-m", "pyjit.benchmarks.compile_scaling", "--child", path,
+             "--way", way],
             capture_output=True, text=True, cwd=tmp,
             env={**os.environ, "PYTHONPATH": _pythonpath()})
     if proc.returncode != 0:
         raise RuntimeError(f"compiling {shape} {n:,} failed:\n{proc.stderr.strip()}")
     res = json.loads(proc.stdout)
-    res.update(shape=shape, n=n, unit=SHAPES[shape][1], text_bytes=size)
+    res.update(shape=shape, n=n, way=way, unit=SHAPES[shape][1], text_bytes=size)
     res["us_per_unit"] = (res["parse_s"] + res["build_s"]) * 1e6 / n
     if res["peak_bytes"] is not None and res["baseline_bytes"] is not None:
         res["bytes_per_unit"] = (res["peak_bytes"] - res["baseline_bytes"]) / n
@@ -223,25 +247,26 @@ def _pythonpath() -> str:
 # -- the report -----------------------------------------------------------------------
 
 def format_results(results: Sequence[Dict[str, Any]]) -> str:
-    lines = [f"  {'shape':<8} {'n':>10}  {'parse s':>8} {'build s':>8} {'total s':>8} "
-             f"{'cpu s':>7} {'us/unit':>8}  {'peak MB':>8} {'B/unit':>7}"]
+    lines = [f"  {'shape':<8} {'n':>10} {'graph':<6} {'parse s':>8} {'build s':>8} "
+             f"{'total s':>8} {'cpu s':>7} {'us/unit':>8}  {'peak MB':>8} {'B/unit':>7}"]
     for r in results:
         peak = r.get("peak_bytes")
         per = r.get("bytes_per_unit")
         lines.append(
-            f"  {r['shape']:<8} {r['n']:>10,}  {r['parse_s']:>8.2f} {r['build_s']:>8.2f} "
+            f"  {r['shape']:<8} {r['n']:>10,} {r.get('way', 'given'):<6} "
+            f"{r['parse_s']:>8.2f} {r['build_s']:>8.2f} "
             f"{r['parse_s'] + r['build_s']:>8.2f} "
             f"{r['parse_cpu_s'] + r['build_cpu_s']:>7.2f} {r['us_per_unit']:>8.1f}  "
             + (f"{peak / 2**20:>8.0f} {per:>7.0f}" if peak is not None and per is not None
                else f"{'-':>8} {'-':>7}") + f"   per {r['unit'][:-1]}")
-    by_shape: Dict[str, List[Dict[str, Any]]] = {}
+    by_shape: Dict[Tuple[str, str], List[Dict[str, Any]]] = {}
     for r in results:
-        by_shape.setdefault(r["shape"], []).append(r)
+        by_shape.setdefault((r["shape"], r.get("way", "given")), []).append(r)
     growth = []
-    for shape, rs in by_shape.items():
+    for (shape, way), rs in by_shape.items():
         if len(rs) > 1:
             small, big = min(rs, key=lambda r: r["n"]), max(rs, key=lambda r: r["n"])
-            growth.append(f"{shape} x{big['n'] / small['n']:g} size -> "
+            growth.append(f"{shape} ({way}) x{big['n'] / small['n']:g} size -> "
                           f"x{big['us_per_unit'] / small['us_per_unit']:.2f} time per unit")
     if growth:
         lines.append("  linearity (1.00 = linear): " + "; ".join(growth))
@@ -270,12 +295,15 @@ def run(cases: Sequence[Tuple[str, int]] = CASES, out: Optional[TextIO] = None,
     print("Each case in a child process: parse_ir and Code() of the text, wall clock "
           "(cpu s: the child's CPU time, which other processes inflate less); peak MB is "
           "the child's peak resident memory, B/unit what the compile added to it, per "
-          f"unit of n.  Load average at the start: {_load()}.", file=out, flush=True)
+          "unit of n.  graph: given = handed over to Code (copy=False), as pyjit run "
+          "does; kept = copied by Code, both alive, as a program keeping its graph.  "
+          f"Load average at the start: {_load()}.", file=out, flush=True)
     results = []
     start = time.perf_counter()
     for shape, n in cases:
-        print(f"compiling {shape} {n:,}", file=progress, flush=True)
-        results.append(measure(shape, n))
+        for way in WAYS:
+            print(f"compiling {shape} {n:,} ({way})", file=progress, flush=True)
+            results.append(measure(shape, n, way=way))
     print(format_results(results), file=out, flush=True)
     print(f"Load average at the end: {_load()}.", file=out, flush=True)
     return {"machine": info, "seconds": time.perf_counter() - start, "cases": results}
@@ -290,9 +318,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     p.add_argument("--case", metavar="SHAPE:N", action="append",
                    help=f"measure only these cases (shapes: {', '.join(SHAPES)})")
     p.add_argument("--child", metavar="FILE", help=argparse.SUPPRESS)
+    p.add_argument("--way", choices=WAYS, default="given", help=argparse.SUPPRESS)
     ns = p.parse_args(argv)
     if ns.child:
-        print(json.dumps(_child(ns.child)))
+        print(json.dumps(_child(ns.child, ns.way)))
         return 0
     return bench(quick=ns.quick, json_path=ns.json, cases=ns.case)
 

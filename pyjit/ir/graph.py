@@ -1190,6 +1190,7 @@ class Graph:
         # the recursion limit.  Nodes are built and linked directly: they are
         # copies of nodes that passed those checks already.
         work = [(self._block, new._block)]
+        new_node, init_node = Node.__new__, Node._init
         while work:
             src, dst = work.pop()
             clone_outputs(src._param, dst._param)
@@ -1197,24 +1198,50 @@ class Graph:
             end = src._return
             n = end._next
             while n is not end:
-                m = Node._trusted(new, n._kind)
+                # The commonest node (one input, one output) has the calls of
+                # Node._trusted, _add_use, clone_outputs and _append_trusted
+                # written out: a graph of a million nodes is mostly these.
+                m = new_node(Node)
+                init_node(m, new, n._kind)
                 ins = n._inputs  # lists of exact size: most nodes have one input
                 if len(ins) == 1:  # mapped(), inlined for the commonest node
                     w = ins[0]
                     u = w._unique
                     w = new_at[u] if 0 <= u < size and old_at[u] is w else mapped(w, n)
                     m._inputs = [w]
-                    _add_use(w, m)
+                    users = w._uses
+                    if users is None:
+                        w._uses = m
+                    elif type(users) is list:
+                        users.append(m)
+                    else:
+                        w._uses = [users, m]
                 else:
                     m._inputs = ins = [mapped(v, n) for v in ins]
                     for w in ins:
                         _add_use(w, m)
-                clone_outputs(n, m)
+                olds = n._outputs
+                if len(olds) == 1:
+                    old = olds[0]
+                    u = old._unique
+                    if not 0 <= u < size or old_at[u] is not None:
+                        clone_outputs(n, m)  # which says what is wrong
+                    v = Value(m, 0, u, old._type)
+                    m._outputs = [v]
+                    if old._name is not None:
+                        v._name = old._name
+                        names[old._name] = v
+                    old_at[u] = old
+                    new_at[u] = v
+                else:
+                    clone_outputs(n, m)
                 if n._attrs:
                     m._attrs = {k: copy_attribute(a) for k, a in n._attrs.items()}
                 m.source_location = n.source_location
                 m.scope = n.scope
-                dst._append_trusted(m)
+                last = ret._prev
+                m._block, m._prev, m._next = dst, last, ret
+                last._next = ret._prev = m
                 for b in n._blocks:
                     work.append((b, m.add_block()))
                 n = n._next

@@ -138,7 +138,14 @@ def parse_ir(text: str, file: Optional[str] = None, *, lowered: bool = False) ->
         # (columns on the first line count from after it, as an editor shows them).
         text = text[1:]
     with gcpause.paused():  # a parse makes objects, never garbage: see gcpause
-        return _Parser(text, file, lowered).parse()
+        parser = _Parser(text, file, lowered)
+        try:
+            return parser.parse()
+        finally:
+            # The parser refers to itself through its type reader (which reports
+            # errors with parser.fail): left to the collector, its tables (two
+            # entries per value) would outlive the parse.
+            parser._types_reader = None
 
 
 class _Frame:

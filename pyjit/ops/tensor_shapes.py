@@ -76,14 +76,15 @@ def view(a, shape):
     if isinstance(shape, int):  # view(dtype)
         from .dtypes import to_dtype
         return a.view(to_dtype(shape))
-    out = a.view()
+    shape = _infer_shape(shape, a.size)
     try:
-        out.shape = _infer_shape(shape, a.size)
-    except AttributeError:
+        # copy=False: a view or an error, never a copy (setting .shape, which
+        # did the same, is deprecated since numpy 2.5)
+        return np.reshape(a, shape, copy=False)
+    except ValueError:
         raise ValueError("view size is not compatible with input tensor's size and stride (at "
                          "least one dimension spans across two contiguous subspaces). Use "
                          ".reshape(...) instead.") from None
-    return out
 
 
 def reshape(a, shape):
