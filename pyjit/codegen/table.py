@@ -104,6 +104,24 @@ class TableBuilder:
         self.bool_data.extend(map(bool, flags))
         return len(self.op) - 1
 
+    def emit_scalar(self, opcode: int, name: str, node: Node, inputs: List[int],
+                    output: int, arg: int) -> None:
+        """``emit(opcode, name, node, inputs, [False] * len(inputs), [output],
+        arg)``, the instruction of a typed intrinsic: scalar registers in, one out,
+        nothing moved.  The same records, without the lists the general form
+        takes: a big graph is mostly these."""
+        self.op.append(opcode)
+        self.names.append(name)
+        self.nodes.append(node)
+        self.arg.append(arg)
+        n = len(inputs)
+        self.in_size.append(n)
+        self.out_size.append(1)
+        ints = self.int_data
+        ints.fromlist(inputs)
+        ints.append(output)
+        self.bool_data += bytes(n)
+
     def negate_last(self) -> None:
         """Turn the last instruction, a conditional jump, into its negation
         (:data:`pyjit.opcodes.NEGATIONS`), its operands swapped where that says."""

@@ -269,8 +269,8 @@ class TypedLowering:
         s_in = self.s_in
         ins = [s_in(node, v, k) for v, k in zip(node._inputs, _FIXED_INPUTS[d.code])]
         # Homes made it an intrinsic: one output, one input per fixed operand.
-        t.emit(d.code, d.name, node, ins, [False] * len(ins), [self.s_out(node._outputs[0])],
-               t.callback(resolved.fn))
+        t.emit_scalar(d.code, d.name, node, ins, self.s_out(node._outputs[0]),
+                      t.callback(resolved.fn))
 
     def emit_drop(self, node: Node) -> None:
         """Only object-homed values are released: scalars and preloaded constants

@@ -469,10 +469,20 @@ class _Parser:
         lines, :meth:`_graph`), with fewer calls: a graph of a million nodes is a
         million of these."""
         text, visible, simple_types = self.text, self.visible, self._simple_types
+        defined, kinds = self.defined, self._kinds
+        names = graph._names
+        new_node, init_node = Node.__new__, Node._init
         while True:
             name, type_text, kind, ins, newline = m.groups()
             kind_pos = m.start(3)
-            node = self._new_node(graph, kind, kind_pos)
+            # _new_node, written out for a kind it has let through before (its
+            # checks depend on the kind alone; self._kinds holds those it passed).
+            known = kinds.get(kind)
+            if known is None:
+                node = self._new_node(graph, kind, kind_pos)
+            else:
+                node = new_node(Node)
+                init_node(node, graph, known)
             if ins:
                 values = []
                 for ref in ins.split(", "):
@@ -491,16 +501,40 @@ class _Parser:
                 self._comment(node)
                 self._eol()
             t = simple_types.get(type_text) or self._simple_type(m.start(2), type_text)
-            self._define(name, m.start(), node, t, frame, False)
-            self._place(node, frame, kind_pos,
-                        [(name, m.start(), t)] if kind in _CHECKED_KINDS else None)
+            if name in defined or (name.isascii() and name.isdigit()):
+                v = self._define(name, m.start(), node, t, frame, False)  # says what is wrong
+            else:
+                # _define and add_output, written out for a new name: what
+                # set_debug_name would do, with nothing to rename (the name is
+                # not numeric, and no value of this graph has it, or it would
+                # be in self.defined).
+                v = Value(node, 0, graph._next_unique, t)
+                graph._next_unique += 1
+                node._outputs = [v]
+                v._name = name
+                names[name] = v
+                defined[name] = m.start()
+            if kind in _CHECKED_KINDS:
+                self._place(node, frame, kind_pos, [(name, m.start(), t)])
+            else:  # _place: its append, written out
+                ret = frame.block._return
+                last = ret._prev
+                node._block, node._prev, node._next = frame.block, last, ret
+                last._next = ret._prev = node
+                frame.pending = node
+                frame.pending_pos = kind_pos
             # The next line, as _graph would start it, if it is one of these too.
             pos = _WS.match(text, self.pos).end()
             m = _ONE_OUTPUT_NODE.match(text, pos)  # type: ignore[assignment]
             if m is None or m.group(3)[-1].isdigit():
                 return
             self.pos = pos
-            self._finish(frame)
+            if kind in _BLOCKS_OF:
+                self._finish(frame)  # which says this node lacks its blocks
+            else:  # _finish, written out: the node's output comes into scope
+                frame.pending = None
+                visible[name] = v
+                frame.names.append(name)
 
     def _place(self, node: Node, frame: _Frame, kind_pos: int,
                outputs: Optional[List[Tuple[str, int, T.Type]]]) -> None:
