@@ -224,7 +224,22 @@ def trace_frames(code: Code, pcs: Union[int, Sequence[int]]) -> List[TraceFrame]
 
 
 def located_error(code: Code, pcs: Union[int, Sequence[int]],
-                  exc: BaseException) -> InterpreterError:
+                  exc: BaseException) -> BaseException:
+    """:func:`_locate` ``exc``, unless that is too deep: describing a location
+    takes a few Python calls, and a run that failed with the recursion limit
+    nearly used up may not have them (Python 3.13 can meet its own limit inside
+    an operator before pyjit's check).  Then ``exc`` itself is returned, to be
+    raised ``from`` its ``__cause__`` as the located error would be: it goes on
+    up to the first run with room to describe it, and nothing it met on the way
+    is chained to it."""
+    try:
+        return _locate(code, pcs, exc)
+    except RecursionError:
+        return exc
+
+
+def _locate(code: Code, pcs: Union[int, Sequence[int]],
+            exc: BaseException) -> InterpreterError:
     """The :class:`InterpreterError` (or :class:`JITException`) for ``exc`` raised by
     a run of ``code`` whose activations were at ``pcs`` (``Frame.pcs``; an int for a
     run without calls): the original message, then every activation, innermost

@@ -118,6 +118,8 @@ def _exclusive(a: Place, b: Place) -> bool:
 def coalesce(graph: Graph, homes: Homes) -> Dict[Value, Value]:
     """``{value: other}``: scalar values that live in the register of ``other``
     (itself possibly mapped on), chosen as the module docstring says."""
+    if not homes.control_flow:
+        return {}  # no block hands a value on: nothing to share
     places = _Places(graph)
     share: Dict[Value, Value] = {}
 

@@ -100,10 +100,16 @@ class Homes:
         self._registry = registry
         self._memo: Dict[tuple, Tuple[Resolved, Optional[op.OpDef]]] = {}
         loops: List[Node] = []
+        #: Whether the graph has an If or a Loop (else it has no block outputs,
+        #: and nothing for coalesce to do).
+        self.control_flow = False
         for node in _all_nodes(graph.block):
             self._visit(node)
             if node._kind == prim.Loop:
                 loops.append(node)
+                self.control_flow = True
+            elif node._kind == prim.If:
+                self.control_flow = True
         # A web is native when any member is: its root says so for all (roots are
         # final after _visit; only non-roots have a parent).
         native = self._native
@@ -188,8 +194,9 @@ class Homes:
             # a graph repeats a few of those, so each is looked up once.  The
             # types are this graph's, alive while it is, so their ids are keys.
             ins, outs = node._inputs, node._outputs
-            key = (kind, len(outs), id(outs[0]._type) if outs else None,
-                   *[id(v._type) for v in ins])
+            out_type = id(outs[0]._type) if outs else None
+            key = ((kind, len(outs), out_type, id(ins[0]._type)) if len(ins) == 1
+                   else (kind, len(outs), out_type, *[id(v._type) for v in ins]))
             known = self._memo.get(key)
             if known is None:
                 resolved = self._registry.lookup(node)

@@ -63,7 +63,11 @@ def _drop_in_block(block: Block) -> Iterator[Block]:
     if drop is not None:
         block.prepend_node(drop)
     for n in block.nodes():
-        drop = _drop_if_unused(block, n._outputs)
-        if drop is not None:
-            drop.insert_after(n)
-        yield from n._blocks
+        outs = n._outputs
+        # (A node whose one output is used, the commonest, needs no look.)
+        if outs and (len(outs) > 1 or outs[0]._uses is None):
+            drop = _drop_if_unused(block, outs)
+            if drop is not None:
+                drop.insert_after(n)
+        if n._blocks:
+            yield from n._blocks

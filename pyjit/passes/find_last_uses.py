@@ -56,12 +56,18 @@ class _FindLastUses:
         path = self.path
         self.depth_of[block] = len(path)
         path.append(block.return_node)
+        move_flags, scan_use, share = self.move_flags, self.scan_use, self.share
         for n in itertools.chain((block.return_node,), reversed(block.nodes())):
             path[-1] = n
             # A node's blocks run after its inputs are read, so backwards they
             # come first.
-            yield from n._blocks
-            self.scan_node(n)
+            if n._blocks:
+                yield from n._blocks
+            inputs = n._inputs
+            if len(inputs) == 1:  # scan_node's commonest case, written out
+                move_flags[n] = share((scan_use(n, inputs[0]),))
+            else:
+                self.scan_node(n)
         path.pop()
         del self.depth_of[block]
 
