@@ -1007,7 +1007,7 @@ def test_lint_param_kind_in_the_node_list():
 def test_lint_constant_with_inputs():
     g, x, *_ = linted_graph()
     c = g.insert_constant(1).node
-    c._inputs.append(x)
+    c._inputs = (x,)
     _add_use(x, c)
     assert "a constant has no inputs" in lint_error(g)
 
@@ -1120,10 +1120,10 @@ def test_lint_checks_the_commonest_node_as_closely_as_any():
 
 def test_lint_param_and_return_nodes_shape():
     g, x, y, a, if_, b = linted_graph()
-    g.return_node._outputs.append(a.output())
+    g.return_node._outputs = (a.output(),)
     assert "return node has outputs" in lint_error(g)
     g, x, y, a, if_, b = linted_graph()
-    g.param_node._inputs.append(x)
+    g.param_node._inputs = (x,)
     assert "param node has inputs" in lint_error(g)
 
 

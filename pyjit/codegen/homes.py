@@ -54,6 +54,8 @@ def scalar_kind(t: T.Type) -> Optional[str]:
 
 #: The comparison intrinsics a branch can absorb, by name, without the suffix.
 COMPARISONS = frozenset({"LT", "LE", "GT", "GE", "EQ", "NE"})
+# Their instructions on ints and doubles, which a branch may fold.
+_COMPARISON_INSTRUCTIONS = frozenset(f"{c}_{k}" for c in COMPARISONS for k in ("I", "F"))
 
 # Nodes the lowering handles itself, never through the registry.
 _INSTRUCTION_KINDS = frozenset({prim.Constant, prim.If, prim.Loop, prim.Load, prim.Store,
@@ -87,10 +89,13 @@ class Homes:
     """
 
     def __init__(self, graph: Graph, registry: Registry) -> None:
-        #: Per node looked up: the operator it resolves to and the intrinsic
-        #: instruction it becomes (None if it is called).  The pairs are shared
-        #: by the nodes that resolve alike: one dict entry per node, no more.
-        self.resolved: Dict[Node, Tuple[Resolved, Optional[op.OpDef]]] = {}
+        # What each node looked up resolves to (see resolution): by the key of
+        # its kind and types in _memo, which a graph repeats, rather than per
+        # node (a dict entry per node is ~50 bytes); per node only for an
+        # operator whose factory picks its callable from the node itself.
+        self._memo: Dict[tuple, Tuple[Resolved, Optional[op.OpDef]]] = {}
+        self._own: Dict[Node, Tuple[Resolved, Optional[op.OpDef]]] = {}
+        comparisons: List[Node] = []  # nodes that became compare instructions
         #: Comparison nodes emitted as part of the branch that uses them.
         self.folded: Dict[Node, Node] = {}
         self._parent: Dict[Value, Value] = {}
@@ -98,13 +103,13 @@ class Homes:
         # graph's next id): a byte per value where a set would take ~40.
         self._native = bytearray(graph._next_unique)
         self._registry = registry
-        self._memo: Dict[tuple, Tuple[Resolved, Optional[op.OpDef]]] = {}
         loops: List[Node] = []
         #: Whether the graph has an If or a Loop (else it has no block outputs,
         #: and nothing for coalesce to do).
         self.control_flow = False
         for node in _all_nodes(graph.block):
-            self._visit(node)
+            if self._visit(node):
+                comparisons.append(node)
             if node._kind == prim.Loop:
                 loops.append(node)
                 self.control_flow = True
@@ -117,19 +122,26 @@ class Homes:
             if native[v._unique]:
                 native[self._find(v)._unique] = 1
         self.counted = {loop: self._needs_counter(loop) for loop in loops}
-        for node, (_, d) in self.resolved.items():
-            if d is None:
-                continue
-            base, _, suffix = d.name.rpartition("_")
-            if base in COMPARISONS and suffix in ("I", "F"):
-                user = self._folding_user(node)
-                if user is not None:
-                    self.folded[node] = user
+        for node in comparisons:
+            user = self._folding_user(node)
+            if user is not None:
+                self.folded[node] = user
 
     # -- queries -----------------------------------------------------------------
+    def resolution(self, node: Node) -> Optional[Tuple[Resolved, Optional[op.OpDef]]]:
+        """``(operator, intrinsic)`` for a node that calls an operator: what it
+        resolves to, and the intrinsic instruction it becomes (None if it is
+        called); None for a node that is an instruction of its own (control
+        flow, Load/Store/Drop, constants...)."""
+        key = self._key(node)
+        if key is None:
+            return None
+        known = self._memo.get(key)
+        return known if known is not None else self._own.get(node)
+
     def intrinsic(self, node: Node) -> Optional[op.OpDef]:
         """The intrinsic instruction ``node`` becomes, or None."""
-        known = self.resolved.get(node)
+        known = self.resolution(node)
         return None if known is None else known[1]
 
     def kind(self, v: Value) -> Optional[str]:
@@ -168,7 +180,8 @@ class Homes:
         if scalar_kind(v.type) == want:
             self._native[v._unique] = 1
 
-    def _visit(self, node: Node) -> None:
+    def _visit(self, node: Node) -> bool:
+        """Take in ``node``; returns whether it became a compare instruction."""
         kind = node._kind
         if kind == prim.If:
             self._mark(node.inputs[0], "B")
@@ -187,28 +200,42 @@ class Homes:
                 self._union(a, b)
                 self._union(c, b)
                 self._union(d, b)
-        elif kind not in _INSTRUCTION_KINDS and not (
-                kind == "prim::Uninitialized" and not node._inputs):
+        else:
+            key = self._key(node)
+            if key is None:
+                return False
             # What a node resolves to depends only on its kind and its values'
             # types (unless a factory picks its callable from the node itself):
-            # a graph repeats a few of those, so each is looked up once.  The
-            # types are this graph's, alive while it is, so their ids are keys.
-            ins, outs = node._inputs, node._outputs
-            out_type = id(outs[0]._type) if outs else None
-            key = ((kind, len(outs), out_type, id(ins[0]._type)) if len(ins) == 1
-                   else (kind, len(outs), out_type, *[id(v._type) for v in ins]))
+            # a graph repeats a few of those, so each is looked up once.
             known = self._memo.get(key)
             if known is None:
                 resolved = self._registry.lookup(node)
                 known = (resolved, self._intrinsic_of(node, resolved))
                 if resolved.operator.factory is None:
                     self._memo[key] = known
-            self.resolved[node] = known
-            if known[1] is not None:
+                else:
+                    self._own[node] = known
+            d = known[1]
+            if d is not None:
                 native = self._native
-                for v in ins:
+                for v in node._inputs:
                     native[v._unique] = 1  # an int read as a float is converted
-                native[outs[0]._unique] = 1
+                native[node._outputs[0]._unique] = 1
+                return d.name in _COMPARISON_INSTRUCTIONS
+        return False
+
+    @staticmethod
+    def _key(node: Node) -> Optional[tuple]:
+        """The memo key of a node that calls an operator (its kind and its
+        values' types), None for a node that is an instruction of its own.  The
+        types are the graph's, alive while it is, so their ids are keys."""
+        kind = node._kind
+        if kind in _INSTRUCTION_KINDS or (kind == "prim::Uninitialized" and not node._inputs):
+            return None
+        ins, outs = node._inputs, node._outputs
+        out_type = id(outs[0]._type) if outs else None
+        return ((kind, len(outs), out_type, id(ins[0]._type)) if len(ins) == 1
+                else (kind, len(outs), out_type, *[id(v._type) for v in ins]))
 
     def _intrinsic_of(self, node: Node, resolved: Resolved) -> Optional[op.OpDef]:
         """The intrinsic instruction for ``node``, if the registry declared one and

@@ -224,7 +224,7 @@ class TypedLowering:
 
     def emit_node(self, node: Node) -> None:
         homes = self.homes
-        known = homes.resolved.get(node)
+        known = homes.resolution(node)
         if known is not None and known[1] is not None:
             if node not in homes.folded:  # else emitted by the branch that uses it
                 self.emit_intrinsic(node, *known)
@@ -258,7 +258,7 @@ class TypedLowering:
                               t.callback(CallSite(callee, optimize=True)),
                               call_operands(node, self.move_flags[node]))
         else:
-            resolved = self.homes.resolved[node][0]
+            resolved = self.homes.resolution(node)[0]
             self.emit_generic(op.STACKCALL if resolved.stack else op.CALL, listing_name(node),
                               node, t.callback(resolved.fn))
 
@@ -325,7 +325,7 @@ class TypedLowering:
         t = self.table
         producer = cond.node
         if self.homes.folded.get(producer) is node:
-            d = self.homes.resolved[producer][1]
+            d = self.homes.resolution(producer)[1]
             code, swap = (_JUMP_IF if when else _JUMP_UNLESS)[d.name]
             a, b = (self.s_in(node, v, k) for v, k in zip(producer.inputs, d.inputs.fixed))
             if swap:

@@ -279,7 +279,7 @@ def replace_all_uses(replacements: "Sequence[tuple[Value, Value]]") -> None:
         users.update(dict.fromkeys(moved))
         _set_users(new, _users(new) + moved if new._uses is not None else moved)
     for user in users:
-        user._inputs = [mapping.get(v, v) for v in user._inputs]
+        user._inputs = tuple([mapping.get(v, v) for v in user._inputs])
 
 
 def _add_use(v: Value, user: "Node") -> None:
@@ -338,8 +338,12 @@ class Node:
     def _init(self, graph: "Graph", kind: str) -> None:
         self._kind = kind
         self._graph = graph
-        self._inputs: List[Value] = []
-        self._outputs: List[Value] = []
+        # Inputs and outputs: a tuple as long as they are as made (the parser's
+        # and Graph.copy's nodes, most of any big graph: a tuple of one is 24
+        # bytes smaller than a list of one, and an empty one is shared), a list
+        # once they are changed (see _changing).
+        self._inputs: "Sequence[Value]" = ()
+        self._outputs: "Sequence[Value]" = ()
         self._blocks: "Sequence[Block]" = _NO_BLOCKS
         self._block: Optional[Block] = None  # owning block, once inserted
         self._next: Optional[Node] = None
@@ -443,13 +447,27 @@ class Node:
         if v._node._graph is not self._graph:
             raise IRError(f"value %{v.debug_name} belongs to another graph")
 
+    def _changing_inputs(self) -> List[Value]:
+        """The inputs as a list to change in place (made one from a tuple)."""
+        ins = self._inputs
+        if type(ins) is not list:
+            self._inputs = ins = list(ins)
+        return ins  # type: ignore[return-value]
+
+    def _changing_outputs(self) -> List[Value]:
+        """The outputs as a list to change in place (made one from a tuple)."""
+        outs = self._outputs
+        if type(outs) is not list:
+            self._outputs = outs = list(outs)
+        return outs  # type: ignore[return-value]
+
     def _set_input(self, i: int, v: Value) -> None:
         old = self._inputs[i]
         _remove_use(old, self)
-        self._inputs[i] = v
+        self._changing_inputs()[i] = v
         _add_use(v, self)
 
-    def _index(self, i: int, items: list, what: str) -> int:
+    def _index(self, i: int, items: "Sequence[Any]", what: str) -> int:
         """``i`` as an index into ``items``, negative indices counting from the end;
         use lists record offsets >= 0, so they must never see a negative one."""
         try:
@@ -460,11 +478,10 @@ class Node:
     def add_input(self, v: Value) -> Value:
         """Append an input (``addInput``)."""
         self._check_value(v)
-        ins = self._inputs
-        if ins:
-            ins.append(v)
+        if self._inputs:
+            self._changing_inputs().append(v)
         else:
-            self._inputs = ins = [v]  # exact size, as _add_use's lists
+            self._inputs = (v,)
         _add_use(v, self)
         return v
 
@@ -473,7 +490,7 @@ class Node:
         self._check_value(v)
         if not 0 <= i <= len(self._inputs):
             raise IndexError(f"insert_input({i}) on a node with {len(self._inputs)} inputs")
-        self._inputs.insert(i, v)
+        self._changing_inputs().insert(i, v)
         _add_use(v, self)
         return v
 
@@ -506,14 +523,14 @@ class Node:
         i = self._index(i, self._inputs, "input")
         v = self._inputs[i]
         _remove_use(v, self)
-        del self._inputs[i]
+        del self._changing_inputs()[i]
 
     def remove_all_inputs(self) -> None:
         """Remove every input (``removeAllInputs``): one pass over each distinct
         input's use list."""
         for v in dict.fromkeys(self._inputs):
             _set_users(v, [u for u in _users(v) if u is not self])
-        self._inputs.clear()
+        self._inputs = ()
 
     # -- outputs -------------------------------------------------------------
     def add_output(self, type: T.Type = T.TENSOR) -> Value:
@@ -521,9 +538,9 @@ class Node:
         outs = self._outputs
         v = Value(self, len(outs), self._graph._new_unique(), type)
         if outs:
-            outs.append(v)
+            self._changing_outputs().append(v)
         else:
-            self._outputs = [v]  # exact size, as _add_use's lists
+            self._outputs = (v,)
         return v
 
     def insert_output(self, i: int, type: T.Type = T.TENSOR) -> Value:
@@ -531,9 +548,10 @@ class Node:
         if not 0 <= i <= len(self._outputs):
             raise IndexError(f"insert_output({i}) on a node with {len(self._outputs)} outputs")
         v = Value(self, i, self._graph._new_unique(), type)
-        self._outputs.insert(i, v)
-        for j in range(i + 1, len(self._outputs)):
-            self._outputs[j]._offset = j
+        outs = self._changing_outputs()
+        outs.insert(i, v)
+        for j in range(i + 1, len(outs)):
+            outs[j]._offset = j
         return v
 
     def _add_output_with_id(self, type: T.Type, unique: int) -> Value:
@@ -545,9 +563,9 @@ class Node:
         """
         v = Value(self, len(self._outputs), unique, type)
         if self._outputs:
-            self._outputs.append(v)
+            self._changing_outputs().append(v)
         else:
-            self._outputs = [v]  # exact size, as _add_use's lists
+            self._outputs = (v,)
         if unique >= self._graph._next_unique:
             self._graph._next_unique = unique + 1
         return v
@@ -561,9 +579,10 @@ class Node:
             raise IRError(f"cannot erase output %{v.debug_name} of {self._kind}: it still has "
                           f"{len(_users(v))} use(s)")
         v.set_debug_name(None)
-        del self._outputs[i]
-        for j in range(i, len(self._outputs)):
-            self._outputs[j]._offset = j
+        outs = self._changing_outputs()
+        del outs[i]
+        for j in range(i, len(outs)):
+            outs[j]._offset = j
 
     # -- blocks --------------------------------------------------------------
     def add_block(self) -> "Block":
@@ -761,11 +780,11 @@ def _free(nodes: List["Node"], blocks: List["Block"]) -> None:
     for v in dict.fromkeys(v for n in users for v in n._inputs):
         _set_users(v, [u for u in _users(v) if u not in dying])
     for n in users:
-        n._inputs = []
+        n._inputs = ()
     for n in nodes + [b._param for b in blocks]:
         for v in n._outputs:
             v.set_debug_name(None)
-        n._outputs = []
+        n._outputs = ()
     for n in nodes + returns:
         n._next = n._prev = None
         n._block = None
@@ -1163,8 +1182,9 @@ class Graph:
 
         def clone_outputs(src: Node, node: Node) -> None:
             olds = src._outputs  # as for inputs below, an exact-size list
-            outs = ([Value(node, 0, olds[0]._unique, olds[0]._type)] if len(olds) == 1
-                    else [Value(node, i, old._unique, old._type) for i, old in enumerate(olds)])
+            outs = ((Value(node, 0, olds[0]._unique, olds[0]._type),) if len(olds) == 1
+                    else tuple([Value(node, i, old._unique, old._type)
+                                for i, old in enumerate(olds)]))
             node._outputs = outs
             for old, v in zip(src._outputs, outs):
                 u = old._unique
@@ -1208,7 +1228,7 @@ class Graph:
                     w = ins[0]
                     u = w._unique
                     w = new_at[u] if 0 <= u < size and old_at[u] is w else mapped(w, n)
-                    m._inputs = [w]
+                    m._inputs = (w,)
                     users = w._uses
                     if users is None:
                         w._uses = m
@@ -1217,7 +1237,7 @@ class Graph:
                     else:
                         w._uses = [users, m]
                 else:
-                    m._inputs = ins = [mapped(v, n) for v in ins]
+                    m._inputs = ins = tuple([mapped(v, n) for v in ins])
                     for w in ins:
                         _add_use(w, m)
                 olds = n._outputs
@@ -1227,7 +1247,7 @@ class Graph:
                     if not 0 <= u < size or old_at[u] is not None:
                         clone_outputs(n, m)  # which says what is wrong
                     v = Value(m, 0, u, old._type)
-                    m._outputs = [v]
+                    m._outputs = (v,)
                     if old._name is not None:
                         v._name = old._name
                         names[old._name] = v

@@ -493,7 +493,7 @@ class _Parser:
                     values.append(v)
                 # add_input for each, without its checks: a value in scope is this
                 # graph's (self.visible is per graph).
-                node._inputs = values
+                node._inputs = tuple(values)
                 for v in values:
                     _add_use(v, node)
             self.pos = m.end()
@@ -510,7 +510,7 @@ class _Parser:
                 # be in self.defined).
                 v = Value(node, 0, graph._next_unique, t)
                 graph._next_unique += 1
-                node._outputs = [v]
+                node._outputs = (v,)
                 v._name = name
                 names[name] = v
                 defined[name] = m.start()
