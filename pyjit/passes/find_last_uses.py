@@ -9,10 +9,33 @@ from ..ir.graph import Block, Graph, Node, Value
 from ..ir.symbols import prim
 from ..ir.traversal import walk_blocks
 
-__all__ = ["find_last_uses"]
+__all__ = ["find_last_uses", "MoveFlags"]
 
 
 Flags = Tuple[bool, ...]
+
+# n -> (True,) * n, made once per n.
+_ALL_MOVED: Dict[int, Flags] = {}
+
+
+class MoveFlags(Dict[Node, Flags]):
+    """``{node: (move flag per input)}``, the result of :func:`find_last_uses`, in
+    which a node that moves every input has no entry: looking it up gives
+    ``(True,) * len(node.inputs)`` all the same.  Most nodes of a big graph are
+    such (each value used once), and an entry per node would be ~50 bytes of
+    them; iterating the mapping gives the nodes that copy some input."""
+
+    __slots__ = ()
+
+    def __missing__(self, node: Node) -> Flags:
+        n = len(node._inputs)
+        flags = _ALL_MOVED.get(n)
+        if flags is None:
+            flags = _ALL_MOVED.setdefault(n, (True,) * n)
+        return flags
+
+
+_COPIED: Flags = (False,)
 
 
 class _FindLastUses:
@@ -23,7 +46,7 @@ class _FindLastUses:
         # Values met so far.  The scan runs backwards, so the first use met is the
         # last use executed.
         self.seen: Set[Value] = set()
-        self.move_flags: Dict[Node, Flags] = {}
+        self.move_flags = MoveFlags()
         # Each distinct flags tuple once: a graph's nodes have a handful of
         # patterns ((True,), (True, True)...), so sharing them saves a tuple per
         # node.  They are immutable, so sharing is safe.
@@ -43,11 +66,13 @@ class _FindLastUses:
         self.depth_of: Dict[Block, int] = {}
         walk_blocks(graph.block, self.scan_block)
         for drop, flags in self.drop_flags.items():
-            self.move_flags[drop] = self.share(flags)
+            self.record(drop, flags)
 
-    def share(self, flags: Sequence[bool]) -> Flags:
-        t = tuple(flags)
-        return self.patterns.setdefault(t, t)
+    def record(self, node: Node, flags: Sequence[bool]) -> None:
+        """``node``'s flags, unless they are all True (see MoveFlags)."""
+        if not all(flags):
+            t = tuple(flags)
+            self.move_flags[node] = self.patterns.setdefault(t, t)
 
     # The seed's scanBlock and scanNode recurse into nested blocks; here the
     # recursion is a generator that yields each nested block to walk_blocks,
@@ -56,7 +81,7 @@ class _FindLastUses:
         path = self.path
         self.depth_of[block] = len(path)
         path.append(block.return_node)
-        move_flags, scan_use, share = self.move_flags, self.scan_use, self.share
+        move_flags, scan_use = self.move_flags, self.scan_use
         for n in itertools.chain((block.return_node,), reversed(block.nodes())):
             path[-1] = n
             # A node's blocks run after its inputs are read, so backwards they
@@ -65,7 +90,8 @@ class _FindLastUses:
                 yield from n._blocks
             inputs = n._inputs
             if len(inputs) == 1:  # scan_node's commonest case, written out
-                move_flags[n] = share((scan_use(n, inputs[0]),))
+                if not scan_use(n, inputs[0]):
+                    move_flags[n] = _COPIED
             else:
                 self.scan_node(n)
         path.pop()
@@ -74,14 +100,15 @@ class _FindLastUses:
     def scan_node(self, n: Node) -> None:
         inputs = n._inputs
         if len(inputs) == 1:  # the commonest node
-            self.move_flags[n] = self.share((self.scan_use(n, inputs[0]),))
+            if not self.scan_use(n, inputs[0]):
+                self.move_flags[n] = _COPIED
             return
         flags = [False] * len(inputs)
         # Backwards again, so that of two uses of a value by one node only the
         # last position moves.
         for i in reversed(range(len(inputs))):
             flags[i] = self.scan_use(n, inputs[i])
-        self.move_flags[n] = self.share(flags)
+        self.record(n, flags)
 
     def scan_use(self, n: Node, v: Value) -> bool:
         """Whether this use of ``v`` by ``n`` moves it."""
@@ -129,7 +156,7 @@ class _FindLastUses:
         self.drop_flags[drop].append(True)
 
 
-def find_last_uses(graph: Graph) -> Dict[Node, Flags]:
+def find_last_uses(graph: Graph) -> MoveFlags:
     """Compute move flags: for every node, one bool per input, True where that use
     is the value's last, so the interpreter moves the value out of its register
     instead of copying it.  Inserts ``prim::Drop`` nodes where a value's last use
@@ -149,10 +176,11 @@ def find_last_uses(graph: Graph) -> Dict[Node, Flags]:
       goes into a single ``prim::Drop`` created right after ``N`` (one per ``N``,
       each value once, flag True), which frees it once control flow reconverges.
 
-    Every scanned node has an entry, including each block's return node (the code
+    Every scanned node has flags, including each block's return node (the code
     generator reads a block's output flags from its return node) and the Drops of
     :func:`~pyjit.passes.drop_unused.drop_unused`; the Drops created here get
-    their flags as values are added.
+    their flags as values are added.  A node that moves every input has them
+    without an entry of its own (:class:`MoveFlags`).
 
     Before (flags shown as ``M`` = move, ``c`` = copy, after each input)::
 
@@ -188,8 +216,9 @@ def find_last_uses(graph: Graph) -> Dict[Node, Flags]:
             work too: their definition is the top block's param node).
 
     Returns:
-        ``{node: (move flag per input)}``, keyed by the Node objects.  The flags
-        are tuples, and nodes with the same flags share one: a graph of a
+        ``{node: (move flag per input)}``, keyed by the Node objects, entries
+        only for the nodes that copy some input (:class:`MoveFlags`).  The
+        flags are tuples, and nodes with the same flags share one: a graph of a
         million nodes holds a few tuples, not a million lists.
 
     The scan is linear in the graph whatever its shape: each value is handled

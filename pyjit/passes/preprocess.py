@@ -3,13 +3,11 @@ generation."""
 
 from __future__ import annotations
 
-from typing import Dict, Tuple
-
-from ..ir.graph import Graph, Node
+from ..ir.graph import Graph
 from .context_methods import call_context_methods
 from .desugar_trip_counts import desugar_trip_counts
 from .drop_unused import drop_unused
-from .find_last_uses import find_last_uses
+from .find_last_uses import MoveFlags, find_last_uses
 from .flatten_io import flatten_io
 
 __all__ = ["Preprocessed", "preprocess"]
@@ -24,21 +22,22 @@ class Preprocessed:
             ``prim::Load`` first and a ``prim::Store`` last, Drops inserted,
             trip counts desugared).
         move_flags: ``{node: (bool per input)}``, True where the use moves the
-            value out of its register (see :func:`find_last_uses`).
+            value out of its register (see :func:`find_last_uses`); a
+            :class:`MoveFlags`, in which a node moving every input has no entry.
         n_outputs: how many outputs the graph had before :func:`flatten_io` (the
             interpreter needs it to return one value or a tuple).
     """
 
     __slots__ = ("graph", "move_flags", "n_outputs")
 
-    def __init__(self, graph: Graph, move_flags: Dict[Node, Tuple[bool, ...]],
+    def __init__(self, graph: Graph, move_flags: MoveFlags,
                  n_outputs: int) -> None:
         self.graph = graph
         self.move_flags = move_flags
         self.n_outputs = n_outputs
 
     def __repr__(self) -> str:
-        return (f"<Preprocessed graph with {len(self.move_flags)} flagged nodes, "
+        return (f"<Preprocessed graph with {len(self.move_flags)} nodes copying an input, "
                 f"{self.n_outputs} outputs>")
 
 
