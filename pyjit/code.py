@@ -93,7 +93,7 @@ class Code:
             passes rewrite it in place instead of a copy, and it becomes
             :attr:`graph`.  For a caller that made the graph only to compile it
             (``pyjit run`` does, for a file): on a graph of a million nodes this
-            saves a fifth of the build time and two fifths of the peak memory.
+            saves a fifth of the build time and a third of the peak memory.
             The graph stays well-formed whatever happens, but once given it is
             the Code's, and should be neither used as the original nor changed
             (a failed build may leave it part way through the passes).

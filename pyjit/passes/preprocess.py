@@ -49,7 +49,7 @@ def preprocess(graph: Graph, desugar_loops: bool = True, unit=None,
     ``copy=False`` rewrites ``graph`` itself, for a caller that hands it over
     and will not use it again (``pyjit run`` reading a file): on a big graph
     the copy is a fifth of the build time and, kept alive beside the original,
-    two fifths of its memory.
+    a third of its memory.
 
     ``desugar_loops=False`` skips step 1: the optimising code generator keeps a
     Loop's trip count and counter in instructions of their own.
