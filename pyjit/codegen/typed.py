@@ -258,7 +258,7 @@ class TypedLowering:
                               t.callback(CallSite(callee, optimize=True)),
                               call_operands(node, self.move_flags[node]))
         else:
-            resolved = self.homes.resolution(node)[0]
+            resolved = known[0]  # type: ignore[index]  # Homes looked up every other node
             self.emit_generic(op.STACKCALL if resolved.stack else op.CALL, listing_name(node),
                               node, t.callback(resolved.fn))
 

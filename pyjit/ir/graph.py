@@ -341,7 +341,7 @@ class Node:
         # Inputs and outputs: a tuple as long as they are as made (the parser's
         # and Graph.copy's nodes, most of any big graph: a tuple of one is 24
         # bytes smaller than a list of one, and an empty one is shared), a list
-        # once they are changed (see _changing).
+        # once they are changed (see _changing_inputs).
         self._inputs: "Sequence[Value]" = ()
         self._outputs: "Sequence[Value]" = ()
         self._blocks: "Sequence[Block]" = _NO_BLOCKS

@@ -47,9 +47,9 @@ class _FindLastUses:
         # last use executed.
         self.seen: Set[Value] = set()
         self.move_flags = MoveFlags()
-        # Each distinct flags tuple once: a graph's nodes have a handful of
-        # patterns ((True,), (True, True)...), so sharing them saves a tuple per
-        # node.  They are immutable, so sharing is safe.
+        # Each distinct flags tuple once: the nodes that copy an input have a
+        # handful of patterns ((False,), (False, True)...), so sharing them saves
+        # a tuple per node.  They are immutable, so sharing is safe.
         self.patterns: Dict[Flags, Flags] = {}
         # If/Loop node -> the Drop right after it that releases the values whose
         # last use is inside its blocks; created on demand, with the values it
@@ -98,11 +98,9 @@ class _FindLastUses:
         del self.depth_of[block]
 
     def scan_node(self, n: Node) -> None:
+        """Every input of ``n``, last first (scan_block does a one-input node
+        itself)."""
         inputs = n._inputs
-        if len(inputs) == 1:  # the commonest node
-            if not self.scan_use(n, inputs[0]):
-                self.move_flags[n] = _COPIED
-            return
         flags = [False] * len(inputs)
         # Backwards again, so that of two uses of a value by one node only the
         # last position moves.
