@@ -1,4 +1,5 @@
-"""Build script: compiles the run loop ``pyjit/_core.pyx``, the library's C int
+"""Build script: compiles the run loop ``pyjit/_core.pyx`` and its profiled twin
+``pyjit/_timed.pyx``, the library's C int
 operators ``pyjit/ops/_int64.pyx`` and its direct ufunc calls
 ``pyjit/ops/_ufunc_direct.pyx`` unless PYJIT_PUREPYTHON=1.
 
@@ -50,6 +51,8 @@ if os.environ.get("PYJIT_PUREPYTHON", "") not in ("1", "true", "yes"):
         [Extension("pyjit._core", ["pyjit/_core.pyx"],
                    define_macros=[("PYJIT_CYTHON_VERSION", f'"{Cython.__version__}"')],
                    extra_compile_args=extra),
+         # The profiled loop, in a C file of its own (see pyjit/_timed.pyx).
+         Extension("pyjit._timed", ["pyjit/_timed.pyx"], extra_compile_args=extra),
          Extension("pyjit.ops._int64", ["pyjit/ops/_int64.pyx"], extra_compile_args=extra),
          Extension("pyjit.ops._ufunc_direct", ["pyjit/ops/_ufunc_direct.pyx"],
                    extra_compile_args=extra)],

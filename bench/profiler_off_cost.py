@@ -1,23 +1,28 @@
-"""What the profiler's timed loop costs runs that are not profiled (issue 13).
+"""What the profiler costs runs that are not profiled (issue 13).
 
-    python bench/profiler_off_cost.py            # build the variant, compare, print
+    python bench/profiler_off_cost.py              # against a loop with no profiler
+    python bench/profiler_off_cost.py --rev 705b53a  # against the loop as it was there
     python bench/profiler_off_cost.py --runs 200
 
-``pyjit._core`` compiles its dispatch loop twice from one source (``Frame._run``
-takes a fused ``RunMode``: a plain loop and a timed one, see
-``docs/architecture.md``).  The plain loop's source has no trace of timing, but
-its machine code is not the one GCC makes when the plain loop is alone in the C
-file.  This script measures the difference:
+The dispatch loop has one source, ``pyjit/_run_loop.pxi``, compiled twice:
+plain in ``pyjit._core`` and timed in ``pyjit._timed``, each in a C file of its
+own (see ``docs/architecture.md``).  The plain loop's source has no trace of
+timing; what is left to measure is whether its machine code is the one a C
+compiler makes when there is no profiler at all.  (Until 2026-12 both loops were
+instantiations of one fused function in one C file, and the plain one ran
+8-16% slower than when it was alone: ``--rev 705b53a`` shows it.)
 
-1. it copies ``pyjit/_core.pyx`` to a temporary directory and makes the fused
-   type ``PlainRun`` only (a profiled run there raises), then builds that with
+1. it copies ``pyjit/_core.pyx`` (with the ``.pxd`` and ``.pxi`` files it reads)
+   to a temporary directory and takes the profiled path out of
+   ``Frame._execute`` (a profiled run there raises), or, with ``--rev``, takes
+   those files as they were at that git revision, unchanged; then builds it with
    the same compiler flags as ``setup.py`` (Cython and a C compiler needed);
-2. it loads the variant beside the installed ``pyjit._core`` in this process,
+2. it loads that variant beside the installed ``pyjit._core`` in this process,
    builds each scalar workload's Program for both, and runs them alternately on
    the loop alone (``Frame(program).run(stack)``, no ``Function`` call around
    it), so that both see the same machine state;
 3. it prints each loop's median and the ratio: shipped / variant, 1.00 when
-   the timed loop costs the plain one nothing.
+   the profiler costs the plain loop nothing.
 
 Only a measurement: it never changes the installed pyjit.
 """
@@ -33,7 +38,7 @@ import sys
 import tempfile
 import time
 from types import ModuleType
-from typing import List
+from typing import Dict, List, Optional
 
 import pyjit
 from pyjit import _backend
@@ -44,11 +49,9 @@ from pyjit.interpreter import program_of
 HERE = os.path.dirname(os.path.abspath(__file__))
 SOURCE = os.path.join(os.path.dirname(HERE), "pyjit")
 
-# The edits that leave one instantiation: each must be found exactly once.
+# The edit that leaves the profiler out: it must be found exactly once.
 EDITS = [
-    ("ctypedef fused RunMode:\n    PlainRun\n    TimedRun\n",
-     "ctypedef fused RunMode:\n    PlainRun\n"),
-    ("        return self._drive[TimedRun](caller, &clock)\n",
+    ("        return _timed_drive(self, caller, tallies)\n",
      "        raise RuntimeError('this build has no timed loop: it only measures')\n"),
 ]
 
@@ -66,23 +69,40 @@ setup(name="variant", script_args=["build_ext", "--inplace", "-q"],
 """
 
 
-def build_variant(workdir: str) -> str:
-    """The loop without its timed instantiation, built in ``workdir``; returns
-    the path of the extension."""
-    with open(os.path.join(SOURCE, "_core.pyx"), encoding="utf-8") as f:
-        text = f.read()
-    for old, new in EDITS:
-        if text.count(old) != 1:
-            raise SystemExit(f"pyjit/_core.pyx has changed: cannot find {old.strip()!r} "
-                             "once; update EDITS in this script")
-        text = text.replace(old, new)
-    with open(os.path.join(workdir, "_core.pyx"), "w", encoding="utf-8") as f:
-        f.write(text)
-    for name in os.listdir(SOURCE):  # what _core.pyx includes
-        if name.endswith((".pxi", ".pxd")):
-            with open(os.path.join(SOURCE, name), encoding="utf-8") as src, \
-                    open(os.path.join(workdir, name), "w", encoding="utf-8") as dst:
-                dst.write(src.read())
+def variant_sources(rev: Optional[str]) -> Dict[str, str]:
+    """The loop's source files by name: the working tree's with ``EDITS`` made,
+    or, given ``rev``, those that existed at that git revision, unchanged.  The
+    generated ``_opcodes.pxi`` always comes from the working tree."""
+    names = [n for n in os.listdir(SOURCE)
+             if n == "_core.pyx" or n.endswith((".pxi", ".pxd"))]
+    files: Dict[str, str] = {}
+    for name in names:
+        if rev is None or name == "_opcodes.pxi":
+            with open(os.path.join(SOURCE, name), encoding="utf-8") as f:
+                files[name] = f.read()
+            continue
+        shown = subprocess.run(["git", "show", f"{rev}:pyjit/{name}"], cwd=SOURCE,
+                               capture_output=True, text=True)
+        if shown.returncode == 0:
+            files[name] = shown.stdout
+        elif name == "_core.pyx":
+            raise SystemExit(f"git show {rev}:pyjit/_core.pyx failed: {shown.stderr.strip()}")
+    if rev is None:
+        text = files["_core.pyx"]
+        for old, new in EDITS:
+            if text.count(old) != 1:
+                raise SystemExit(f"pyjit/_core.pyx has changed: cannot find {old.strip()!r} "
+                                 "once; update EDITS in this script")
+            text = text.replace(old, new)
+        files["_core.pyx"] = text
+    return files
+
+
+def build_variant(workdir: str, rev: Optional[str]) -> str:
+    """The variant's ``_core`` built in ``workdir``; returns the extension's path."""
+    for name, text in variant_sources(rev).items():
+        with open(os.path.join(workdir, name), "w", encoding="utf-8") as f:
+            f.write(text)
     with open(os.path.join(workdir, "setup.py"), "w", encoding="utf-8") as f:
         f.write(SETUP)
     done = subprocess.run([sys.executable, "setup.py"], cwd=workdir, capture_output=True,
@@ -134,12 +154,15 @@ def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--runs", type=int, default=60,
                    help="runs of each loop per workload, alternating (x4 for chain)")
+    p.add_argument("--rev", help="compare with the loop as it was at this git revision "
+                   "(default: the working tree's, without its profiler)")
     ns = p.parse_args()
     shipped = _backend.compiled()
     print(f"pyjit {pyjit.__version__}, shipped loop: {shipped.__file__}", file=sys.stderr)
     with tempfile.TemporaryDirectory() as workdir:
-        print("building the loop without its timed instantiation...", file=sys.stderr)
-        variant = load(build_variant(workdir))
+        what = f"the loop at {ns.rev}" if ns.rev else "the loop without a profiler"
+        print(f"building {what}...", file=sys.stderr)
+        variant = load(build_variant(workdir, ns.rev))
         print("\n".join(compare(shipped, variant, ns.runs)))
     return 0
 

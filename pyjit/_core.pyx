@@ -40,20 +40,21 @@ here is only how it is made fast:
   runs its own graph again ends in RecursionError, not a crash, however high
   ``sys.setrecursionlimit`` is;
 * an activation's value stack and registers are one C block that never moves (a
-  returned call's block is kept for the next call at that depth), and
-  ``Frame._run`` runs one activation only, returning to a small driver at an
-  ``INVOKE`` and at the end, so that nothing in the dispatch loop changes which
-  registers it reads (the C compiler keeps them in machine registers) and a
-  call costs no C stack;
-* the profiled loop is a second instantiation of the same ``_run`` (a fused
-  type whose two members select, at compile time, whether the timing is there),
-  so the normal loop's C is what it would be without a profiler; the pure twin
+  returned call's block is kept for the next call at that depth), and ``_run``
+  runs one activation only, returning to a small driver at an ``INVOKE`` and at
+  the end, so that nothing in the dispatch loop changes which registers it reads
+  (the C compiler keeps them in machine registers) and a call costs no C stack;
+* the dispatch loop and the helpers it calls are ``_run_loop.pxi``, included
+  here for plain runs and compiled again, with the timing in, by
+  ``pyjit._timed`` for profiled ones (a fused ``RunMode`` with one member in
+  each), so the normal loop's C is what it would be without a profiler, in a C
+  file of its own; ``_core.pxd`` declares what the two share.  The pure twin
   gets the same by compiling its ``_execute`` twice from one source;
-* the file runs from cold to hot (Lua's ``lvm.c`` habit): the out-of-line helpers
-  that can raise or call back into Python come first, the dispatch loop last.
-  An exception from anywhere inside the loop lands in its one ``except`` clause,
-  which releases the frame's values.  The rare paths' checks and messages are
-  ``pyjit._slowpath``'s, shared with the pure loop.
+* the files run from cold to hot (Lua's ``lvm.c`` habit): the out-of-line
+  helpers that can raise or call back into Python come first, the dispatch loop
+  last.  An exception from anywhere inside the loop lands in its one ``except``
+  clause, which releases the frame's values.  The rare paths' checks and
+  messages are ``pyjit._slowpath``'s, shared with the pure loop.
 """
 
 cimport cython
@@ -80,97 +81,18 @@ cdef extern from *:
 #: The version of Cython this module was compiled with (``pyjit info`` shows it).
 CYTHON_VERSION = PYJIT_CYTHON_VERSION.decode("ascii")
 
-cdef extern from "Python.h":
-    ctypedef struct PyObject
-    ctypedef struct PyThreadState
-    PyObject* Py_True_ "Py_True"
-    PyObject* Py_False_ "Py_False"
-    void Py_INCREF(PyObject*)
-    void Py_DECREF(PyObject*)
-    void Py_XDECREF(PyObject*)
-    void* PyMem_Calloc(size_t nelem, size_t elsize)
-    void PyMem_Free(void*)
-    PyObject** PySequence_Fast_ITEMS(object)
-    Py_ssize_t PyList_GET_SIZE(object)
-    PyObject* PyList_GET_ITEM(object, Py_ssize_t)
-    int PyList_SetSlice(object, Py_ssize_t, Py_ssize_t, PyObject*) except -1
-    int PyList_Append(object, PyObject*) except -1
-    # Declared `except NULL` / `except -1`: Cython turns a failure into a jump to
-    # the enclosing `except` clause, while the hot path keeps the raw pointer.
-    PyObject* PyObject_Vectorcall(PyObject*, PyObject**, size_t, PyObject*) except NULL
-    size_t PY_VECTORCALL_ARGUMENTS_OFFSET
-    int PyObject_IsTrue(PyObject*) except -1
-    int PyErr_CheckSignals() except -1
-    int Py_EnterRecursiveCall(const char*) except -1
-    void Py_LeaveRecursiveCall()
-    PyThreadState* PyEval_SaveThread()
-    void PyEval_RestoreThread(PyThreadState*)
-    bint PyLong_CheckExact(PyObject*)
-    bint PyFloat_CheckExact(PyObject*)
-    double PyFloat_AS_DOUBLE(PyObject*)
-    long long PyLong_AsLongLongAndOverflow(PyObject*, int*)
-    PyObject* PyLong_FromLongLong(long long) except NULL
-    PyObject* PyFloat_FromDouble(double) except NULL
-    ctypedef int (*visitproc)(PyObject*, void*)
-    ctypedef int (*traverseproc)(PyObject*, visitproc, void*)
-    ctypedef int (*inquiry)(PyObject*)
-    ctypedef struct PyTypeObject:
-        traverseproc tp_traverse
-        inquiry tp_clear
+cdef const int32_t* _ints(const int32_t[::1] a):
+    # The array outlives the view: Program keeps it, read-only, for its lifetime.
+    return &a[0] if a.shape[0] else NULL
 
-cdef extern from *:
-    """
-    #ifndef PYJIT_DEBUG
-    #define PYJIT_DEBUG 0
-    #endif
-    #include <time.h>
-    /* Milliseconds on a clock that is cheap to read (the coarse monotonic clock
-       where there is one): the loop reads it once every TICK backward jumps. */
-    static long long pyjit_now_ms(void) {
-    #ifdef CLOCK_MONOTONIC_COARSE
-        struct timespec t;
-        clock_gettime(CLOCK_MONOTONIC_COARSE, &t);
-        return (long long)t.tv_sec * 1000 + t.tv_nsec / 1000000;
-    #elif defined(CLOCK_MONOTONIC)
-        struct timespec t;
-        clock_gettime(CLOCK_MONOTONIC, &t);
-        return (long long)t.tv_sec * 1000 + t.tv_nsec / 1000000;
-    #else
-        return (long long)clock() * 1000 / CLOCKS_PER_SEC;
-    #endif
-    }
-    /* Nanoseconds on the clock time.perf_counter_ns reads (the profiler's). */
-    static long long pyjit_now_ns(void) {
-    #ifdef CLOCK_MONOTONIC
-        struct timespec t;
-        clock_gettime(CLOCK_MONOTONIC, &t);
-        return (long long)t.tv_sec * 1000000000LL + t.tv_nsec;
-    #else
-        return (long long)clock() * (1000000000LL / CLOCKS_PER_SEC);
-    #endif
-    }
-    """
-    # Build with CFLAGS=-DPYJIT_DEBUG=1 to check the loop's stack invariants;
-    # in the release build the checks are constant-folded away.
-    bint PYJIT_DEBUG
-    long long pyjit_now_ms() nogil
-    long long pyjit_now_ns() nogil
 
-cdef extern from *:
-    """
-    /* The high 64 bits of a 64 x 64-bit unsigned product. */
-    static inline uint64_t pyjit_mulhi(uint64_t a, uint64_t b) {
-    #ifdef __SIZEOF_INT128__
-        return (uint64_t)(((unsigned __int128)a * b) >> 64);
-    #else
-        uint64_t a0 = (uint32_t)a, a1 = a >> 32, b0 = (uint32_t)b, b1 = b >> 32;
-        uint64_t p00 = a0 * b0, p01 = a0 * b1, p10 = a1 * b0, p11 = a1 * b1;
-        uint64_t mid = (p00 >> 32) + (uint32_t)p01 + (uint32_t)p10;
-        return p11 + (p01 >> 32) + (p10 >> 32) + (mid >> 32);
-    #endif
-    }
-    """
-    uint64_t pyjit_mulhi(uint64_t a, uint64_t b) nogil
+cdef const uint8_t* _bytes(const uint8_t[::1] a):
+    return &a[0] if a.shape[0] else NULL
+
+
+cdef const int64_t* _int64s(const int64_t[::1] a):
+    return &a[0] if a.shape[0] else NULL
+
 
 cdef extern from *:
     """
@@ -211,26 +133,10 @@ cdef extern from *:
     """
     bint pyjit_stack_exhausted()
 
+# How a CALL reaches its operator (see pyjit_callee in _core.pxd): decided here,
+# once per callback, when a Program is built.
 cdef extern from *:
     """
-    /* How a CALL reaches its operator, decided once per callback when the
-       Program is built.  A builtin whose only calling convention is
-       METH_FASTCALL (operator.add, math.fmod, ...) is called through its C
-       function, exactly as CPython's PRECALL_BUILTIN_FAST does; anything else
-       with a vectorcall slot (Python functions, bound methods, numpy ufuncs,
-       types) through that slot; the rest through PyObject_Vectorcall, which
-       falls back to tp_call.  Either way the callee returns a new reference, or
-       NULL with an exception set (pyjit_call_failed covers a callee that forgets
-       to set one). */
-    typedef PyObject *(*pyjit_fastcall)(PyObject *, PyObject *const *, Py_ssize_t);
-
-    typedef struct {
-        PyObject *callable;     /* borrowed: Program._callbacks owns it */
-        pyjit_fastcall fast;    /* a METH_FASTCALL builtin's C function, or NULL */
-        PyObject *self;         /* its self (the module, for operator.add) */
-        vectorcallfunc vcall;   /* otherwise the callable's vectorcall slot, or NULL */
-    } pyjit_callee;
-
     static void pyjit_resolve(PyObject *f, pyjit_callee *c) {
         c->callable = f;
         c->fast = NULL;
@@ -247,127 +153,10 @@ cdef extern from *:
         }
         c->vcall = PyVectorcall_Function(f);
     }
-
-    /* args[-1] must be writable: that is what lets a bound method prepend its
-       self in place instead of copying the arguments. */
-    static inline PyObject *pyjit_call(const pyjit_callee *c, PyObject **args,
-                                       Py_ssize_t n) {
-        if (c->fast)
-            return c->fast(c->self, args, n);
-        if (c->vcall)
-            return c->vcall(c->callable, args,
-                            (size_t)n | PY_VECTORCALL_ARGUMENTS_OFFSET, NULL);
-        return PyObject_Vectorcall(c->callable, args,
-                                   (size_t)n | PY_VECTORCALL_ARGUMENTS_OFFSET, NULL);
-    }
     """
-    ctypedef struct pyjit_callee:
-        PyObject* callable
     void pyjit_resolve(PyObject* f, pyjit_callee* c)
-    PyObject* pyjit_call(const pyjit_callee* c, PyObject** args, Py_ssize_t n) noexcept
-
-    PyObject* PyErr_Occurred()
-
-# Bound once: the Python function _tick calls (CPython runs signal handlers and
-# hands the GIL over on entering it).
-cdef object _checkpoint = _slow.checkpoint
-
-# CALL specialised by shape when a Program is built (CPython's habit: a cheap
-# guard, here none at all, plus an action; the generic CALL stays as it is).
-# They live only in Program._code, never in a table: negative, so they cannot
-# clash with an opcode.
-cdef enum:
-    OP_CALL1 = -1      # one input, one output:   neg, not, len, ufuncs...
-    OP_CALL2 = -2      # two inputs, one output:  add, lt, getitem...
-    # And so are FLOORDIV_I and REM_I by a constant power of two (n // 2, n % 2),
-    # a shift and a mask in place of a division; arg: the power.
-    OP_FLOORDIV_POW2 = -3
-    OP_REM_POW2 = -4
-    # By any other constant divisor d > 2: a multiplication by a precomputed
-    # reciprocal where the dividend is non-negative, the division otherwise;
-    # arg: the index of d's Divisor record.
-    OP_FLOORDIV_K = -5
-    OP_REM_K = -6
-    # REM_POW2 followed by JEQ_I or JNE_I of its result against a constant 0, the
-    # test of ``if n % 2 == 0``, when nothing jumps to the JEQ_I or JNE_I: one
-    # dispatch for both (the jump's record stays, and is stepped over).
-    OP_REM_POW2_JEQZ = -7
-    OP_REM_POW2_JNEZ = -8
-
-# Backward jumps between two looks at signals and at the GIL.  A scalar loop
-# iteration takes a few nanoseconds, so this is tens of microseconds of it; a loop
-# that calls Python takes longer per iteration, and CPython's own eval loop looks
-# at every call it makes anyway.
-cdef enum:
-    TICK = 4096
-    SIGNAL_MS = 5      # while running without the GIL: how often signals are seen
-
-# How Frame._run leaves the activation it runs.
-cdef enum:
-    ENDED = 0          # it reached its end
-    SUSPENDED = 1      # a WAIT met a pending future (given back to Frame._execute)
-    CALLED = 2         # an INVOKE made its callee the innermost activation
 
 
-cdef const int32_t* _ints(const int32_t[::1] a):
-    # The array outlives the view: Program keeps it, read-only, for its lifetime.
-    return &a[0] if a.shape[0] else NULL
-
-
-cdef const uint8_t* _bytes(const uint8_t[::1] a):
-    return &a[0] if a.shape[0] else NULL
-
-
-cdef const int64_t* _int64s(const int64_t[::1] a):
-    return &a[0] if a.shape[0] else NULL
-
-
-# An operand as the loop reads it: an input is (register << 1) | move, an output
-# its register.  Registers are int32, so both fit.  A scalar input's move bit is
-# always 0 (the validator saw to it).
-ctypedef uint32_t Word
-
-# A scalar register: an int64 (an int, or a bool as 0/1) or a double, as the
-# instruction reading it says.
-ctypedef union Scalar:
-    int64_t i
-    double f
-
-# The count that does not fit in an Instr's 16 bits: read the table's column.
-cdef enum:
-    BIG = 0xFFFF
-
-# A constant divisor d > 2, not a power of two, as FLOORDIV_K and REM_K divide by
-# it.  For 0 <= a < 2**63, floor(a / d) = (a * m) >> (63 + l) exactly, where
-# l = ceil(log2 d) and m = ceil(2**(63 + l) / d) < 2**64 (Granlund and
-# Montgomery, "Division by invariant integers using multiplication", 1994: the
-# error m * d - 2**(63 + l) is below d <= 2**l, too small to reach the next
-# multiple of d).  The loop takes the high word of the 128-bit product and
-# shifts it right by l - 1: one multiplication in place of a division that costs
-# tens of cycles.
-cdef struct Divisor:
-    int64_t d
-    uint64_t m
-    int shift                    # l - 1
-
-# One instruction as the loop reads it: the seven columns of the table gathered
-# into a 32-byte record that points straight at everything the instruction
-# needs, its operands (inputs, then outputs, side by side in one stream) and, for
-# a CALL, how to call its operator.  The loop then keeps little more than a
-# pointer to the current record in the processor's registers.
-cdef struct Instr:
-    int32_t op
-    int32_t arg                  # the table's operand
-    const Word* words            # the n_in inputs, then the n_out output registers
-    const pyjit_callee* callee   # CALL: how to call F[arg]
-    uint16_t n_in                # BIG: see the in_size column
-    uint16_t n_out               # BIG: see the out_size column
-    uint8_t gil_free             # a backward jump whose loop touches no object
-
-
-# no_gc_clear: the raw pointers below point into the tuples and arrays this
-# object owns, so the collector must never empty them under a live Program (it
-# breaks a cycle through a Program by clearing the cycle's other objects).
 @cython.final
 @cython.no_gc_clear
 cdef class Program:
@@ -410,26 +199,6 @@ cdef class Program:
         ValueError: the table is invalid; the message names the instruction.
     """
 
-    cdef object _table        # the validated copies: keeps the arrays below alive
-    cdef tuple _callbacks     # owns what F borrows
-    cdef tuple _constants     # owns what K borrows
-    cdef tuple _preload_values  # owns what _preload_objs borrows
-    cdef object _future_type
-    cdef Py_ssize_t _n, _register_size, _max_stack, _scalar_size, _n_preload
-    cdef const int32_t* _op
-    cdef const int32_t* _in_size
-    cdef const int32_t* _out_size
-    cdef const int32_t* _arg
-    cdef const int64_t* _scalar_init
-    cdef PyObject** _F
-    cdef PyObject** _K
-    cdef int32_t* _preload_regs
-    cdef PyObject** _preload_objs
-    cdef Instr* _code           # n records, built from the columns above
-    cdef Word* _operands        # the operands of all instructions, in order
-    cdef pyjit_callee* _callees # one per distinct callable of CALL instructions
-    cdef Divisor* _divisors     # FLOORDIV_K, REM_K: by arg
-    cdef list _linked           # INVOKE: F[arg]()'s Program by arg, once linked (or None)
 
     # __cinit__, not __init__: it runs exactly once, so a Program cannot be
     # re-initialised under a Frame that holds its pointers.
@@ -624,208 +393,6 @@ cdef class Program:
         return (self._op[i] == OP_JUMPZ or self._op[i] == OP_JUMPNZ) and self._in_size[i] == 0
 
 
-# ---- Out-of-line helpers: everything that can raise or call back into Python ----
-
-cdef int _raise_empty(Py_ssize_t reg, Py_ssize_t pc) except -1:
-    raise _slow.empty_register(reg, pc)
-
-
-cdef int _call_input_empty(PyObject** vs, const Word* words, Py_ssize_t j,
-                           Py_ssize_t pc) except -1:
-    """A CALL found input ``j``'s register empty: release the inputs it had already
-    moved out of their registers (``vs[0:j]``; the copied ones are borrowed),
-    then raise."""
-    cdef Py_ssize_t i
-    cdef PyObject* v
-    for i in range(j):
-        if words[i] & 1:
-            v = vs[i]
-            vs[i] = NULL
-            Py_DECREF(v)
-    return _raise_empty(words[j] >> 1, pc)
-
-
-cdef int _call_failed(Program prog, Py_ssize_t pc) except -1:
-    """CALL's operator returned NULL: raise its exception (set already, normally)."""
-    if PyErr_Occurred() == NULL:
-        raise _slow.call_returned_null(<object>prog._F[prog._arg[pc]])
-    return -1
-
-
-cdef Py_ssize_t _unpack(PyObject* result, PyObject** dst, Py_ssize_t nout,
-                        int arg) except -1:
-    """Push the ``nout`` values of an operator's tuple or list result.
-
-    Steals ``result`` (also when raising); returns ``nout``.
-    """
-    cdef object res = <object>result
-    Py_DECREF(result)           # `res` holds it now, and drops it on any exit
-    cdef Py_ssize_t j
-    cdef PyObject** items
-    res = _slow.unpack(res, nout, arg)
-    items = PySequence_Fast_ITEMS(res)
-    for j in range(nout):
-        Py_INCREF(items[j])
-        dst[j] = items[j]
-    return nout
-
-
-cdef Py_ssize_t _stackcall(Program prog, Py_ssize_t pc, PyObject** vs, Py_ssize_t k,
-                           Py_ssize_t nout) except -1:
-    """Run a STACKCALL: move the ``k`` inputs into a list, call, return the new pc.
-
-    The inputs' stack slots are NULL once moved (the unwinder skips them); on
-    success the ``nout`` outputs are at ``vs[0:nout]``.
-    """
-    cdef Py_ssize_t j
-    cdef int arg = prog._arg[pc]
-    lst = [<object>vs[j] for j in range(k)]
-    for j in range(k):
-        Py_DECREF(vs[j])
-        vs[j] = NULL
-    target = _slow.stackcall(<object>prog._F[arg], arg, lst, pc, prog._n,
-                             prog._takes_condition_at, nout)
-    for j in range(nout):
-        vs[j] = PyList_GET_ITEM(lst, j)
-        Py_INCREF(vs[j])
-    return <Py_ssize_t>target
-
-
-cdef int _wait(Program prog, PyObject** slot) except -1:
-    """WAIT on the future in ``*slot``: 1 and its value in ``*slot`` if done, else 0."""
-    cdef object fut = <object>slot[0]
-    if not isinstance(fut, prog._future_type):
-        raise _slow.not_a_future(prog._future_type, fut)
-    if not fut.done():
-        return 0
-    cdef object value = fut.value()
-    Py_INCREF(<PyObject*>value)
-    slot[0] = <PyObject*>value
-    Py_DECREF(<PyObject*>fut)   # the stack's reference; `fut` still holds its own
-    return 1
-
-
-cdef int _load(list caller, PyObject** vs, Py_ssize_t k) except -1:
-    """LOAD: move the last ``k`` values of the caller's list to ``vs[0:k]``."""
-    cdef Py_ssize_t size = PyList_GET_SIZE(caller), j
-    if size < k:
-        raise TypeError(f"LOAD takes {k} values but the stack holds {size}")
-    for j in range(k):
-        vs[j] = PyList_GET_ITEM(caller, size - k + j)
-        Py_INCREF(vs[j])
-    try:
-        PyList_SetSlice(caller, size - k, size, NULL)
-    except BaseException:
-        for j in range(k):
-            Py_DECREF(vs[j])
-        raise
-    return 0
-
-
-cdef int _store(list caller, PyObject** vs, Py_ssize_t k) except -1:
-    """STORE: append ``vs[0:k]`` to the caller's list, then release them."""
-    cdef Py_ssize_t j
-    for j in range(k):
-        PyList_Append(caller, vs[j])
-    while k:
-        k -= 1
-        Py_DECREF(vs[k])
-    return 0
-
-
-cdef int _unbox(int opc, PyObject* v, Scalar* out) except -1:
-    """UNBOX's slow path: anything but an exact int, float or bool."""
-    cdef object x
-    if opc == OP_UNBOX_I:
-        out.i = <int64_t>_slow.unbox_int(<object>v)
-    elif opc == OP_UNBOX_F:
-        out.f = <double>_slow.unbox_float(<object>v)
-    else:
-        x = _slow.unbox_bool(<object>v)
-        out.i = 1 if x else 0
-    return 0
-
-
-cdef int _intrinsic_slow(Program prog, const Instr* ins, Scalar* S, int kinds) except -1:
-    """An intrinsic off its common case: call its library operator on the boxed
-    inputs, which raises its own error or returns the result (a float, ``kinds``
-    1, or an int).  ``kinds`` 1 reads the inputs as doubles, 0 as int64."""
-    cdef const Word* w = ins.words
-    fn = <object>prog._F[ins.arg]
-    if kinds == 1:
-        args = [S[w[j] >> 1].f for j in range(ins.n_in)]
-        S[w[ins.n_in]].f = fn(*args)
-    else:
-        args = [S[w[j] >> 1].i for j in range(ins.n_in)]
-        S[w[ins.n_in]].i = fn(*args)
-    return 0
-
-
-cdef inline void _hold_gil(PyThreadState** released) noexcept:
-    if released[0] != NULL:
-        PyEval_RestoreThread(released[0])
-        released[0] = NULL
-
-
-cdef int _tick(PyThreadState** released, long long* last_signals, bint gil_free) except -1:
-    """Every TICK backward jumps (and calls): let signals and other threads in.
-
-    At the back edge of a loop that touches no Python object (``gil_free``), the
-    loop gives the GIL up and goes on without it, in parallel with other
-    threads, until an instruction needs Python and takes it back; running so, it
-    looks at signals every SIGNAL_MS milliseconds.  Anywhere else it runs a
-    little Python (:func:`pyjit._slowpath.checkpoint`), which is where CPython's
-    own eval loop runs the signal handlers and hands the GIL to a thread that has
-    asked for it: other threads get it exactly as they would from a Python loop.
-    (Giving it up and taking it back at once would not do: each release wakes a
-    waiting thread before it has waited long enough to ask for a switch, and so
-    starves it.)
-    """
-    cdef long long now
-    if released[0] == NULL:
-        if gil_free:
-            PyErr_CheckSignals()
-            released[0] = PyEval_SaveThread()
-        else:
-            _checkpoint()
-        return 0
-    now = pyjit_now_ms()
-    if now - last_signals[0] >= SIGNAL_MS:
-        last_signals[0] = now
-        PyEval_RestoreThread(released[0])
-        released[0] = NULL
-        _checkpoint()
-        if gil_free:
-            released[0] = PyEval_SaveThread()
-    return 0
-
-
-# One run of one Program inside a Frame: the block of memory that holds its value
-# stack, object registers and scalar registers, and where it is.  A block never
-# moves once allocated (a CALL's borrowed arguments and the collector's traversal
-# point into it); the array of activations may, since nothing points into it.
-cdef inline const Instr* _jump(const Instr* code, const Instr* ins, int* ticks) noexcept:
-    """A jump taken: its target; a backward one counts towards the next _tick,
-    which the loop calls when the count runs out (this stays small, so that the
-    compiler inlines it at every jump of both instantiations of the loop)."""
-    cdef const Instr* target = code + ins.arg
-    if target <= ins:
-        ticks[0] -= 1
-    return target
-
-
-cdef struct Activation:
-    PyObject* program     # a strong reference (the outermost's: Frame._program's)
-    PyObject** mem        # the block: 1 spare slot + max_stack, registers, scalars
-    Py_ssize_t cap        # slots in mem; a callee's block is kept for the next call
-    PyObject** stack      # mem + 1 (see _execute's CALL)
-    PyObject** regs       # nregs slots, NULL = empty
-    Scalar* scalars       # after the object registers, 8 bytes each too
-    Py_ssize_t nregs
-    Py_ssize_t pc         # the next instruction; a caller's is its INVOKE
-    Py_ssize_t sp         # a caller's value-stack slots in use while its callee runs
-
-
 # How many activations a Frame may hold at once (set_max_depth).
 cdef Py_ssize_t _max_depth = _slow.DEFAULT_MAX_DEPTH
 
@@ -842,28 +409,25 @@ def get_max_depth():
     return _max_depth
 
 
-# ---- Profiling: the same loop, instantiated twice ----
+# ---- Profiling: the same loop, compiled twice, in two C files ----
 #
-# Frame._run and Frame._drive take a fused `RunMode`: Cython compiles each twice,
-# once for PlainRun, where every `if RunMode is TimedRun:` block is left out at
-# compile time (the normal loop, exactly as fast as without a profiler), and
-# once for TimedRun, which reads the clock at every instruction.  Frame._execute
-# picks one per run.
-
-cdef struct Untimed:
-    char unused            # C has no empty struct; nothing reads it
-
-# A profiled run's clock: when the instruction being timed started, and the
-# tallies (set_profile's dict, held by _execute for the run).
-cdef struct Timed:
-    long long t
-    PyObject* tallies
-
-ctypedef Untimed* PlainRun
-ctypedef Timed* TimedRun
+# _run_loop.pxi's _run and _drive take a fused `RunMode`.  This module compiles
+# them for PlainRun, where every `if RunMode is TimedRun:` block is left out at
+# compile time; pyjit._timed compiles them for TimedRun, which reads the clock at
+# every instruction.  Frame._execute picks one per run.  Two C files, not two
+# instantiations in this one: side by side, the timed copy changed how the C
+# compiler inlined and laid out the plain one, which ran 8-16% slower.
 ctypedef fused RunMode:
     PlainRun
-    TimedRun
+
+# The profiled loop's driver, installed by pyjit._timed when set_profile imports it.
+cdef TimedDrive _timed_drive = NULL
+
+
+cdef int install_timed_loop(TimedDrive drive) except -1:
+    global _timed_drive
+    _timed_drive = drive
+    return 0
 
 # The tallies of the profile in progress (see set_profile), or None.
 cdef object _profile = None
@@ -878,32 +442,15 @@ def set_profile(tallies):
     calls and returns).  ``None`` stops profiling.  :mod:`pyjit.profiler` is the
     interface; a run that is not profiled runs the loop with no profiling in it."""
     global _profile
-    _profile = _slow.check_profile(tallies)
+    tallies = _slow.check_profile(tallies)
+    if tallies is not None and _timed_drive == NULL:
+        from pyjit import _timed   # installs the timed loop (install_timed_loop)
+    _profile = tallies
 
 
 def get_profile():
     """The tallies runs are profiled into (see ``set_profile``), or None."""
     return _profile
-
-
-cdef int64_t* _tally(object tallies, Program prog, int64_t** times) except NULL:
-    """``prog``'s counts (returned) and times (``*times``) in ``tallies``, made on
-    its first run: two int64 arrays of n + 1 that the dict keeps alive."""
-    pair = tallies.get(prog)
-    if pair is None:
-        pair = tallies[prog] = (np.zeros(prog._n + 1, np.int64),
-                                np.zeros(prog._n + 1, np.int64))
-    cdef int64_t[::1] counts = pair[0]
-    cdef int64_t[::1] t = pair[1]
-    times[0] = &t[0]
-    return &counts[0]
-
-
-cdef inline void _lap(Timed* clock, int64_t* slot) noexcept:
-    """Charge the time since ``clock.t`` to ``*slot`` and restart the clock."""
-    cdef long long now = pyjit_now_ns()
-    slot[0] += now - clock.t
-    clock.t = now
 
 
 cdef int _enter(Activation* a, Program p) except -1:
@@ -997,16 +544,6 @@ cdef class Frame:
         program: the Program to run.
     """
 
-    cdef Program _program
-    cdef Activation _top        # the run's own activation
-    cdef Activation* _callees   # the activations of calls: [0, _depth) in use,
-    cdef Py_ssize_t _ncallees   # _ncallees allocated (blocks kept for reuse)
-    cdef Py_ssize_t _depth      # calls in progress
-    cdef Py_ssize_t _unwound    # after an error: how many calls it unwound (their pcs stay)
-    cdef int _ticks             # backward jumps and calls until the next _tick
-    cdef long long _last_signals
-    cdef bint _failed
-    cdef bint _running
 
     def __cinit__(self, program):
         if not isinstance(program, Program):
@@ -1024,9 +561,6 @@ cdef class Frame:
             for d in range(self._ncallees):
                 PyMem_Free(self._callees[d].mem)
             PyMem_Free(self._callees)
-
-    cdef inline Activation* _innermost(self) noexcept:
-        return &self._callees[self._depth - 1] if self._depth else &self._top
 
     cdef Activation* _invoke(self, Program callee, Py_ssize_t pc,
                              Py_ssize_t sp) except NULL:
@@ -1189,700 +723,13 @@ cdef class Frame:
         caller.sp += k
         return 0
 
-    # ---- The dispatch loop: one switch, the typed tier first ----
-    #
-    # Every case that touches a Python object, or calls one, starts with
-    # _hold_gil: after a _tick the loop may be running without the GIL, and
-    # takes it back at the first instruction that needs it.  The typed tier's
-    # scalar cases (pyjit.opcodes' needs_python is False) never need it, but
-    # for an intrinsic's slow path, which takes it first.
-
-    @cython.boundscheck(False)
-    @cython.wraparound(False)
-    @cython.cdivision(True)
-    cdef int _run(self, list caller, PyObject** pending, RunMode mode) except -1:
-        """Run the innermost activation until it ends (ENDED), a WAIT suspends it
-        (SUSPENDED, a new reference to the future in ``*pending``) or an INVOKE
-        starts a callee
-        (CALLED: the callee is the innermost now).  Nothing here changes which
-        activation runs, so the C compiler keeps the table, the registers and the
-        stack in machine registers for the whole loop.  Profiled (``mode`` a
-        TimedRun), it also counts and times every instruction into the Program's
-        tally, as ``pyjit._pure`` does."""
-        cdef Activation* act = self._innermost()
-        cdef Program prog = <Program>act.program
-        cdef const Instr* code = prog._code
-        cdef const Instr* end = code + prog._n
-        # The running instruction; its index (the pc) is `ins - code`, worked out
-        # only where it is needed: jumps, errors, suspension.
-        cdef const Instr* ins = code + act.pc
-        cdef const Instr* target
-        cdef PyObject** K = prog._K
-        cdef PyObject** regs = act.regs
-        cdef Scalar* S = act.scalars
-        # vs[-1] is a spare slot of our own: that is what lets CALL pass
-        # PY_VECTORCALL_ARGUMENTS_OFFSET, so a bound-method callee can prepend
-        # `self` in place instead of copying the arguments.  Between
-        # instructions the stack is empty, so MOVE borrows it as scratch space.
-        cdef PyObject** vs = act.stack
-        cdef Scalar* scratch = <Scalar*>vs
-        cdef Py_ssize_t sp = 0, k, j, nin
-        cdef Word w
-        cdef const Word* words
-        cdef int opc, truth, overflow
-        cdef PyObject* v
-        cdef PyObject* old
-        cdef int64_t a, b, q
-        cdef double x, y
-        cdef Scalar t0, t1
-        # Not NULL while the loop runs without the GIL (see _tick).
-        cdef PyThreadState* released = NULL
-        cdef int ticks = self._ticks
-        cdef long long last_signals = self._last_signals
-        # Profiled: the Program's tally, and the slot the clock runs for (at
-        # first [n], the time since the previous activation stopped).
-        cdef int64_t* counts = NULL
-        cdef int64_t* times = NULL
-        cdef int64_t* timing = NULL
-        if RunMode is TimedRun:
-            counts = _tally(<object>mode.tallies, prog, &times)
-            timing = times + prog._n
-        try:
-            while ins < end:
-                if RunMode is TimedRun:
-                    # The tallies are written under the GIL only: a _tick that
-                    # gave it up for a loop of scalar work gets it back here.
-                    _hold_gil(&released)
-                    _lap(mode, timing)
-                    timing = times + (ins - code)
-                    counts[ins - code] += 1
-                opc = ins.op
-                words = ins.words
-
-                # ---- the typed tier: scalar registers, no stack, no objects ----
-                if opc == OP_ADD_I:
-                    S[words[2]].i = <int64_t>(<uint64_t>S[words[0] >> 1].i +
-                                              <uint64_t>S[words[1] >> 1].i)
-                elif opc == OP_SUB_I:
-                    S[words[2]].i = <int64_t>(<uint64_t>S[words[0] >> 1].i -
-                                              <uint64_t>S[words[1] >> 1].i)
-                elif opc == OP_MUL_I:
-                    S[words[2]].i = <int64_t>(<uint64_t>S[words[0] >> 1].i *
-                                              <uint64_t>S[words[1] >> 1].i)
-                elif opc == OP_FLOORDIV_I:
-                    a = S[words[0] >> 1].i
-                    b = S[words[1] >> 1].i
-                    if b == 0:
-                        _hold_gil(&released)
-                        _intrinsic_slow(prog, ins, S, 0)
-                    elif b == -1:
-                        S[words[2]].i = <int64_t>(0 - <uint64_t>a)  # INT64_MIN wraps
-                    else:
-                        q = a / b
-                        if q * b != a and (a < 0) != (b < 0):
-                            q -= 1
-                        S[words[2]].i = q
-                elif opc == OP_REM_I:
-                    a = S[words[0] >> 1].i
-                    b = S[words[1] >> 1].i
-                    if b == 0:
-                        _hold_gil(&released)
-                        _intrinsic_slow(prog, ins, S, 0)
-                    elif b == -1:
-                        S[words[2]].i = 0  # C's INT64_MIN % -1 would trap
-                    else:
-                        q = a % b
-                        if q != 0 and (q < 0) != (b < 0):
-                            q += b
-                        S[words[2]].i = q
-                elif opc == OP_FLOORDIV_POW2:
-                    # floor division by 2**arg: an arithmetic shift rounds down
-                    S[words[2]].i = S[words[0] >> 1].i >> ins.arg
-                elif opc == OP_REM_POW2:
-                    # Python's % by 2**arg, the sign of the (positive) divisor
-                    S[words[2]].i = S[words[0] >> 1].i & ((<int64_t>1 << ins.arg) - 1)
-                elif opc == OP_FLOORDIV_K or opc == OP_REM_K:
-                    a = S[words[0] >> 1].i
-                    b = prog._divisors[ins.arg].d
-                    if a >= 0:
-                        q = <int64_t>(pyjit_mulhi(<uint64_t>a, prog._divisors[ins.arg].m)
-                                      >> prog._divisors[ins.arg].shift)
-                    else:
-                        q = a / b
-                        if q * b != a:
-                            q -= 1       # b > 0: round toward minus infinity
-                    S[words[2]].i = q if opc == OP_FLOORDIV_K else a - q * b
-                elif opc == OP_REM_POW2_JEQZ or opc == OP_REM_POW2_JNEZ:
-                    a = S[words[0] >> 1].i & ((<int64_t>1 << ins.arg) - 1)
-                    S[words[2]].i = a
-                    ins += 1     # the jump's record, stepped over unless it is taken
-                    if RunMode is TimedRun:
-                        counts[ins - code] += 1  # its time is the REM's
-                    if (a == 0) == (opc == OP_REM_POW2_JEQZ):
-                        target = _jump(code, ins, &ticks)
-                        if ticks == 0:
-                            ticks = TICK
-                            _tick(&released, &last_signals, ins.gil_free)
-                        ins = target
-                        continue
-                elif opc == OP_NEG_I:
-                    S[words[1]].i = <int64_t>(0 - <uint64_t>S[words[0] >> 1].i)
-                elif opc == OP_ABS_I:
-                    a = S[words[0] >> 1].i
-                    S[words[1]].i = <int64_t>(0 - <uint64_t>a) if a < 0 else a
-                elif opc == OP_MIN_I:
-                    a = S[words[0] >> 1].i
-                    b = S[words[1] >> 1].i
-                    S[words[2]].i = b if b < a else a
-                elif opc == OP_MAX_I:
-                    a = S[words[0] >> 1].i
-                    b = S[words[1] >> 1].i
-                    S[words[2]].i = b if b > a else a
-                elif opc == OP_AND_I or opc == OP_AND_B:
-                    S[words[2]].i = S[words[0] >> 1].i & S[words[1] >> 1].i
-                elif opc == OP_OR_I or opc == OP_OR_B:
-                    S[words[2]].i = S[words[0] >> 1].i | S[words[1] >> 1].i
-                elif opc == OP_XOR_I or opc == OP_XOR_B:
-                    S[words[2]].i = S[words[0] >> 1].i ^ S[words[1] >> 1].i
-                elif opc == OP_DIV_I:
-                    # IEEE: x / 0 is +-inf, 0 / 0 nan, as the operator's result
-                    S[words[2]].f = <double>S[words[0] >> 1].i / <double>S[words[1] >> 1].i
-                elif opc == OP_LT_I:
-                    S[words[2]].i = S[words[0] >> 1].i < S[words[1] >> 1].i
-                elif opc == OP_LE_I:
-                    S[words[2]].i = S[words[0] >> 1].i <= S[words[1] >> 1].i
-                elif opc == OP_GT_I:
-                    S[words[2]].i = S[words[0] >> 1].i > S[words[1] >> 1].i
-                elif opc == OP_GE_I:
-                    S[words[2]].i = S[words[0] >> 1].i >= S[words[1] >> 1].i
-                elif opc == OP_EQ_I or opc == OP_EQ_B:
-                    S[words[2]].i = S[words[0] >> 1].i == S[words[1] >> 1].i
-                elif opc == OP_NE_I or opc == OP_NE_B:
-                    S[words[2]].i = S[words[0] >> 1].i != S[words[1] >> 1].i
-                elif opc == OP_ADD_F:
-                    S[words[2]].f = S[words[0] >> 1].f + S[words[1] >> 1].f
-                elif opc == OP_SUB_F:
-                    S[words[2]].f = S[words[0] >> 1].f - S[words[1] >> 1].f
-                elif opc == OP_MUL_F:
-                    S[words[2]].f = S[words[0] >> 1].f * S[words[1] >> 1].f
-                elif opc == OP_DIV_F:
-                    S[words[2]].f = S[words[0] >> 1].f / S[words[1] >> 1].f
-                elif opc == OP_FLOORDIV_F:
-                    x = S[words[0] >> 1].f / S[words[1] >> 1].f
-                    if isfinite(x):
-                        y = floor(x)
-                        x = y if y != 0 else copysign(0.0, x)
-                    S[words[2]].f = x
-                elif opc == OP_REM_F:
-                    # Python's float %: fmod, then the sign of the divisor
-                    y = S[words[1] >> 1].f
-                    if y == 0:
-                        x = 0.0 / y  # nan, as the operator returns
-                    else:
-                        x = fmod(S[words[0] >> 1].f, y)
-                        if x != 0:
-                            if (y < 0) != (x < 0):
-                                x += y
-                        else:
-                            x = copysign(0.0, y)
-                    S[words[2]].f = x
-                elif opc == OP_POW_F:
-                    x = S[words[0] >> 1].f
-                    y = S[words[1] >> 1].f
-                    if x > 0 and isfinite(x) and isfinite(y):
-                        x = pow(x, y)
-                    else:
-                        x = -1  # not the common case
-                    if x >= 0 and isfinite(x):
-                        S[words[2]].f = x
-                    else:
-                        _hold_gil(&released)
-                        _intrinsic_slow(prog, ins, S, 1)
-                elif opc == OP_NEG_F:
-                    S[words[1]].f = -S[words[0] >> 1].f
-                elif opc == OP_ABS_F:
-                    S[words[1]].f = fabs(S[words[0] >> 1].f)
-                elif opc == OP_MIN_F:
-                    x = S[words[0] >> 1].f
-                    y = S[words[1] >> 1].f
-                    S[words[2]].f = x if x < y else y
-                elif opc == OP_MAX_F:
-                    x = S[words[0] >> 1].f
-                    y = S[words[1] >> 1].f
-                    S[words[2]].f = x if x > y else y
-                elif opc == OP_LT_F:
-                    S[words[2]].i = S[words[0] >> 1].f < S[words[1] >> 1].f
-                elif opc == OP_LE_F:
-                    S[words[2]].i = S[words[0] >> 1].f <= S[words[1] >> 1].f
-                elif opc == OP_GT_F:
-                    S[words[2]].i = S[words[0] >> 1].f > S[words[1] >> 1].f
-                elif opc == OP_GE_F:
-                    S[words[2]].i = S[words[0] >> 1].f >= S[words[1] >> 1].f
-                elif opc == OP_EQ_F:
-                    S[words[2]].i = S[words[0] >> 1].f == S[words[1] >> 1].f
-                elif opc == OP_NE_F:
-                    S[words[2]].i = S[words[0] >> 1].f != S[words[1] >> 1].f
-                elif opc == OP_NOT_B:
-                    S[words[1]].i = not S[words[0] >> 1].i
-                elif opc == OP_I2F or opc == OP_B2F:
-                    S[words[1]].f = <double>S[words[0] >> 1].i
-                elif opc == OP_F2I:
-                    # C++'s cast: nan, inf and values outside int64 give INT64_MIN
-                    x = S[words[0] >> 1].f
-                    if x >= -9223372036854775808.0 and x < 9223372036854775808.0:
-                        S[words[1]].i = <int64_t>x
-                    else:
-                        S[words[1]].i = <int64_t>(<uint64_t>1 << 63)
-                elif opc == OP_B2I:
-                    S[words[1]].i = S[words[0] >> 1].i
-                elif opc == OP_I2B:
-                    S[words[1]].i = S[words[0] >> 1].i != 0
-                elif opc == OP_F2B:
-                    S[words[1]].i = S[words[0] >> 1].f != 0
-                elif opc == OP_MOVE:
-                    nin = ins.n_in
-                    if nin == 1:
-                        S[words[1]] = S[words[0] >> 1]
-                    elif nin == 2:
-                        t0 = S[words[0] >> 1]
-                        t1 = S[words[1] >> 1]
-                        S[words[2]] = t0
-                        S[words[3]] = t1
-                    else:
-                        if nin == BIG:
-                            nin = prog._in_size[ins - code]
-                        for j in range(nin):
-                            scratch[j] = S[words[j] >> 1]
-                        for j in range(nin):
-                            S[words[nin + j]] = scratch[j]
-                elif opc == OP_LOOP_BACK:
-                    a = S[words[0] >> 1].i + 1
-                    S[words[3]].i = a
-                    if a < S[words[1] >> 1].i and S[words[2] >> 1].i:
-                        # The tick reads the back edge's own gil_free: the
-                        # target's is always 0 (only jumps have one).
-                        ticks -= 1
-                        if ticks == 0:
-                            ticks = TICK
-                            _tick(&released, &last_signals, ins.gil_free)
-                        ins = code + ins.arg
-                        continue
-                elif opc == OP_LOOP_ENTER:
-                    S[words[2]].i = 0
-                    if not (0 < S[words[0] >> 1].i and S[words[1] >> 1].i):
-                        ins = code + ins.arg
-                        continue
-                # Each conditional jump its own case: a second switch inside a
-                # shared case would cost a second indirect branch per jump.
-                elif opc == OP_JUMP:
-                    target = _jump(code, ins, &ticks)
-                    if ticks == 0:
-                        ticks = TICK
-                        _tick(&released, &last_signals, ins.gil_free)
-                    ins = target
-                    continue
-                elif opc == OP_JT:
-                    if S[words[0] >> 1].i != 0:
-                        target = _jump(code, ins, &ticks)
-                        if ticks == 0:
-                            ticks = TICK
-                            _tick(&released, &last_signals, ins.gil_free)
-                        ins = target
-                        continue
-                elif opc == OP_JF:
-                    if S[words[0] >> 1].i == 0:
-                        target = _jump(code, ins, &ticks)
-                        if ticks == 0:
-                            ticks = TICK
-                            _tick(&released, &last_signals, ins.gil_free)
-                        ins = target
-                        continue
-                elif opc == OP_JLT_I:
-                    if S[words[0] >> 1].i < S[words[1] >> 1].i:
-                        target = _jump(code, ins, &ticks)
-                        if ticks == 0:
-                            ticks = TICK
-                            _tick(&released, &last_signals, ins.gil_free)
-                        ins = target
-                        continue
-                elif opc == OP_JLE_I:
-                    if S[words[0] >> 1].i <= S[words[1] >> 1].i:
-                        target = _jump(code, ins, &ticks)
-                        if ticks == 0:
-                            ticks = TICK
-                            _tick(&released, &last_signals, ins.gil_free)
-                        ins = target
-                        continue
-                elif opc == OP_JEQ_I:
-                    if S[words[0] >> 1].i == S[words[1] >> 1].i:
-                        target = _jump(code, ins, &ticks)
-                        if ticks == 0:
-                            ticks = TICK
-                            _tick(&released, &last_signals, ins.gil_free)
-                        ins = target
-                        continue
-                elif opc == OP_JNE_I:
-                    if S[words[0] >> 1].i != S[words[1] >> 1].i:
-                        target = _jump(code, ins, &ticks)
-                        if ticks == 0:
-                            ticks = TICK
-                            _tick(&released, &last_signals, ins.gil_free)
-                        ins = target
-                        continue
-                elif opc == OP_JLT_F:
-                    if S[words[0] >> 1].f < S[words[1] >> 1].f:
-                        target = _jump(code, ins, &ticks)
-                        if ticks == 0:
-                            ticks = TICK
-                            _tick(&released, &last_signals, ins.gil_free)
-                        ins = target
-                        continue
-                elif opc == OP_JLE_F:
-                    if S[words[0] >> 1].f <= S[words[1] >> 1].f:
-                        target = _jump(code, ins, &ticks)
-                        if ticks == 0:
-                            ticks = TICK
-                            _tick(&released, &last_signals, ins.gil_free)
-                        ins = target
-                        continue
-                elif opc == OP_JEQ_F:
-                    if S[words[0] >> 1].f == S[words[1] >> 1].f:
-                        target = _jump(code, ins, &ticks)
-                        if ticks == 0:
-                            ticks = TICK
-                            _tick(&released, &last_signals, ins.gil_free)
-                        ins = target
-                        continue
-                elif opc == OP_JNE_F:
-                    if S[words[0] >> 1].f != S[words[1] >> 1].f:
-                        target = _jump(code, ins, &ticks)
-                        if ticks == 0:
-                            ticks = TICK
-                            _tick(&released, &last_signals, ins.gil_free)
-                        ins = target
-                        continue
-                elif opc == OP_JNLT_F:
-                    if not (S[words[0] >> 1].f < S[words[1] >> 1].f):
-                        target = _jump(code, ins, &ticks)
-                        if ticks == 0:
-                            ticks = TICK
-                            _tick(&released, &last_signals, ins.gil_free)
-                        ins = target
-                        continue
-                elif opc == OP_JNLE_F:
-                    if not (S[words[0] >> 1].f <= S[words[1] >> 1].f):
-                        target = _jump(code, ins, &ticks)
-                        if ticks == 0:
-                            ticks = TICK
-                            _tick(&released, &last_signals, ins.gil_free)
-                        ins = target
-                        continue
-                elif opc == OP_BOX_I or opc == OP_BOX_F or opc == OP_BOX_B:
-                    _hold_gil(&released)
-                    if opc == OP_BOX_I:
-                        v = PyLong_FromLongLong(S[words[0] >> 1].i)
-                    elif opc == OP_BOX_F:
-                        v = PyFloat_FromDouble(S[words[0] >> 1].f)
-                    else:
-                        v = Py_True_ if S[words[0] >> 1].i else Py_False_
-                        Py_INCREF(v)
-                    j = words[1]
-                    old = regs[j]
-                    regs[j] = v
-                    Py_XDECREF(old)
-                elif opc == OP_UNBOX_I or opc == OP_UNBOX_F or opc == OP_UNBOX_B:
-                    _hold_gil(&released)
-                    w = words[0]
-                    v = regs[w >> 1]
-                    if v == NULL:
-                        _raise_empty(w >> 1, ins - code)
-                    if opc == OP_UNBOX_I and PyLong_CheckExact(v):
-                        overflow = 0
-                        a = PyLong_AsLongLongAndOverflow(v, &overflow)
-                        if overflow:
-                            _unbox(opc, v, &S[words[1]])
-                        else:
-                            S[words[1]].i = a
-                    elif opc == OP_UNBOX_F and PyFloat_CheckExact(v):
-                        S[words[1]].f = PyFloat_AS_DOUBLE(v)
-                    elif opc == OP_UNBOX_B and (v == Py_True_ or v == Py_False_):
-                        S[words[1]].i = v == Py_True_
-                    else:
-                        _unbox(opc, v, &S[words[1]])
-                    if w & 1:
-                        regs[w >> 1] = NULL
-                        Py_DECREF(v)
-
-                # ---- the seed's CALL, specialised by shape ----
-                # CALL's arguments are read in place: a copied input is borrowed
-                # (its register holds it through the call, and nothing the callee
-                # can reach writes registers), a moved one leaves its register
-                # empty and is released after the call.  sp stays 0, so an error
-                # never releases a borrowed argument.
-                elif opc == OP_CALL2:
-                    _hold_gil(&released)
-                    w = words[0]
-                    v = regs[w >> 1]
-                    if v == NULL:
-                        _call_input_empty(vs, words, 0, ins - code)
-                    vs[0] = v
-                    if w & 1:
-                        regs[w >> 1] = NULL
-                    w = words[1]
-                    v = regs[w >> 1]
-                    if v == NULL:
-                        _call_input_empty(vs, words, 1, ins - code)
-                    vs[1] = v
-                    if w & 1:
-                        regs[w >> 1] = NULL
-                    v = pyjit_call(ins.callee, vs, 2)
-                    if words[0] & 1:
-                        Py_DECREF(vs[0])
-                    if words[1] & 1:
-                        Py_DECREF(vs[1])
-                    if v == NULL:
-                        _call_failed(prog, ins - code)
-                    j = words[2]
-                    old = regs[j]
-                    regs[j] = v
-                    Py_XDECREF(old)  # after the store: a finaliser sees a sane frame
-                elif opc == OP_CALL1:
-                    _hold_gil(&released)
-                    w = words[0]
-                    v = regs[w >> 1]
-                    if v == NULL:
-                        _call_input_empty(vs, words, 0, ins - code)
-                    vs[0] = v
-                    if w & 1:
-                        regs[w >> 1] = NULL
-                    v = pyjit_call(ins.callee, vs, 1)
-                    if w & 1:
-                        Py_DECREF(vs[0])
-                    if v == NULL:
-                        _call_failed(prog, ins - code)
-                    j = words[1]
-                    old = regs[j]
-                    regs[j] = v
-                    Py_XDECREF(old)
-                elif opc == OP_CONST:
-                    # No inputs, one output (the validator saw to it).
-                    _hold_gil(&released)
-                    v = K[ins.arg]
-                    Py_INCREF(v)
-                    j = words[0]
-                    old = regs[j]
-                    regs[j] = v
-                    Py_XDECREF(old)
-
-                # ---- the seed's protocol: push, act, pop ----
-                else:
-                    _hold_gil(&released)
-                    nin = ins.n_in
-                    if nin == BIG:
-                        nin = prog._in_size[ins - code]
-                    target = ins + 1
-                    if opc == OP_CALL:
-                        for j in range(nin):
-                            w = words[j]
-                            v = regs[w >> 1]
-                            if v == NULL:
-                                _call_input_empty(vs, words, j, ins - code)
-                            vs[j] = v
-                            if w & 1:
-                                regs[w >> 1] = NULL
-                        v = pyjit_call(ins.callee, vs, nin)
-                        for j in range(nin):
-                            if words[j] & 1:
-                                Py_DECREF(vs[j])
-                        if v == NULL:
-                            _call_failed(prog, ins - code)
-                        k = ins.n_out
-                        if k == 1:
-                            j = words[nin]
-                            old = regs[j]
-                            regs[j] = v
-                            Py_XDECREF(old)
-                            ins += 1
-                            continue
-                        if k == 0:
-                            Py_DECREF(v)
-                            ins += 1
-                            continue
-                        if k == BIG:
-                            k = prog._out_size[ins - code]
-                        sp = _unpack(v, vs, k, ins.arg)
-                    else:
-                        # Push the inputs; a moved input leaves its register empty.
-                        for j in range(nin):
-                            w = words[j]
-                            v = regs[w >> 1]
-                            if v == NULL:
-                                _raise_empty(w >> 1, ins - code)
-                            if w & 1:
-                                regs[w >> 1] = NULL
-                            else:
-                                Py_INCREF(v)
-                            vs[sp] = v
-                            sp += 1
-                        if PYJIT_DEBUG:
-                            assert sp <= prog._max_stack, (ins - code, sp)
-
-                        if opc == OP_ASSIGN:
-                            pass  # the pops below do the parallel move; a condition stays
-                        elif opc == OP_JUMPNZ or opc == OP_JUMPZ:
-                            v = vs[sp - 1]
-                            if v == Py_True_:
-                                truth = 1
-                            elif v == Py_False_:
-                                truth = 0
-                            else:
-                                truth = PyObject_IsTrue(v)
-                            sp -= 1
-                            Py_DECREF(v)
-                            if truth == (opc == OP_JUMPNZ):
-                                target = code + ins.arg
-                        elif opc == OP_DROP:
-                            while sp:
-                                sp -= 1
-                                Py_DECREF(vs[sp])
-                        elif opc == OP_JUMP:
-                            target = code + ins.arg
-                        elif opc == OP_STACKCALL:
-                            k = prog._out_size[ins - code]
-                            target = code + _stackcall(prog, ins - code, vs, sp, k)
-                            sp = k
-                        elif opc == OP_WAIT:
-                            if not _wait(prog, vs):
-                                # Suspend: nothing stays on the stack; a moved future
-                                # goes back to its register, so the resumed WAIT
-                                # finds it.
-                                sp = 0
-                                v = vs[0]
-                                result = <object>v
-                                if words[0] & 1:
-                                    regs[words[0] >> 1] = v
-                                else:
-                                    Py_DECREF(v)
-                                act.pc = ins - code
-                                Py_INCREF(<PyObject*>result)
-                                pending[0] = <PyObject*>result
-                                if RunMode is TimedRun:  # the resume runs it again
-                                    _lap(mode, timing)
-                                    counts[ins - code] -= 1
-                                self._ticks, self._last_signals = ticks, last_signals
-                                return SUSPENDED
-                        elif opc == OP_INVOKE:
-                            # The inputs stay on this activation's stack for the
-                            # callee's LOAD; the outputs are popped when it ends.
-                            ticks -= 1  # a call counts as a backward jump
-                            if ticks == 0:
-                                ticks = TICK
-                                _tick(&released, &last_signals, False)
-                                _hold_gil(&released)
-                            # Last: it may move the activations `act` points into.
-                            self._invoke(prog._callee(ins.arg), ins - code, sp)
-                            if RunMode is TimedRun:
-                                _lap(mode, timing)
-                            self._ticks, self._last_signals = ticks, last_signals
-                            return CALLED
-                        elif opc == OP_LOAD:
-                            k = prog._out_size[ins - code]
-                            if self._depth:
-                                self._load(vs, k)
-                            else:
-                                _load(caller, vs, k)
-                            sp = k
-                        elif opc == OP_STORE:
-                            if self._depth:
-                                self._store(vs, sp)
-                            else:
-                                _store(caller, vs, sp)
-                            sp = 0
-
-                    # Pop the outputs into their registers, last first.
-                    k = ins.n_out
-                    if k == BIG:
-                        k = prog._out_size[ins - code]
-                    words += nin
-                    while k:
-                        k -= 1
-                        sp -= 1
-                        old = regs[words[k]]
-                        regs[words[k]] = vs[sp]
-                        Py_XDECREF(old)  # after the store: a finaliser sees a sane frame
-                    if PYJIT_DEBUG:
-                        assert sp == 0 or (sp == 1 and opc == OP_ASSIGN), (ins - code, sp)
-                    if sp:
-                        # A Loop's ASSIGN left its condition: the JUMPZ/JUMPNZ that
-                        # takes it comes next (the validator saw to it), so run it
-                        # here rather than through another dispatch.
-                        ins += 1
-                        if RunMode is TimedRun:
-                            counts[ins - code] += 1  # its time is the ASSIGN's: one node's
-                        v = vs[0]
-                        if v == Py_True_:
-                            truth = 1
-                        elif v == Py_False_:
-                            truth = 0
-                        else:
-                            truth = PyObject_IsTrue(v)
-                        sp = 0
-                        Py_DECREF(v)
-                        target = ins + 1
-                        if truth == (ins.op == OP_JUMPNZ):
-                            target = code + ins.arg
-                    if target <= ins:
-                        ticks -= 1
-                        if ticks == 0:
-                            ticks = TICK
-                            _tick(&released, &last_signals, ins.gil_free)
-                    ins = target
-                    continue
-                ins += 1
-        except:
-            _hold_gil(&released)
-            if RunMode is TimedRun:
-                _lap(mode, timing)
-            # Still the running activation, but read again: a failed INVOKE may
-            # have moved the array it is in (the blocks never move).
-            self._innermost().pc = ins - code
-            self._fail(sp)
-            raise
-        _hold_gil(&released)
-        if RunMode is TimedRun:
-            _lap(mode, timing)
-        act.pc = ins - code
-        self._ticks, self._last_signals = ticks, last_signals
-        return ENDED
-
     cdef object _execute(self, list caller):
         """Run the frame, profiled when a profile is on (read once: it may end while
         the run goes on)."""
         cdef object tallies = _profile
-        cdef Timed clock
         if tallies is None:
-            return self._drive[PlainRun](caller, NULL)
-        clock.tallies = <PyObject*>tallies
-        clock.t = pyjit_now_ns()
-        return self._drive[TimedRun](caller, &clock)
-
-    cdef object _drive(self, list caller, RunMode mode):
-        """Run activations until the outermost ends or one suspends: the callee an
-        INVOKE starts, then its caller again when it ends (popping the INVOKE's
-        outputs), as the seed's runImpl would if it had frames."""
-        cdef int how
-        cdef PyObject* pending = NULL
-        cdef object result
-        while True:
-            how = self._run[RunMode](caller, &pending, mode)
-            if how == ENDED:
-                if self._depth == 0:
-                    return None
-                self._return()
-            elif how == SUSPENDED:
-                result = <object>pending
-                Py_DECREF(pending)   # `result` holds it now
-                return result
+            return _drive(self, caller, <PlainRun>NULL)
+        return _timed_drive(self, caller, tallies)
 
     cdef int _return(self) except -1:
         """The innermost call ended (its stack is empty): release it, pop its
@@ -1924,6 +771,11 @@ cdef class Frame:
         return 0
 
 
+# ---- The dispatch loop, and the out-of-line helpers it calls ----
+#
+# In a file of its own, which pyjit._timed compiles too: see "Profiling" above.
+
+include "_run_loop.pxi"
 
 
 # ---- The garbage collector sees the registers ----

@@ -16,10 +16,11 @@ a fork's subgraph's and an awaitable's are rows of their own Codes: times are
 *self* times, as cProfile's ``tottime``.
 
 How it measures.  While a profile is on, every run that starts or resumes (on any
-thread: forks run on the work queue) runs a second instantiation of the loop,
-compiled from the same source with the timing in it (see ``Frame._run`` in
-``pyjit/_core.pyx`` and ``_specialise`` in ``pyjit/_pure.py``); runs that are not
-profiled run the loop with no trace of it.  At every instruction it reads the
+thread: forks run on the work queue) runs a second copy of the loop, compiled
+from the same source with the timing in it (``pyjit/_run_loop.pxi``, compiled
+plain in ``pyjit._core`` and timed in ``pyjit._timed``, and ``_specialise`` in
+``pyjit/_pure.py``); runs that are not profiled run the loop with no trace of
+it.  At every instruction it reads the
 clock (``perf_counter_ns``'s: CLOCK_MONOTONIC) and charges the time since the
 previous reading to the previous instruction, so an instruction's time runs from
 its start to the next one's and the times of a run add up to the run's wall time
@@ -48,8 +49,9 @@ How instructions map to nodes (both levels, ``Code(optimize=...)``):
   comparisons folded into a branch but for their count) take no time, and rows
   that neither ran nor took time are left out.
 
-Cost.  Off, nothing: the normal loop is compiled without the timing (the plain
-instantiation of ``Frame._run`` is the C it was before the profiler).  On, each
+Cost.  Off, nothing: the normal loop is compiled without the timing, in a C file
+the timed copy is not in (``bench/profiler_off_cost.py`` measures it against a
+build with no profiler at all).  On, each
 instruction costs a clock reading and two additions more.  Measured on the
 development machine (2 shared vCPUs under KVM, CLOCK_MONOTONIC through the vDSO at
 about 55 ns a reading; fib, best of 10 to 15 runs): +67 ns per instruction on the

@@ -6,6 +6,8 @@ import gc
 import json
 import os
 import runpy
+import subprocess
+import sys
 import threading
 
 import pytest
@@ -255,6 +257,31 @@ def test_the_normal_loop_has_no_profiling_in_it(backends):
     assert "perf_counter_ns" in profiled and "perf_counter_ns" not in plain
     assert "_tally" in profiled and "_tally" not in plain
 
+
+
+def test_the_compiled_timed_loop_is_a_module_of_its_own(backends):
+    """_core compiles its loop without the timing; the timed copy is pyjit._timed,
+    loaded when a profile first starts, so a program that never profiles never
+    has it in memory."""
+    script = "\n".join([
+        "import sys",
+        "from pyjit import _backend",
+        "from pyjit.interpreter import Function",
+        "from pyjit.ir.parser import parse_ir",
+        "import pyjit",
+        "assert _backend.loop.__name__ == 'pyjit._core', _backend.loop",
+        f"f = Function(parse_ir(open({FIB!r}).read()))",
+        "assert f(20) == 6765",
+        "assert 'pyjit._timed' not in sys.modules, 'loaded without a profile'",
+        "with pyjit.profile() as prof:",
+        "    assert f(20) == 6765",
+        "assert 'pyjit._timed' in sys.modules",
+        "assert f(20) == 6765 and prof.records()",
+    ])
+    env = {k: v for k, v in os.environ.items() if k != "PYJIT_PUREPYTHON"}
+    done = subprocess.run([sys.executable, "-c", script], cwd=ROOT, env=env,
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
 
 def test_cli_table(capsys):
     assert cli.main(["run", "--profile", "-O1", FIB, "30"]) == 0
