@@ -30,8 +30,10 @@ Only a measurement: it never changes the installed pyjit.
 from __future__ import annotations
 
 import argparse
+import ast
 import importlib.util
 import os
+import re
 import statistics
 import subprocess
 import sys
@@ -60,13 +62,44 @@ import sys
 from setuptools import setup, Extension
 from Cython.Build import cythonize
 import Cython
-extra = ["-fno-plt"] if sys.platform.startswith("linux") else []
+extra = {flags!r} if sys.platform.startswith("linux") else []
 setup(name="variant", script_args=["build_ext", "--inplace", "-q"],
       ext_modules=cythonize([Extension("_core", ["_core.pyx"],
           define_macros=[("PYJIT_CYTHON_VERSION", f'"{Cython.__version__}"')],
           extra_compile_args=extra)],
           compiler_directives={"language_level": "3"}, quiet=True))
 """
+
+
+def compile_flags() -> List[str]:
+    """The extra C compiler flags ``setup.py`` builds the loop with: its ``extra``
+    list, and those of its ``OPTIONAL_FLAGS`` this machine's compiler takes (both
+    read from its text).  The variant must be built as the shipped loop is."""
+    with open(os.path.join(os.path.dirname(HERE), "setup.py"), encoding="utf-8") as f:
+        text = f.read()
+    lists = [re.search(pattern, text, re.M) for pattern in
+             (r"^\s*extra = (\[[^\]]*\]) if ", r"^OPTIONAL_FLAGS = (\[[^\]]*\])")]
+    if None in lists:
+        raise SystemExit("setup.py has changed: cannot find `extra = [...]` and "
+                         "`OPTIONAL_FLAGS = [...]`; update compile_flags in this script")
+    extra, optional = (ast.literal_eval(m.group(1)) for m in lists)  # type: ignore[union-attr]
+    if not sys.platform.startswith("linux"):
+        extra = []
+    from setuptools._distutils.ccompiler import new_compiler
+    from setuptools._distutils.sysconfig import customize_compiler
+    compiler = new_compiler()
+    customize_compiler(compiler)
+    with tempfile.TemporaryDirectory() as tmp:
+        probe = os.path.join(tmp, "probe.c")
+        with open(probe, "w", encoding="utf-8") as f:
+            f.write("int pyjit_probe(int x) { return x ? x + 1 : 0; }\n")
+        for flag in optional:
+            try:
+                compiler.compile([probe], output_dir=tmp, extra_postargs=[flag])
+            except Exception:  # not taken here, so not by setup.py either
+                continue
+            extra.append(flag)
+    return extra
 
 
 def variant_sources(rev: Optional[str]) -> Dict[str, str]:
@@ -98,13 +131,16 @@ def variant_sources(rev: Optional[str]) -> Dict[str, str]:
     return files
 
 
-def build_variant(workdir: str, rev: Optional[str]) -> str:
-    """The variant's ``_core`` built in ``workdir``; returns the extension's path."""
+def build_variant(workdir: str, rev: Optional[str],
+                  flags: Optional[List[str]] = None) -> str:
+    """The variant's ``_core`` built in ``workdir`` (with ``flags``, by default
+    setup.py's); returns the extension's path."""
     for name, text in variant_sources(rev).items():
         with open(os.path.join(workdir, name), "w", encoding="utf-8") as f:
             f.write(text)
     with open(os.path.join(workdir, "setup.py"), "w", encoding="utf-8") as f:
-        f.write(SETUP)
+        f.write(SETUP.replace("{flags!r}", repr(flags if flags is not None
+                                                   else compile_flags())))
     done = subprocess.run([sys.executable, "setup.py"], cwd=workdir, capture_output=True,
                           text=True)
     built = [n for n in os.listdir(workdir) if n.startswith("_core.") and
@@ -156,13 +192,22 @@ def main() -> int:
                    help="runs of each loop per workload, alternating (x4 for chain)")
     p.add_argument("--rev", help="compare with the loop as it was at this git revision "
                    "(default: the working tree's, without its profiler)")
+    p.add_argument("--same", action="store_true",
+                   help="build the variant from the working tree's loop, unchanged: a "
+                   "check of the harness (expect 1.00), or, with --cflags, of flags alone")
+    p.add_argument("--cflags", help="the variant's extra C compiler flags, space-separated "
+                   "(default: setup.py's)")
     ns = p.parse_args()
     shipped = _backend.compiled()
     print(f"pyjit {pyjit.__version__}, shipped loop: {shipped.__file__}", file=sys.stderr)
     with tempfile.TemporaryDirectory() as workdir:
         what = f"the loop at {ns.rev}" if ns.rev else "the loop without a profiler"
-        print(f"building {what}...", file=sys.stderr)
-        variant = load(build_variant(workdir, ns.rev))
+        if ns.same:
+            EDITS.clear()
+            what = "the same loop"
+        flags = ns.cflags.split() if ns.cflags is not None else None
+        print(f"building {what}, flags {flags or compile_flags()}...", file=sys.stderr)
+        variant = load(build_variant(workdir, ns.rev, flags))
         print("\n".join(compare(shipped, variant, ns.runs)))
     return 0
 

@@ -228,6 +228,7 @@ cdef class Program:
     cdef tuple _preload_values  # owns what _preload_objs borrows
     cdef object _future_type
     cdef Py_ssize_t _n, _register_size, _max_stack, _scalar_size, _n_preload
+    cdef Py_ssize_t _scalar_set   # scalar registers [_scalar_set:] start at 0
     cdef const int32_t* _op
     cdef const int32_t* _in_size
     cdef const int32_t* _out_size
@@ -242,6 +243,10 @@ cdef class Program:
     cdef pyjit_callee* _callees # one per distinct callable of CALL instructions
     cdef Divisor* _divisors     # FLOORDIV_K, REM_K: by arg
     cdef list _linked           # INVOKE: F[arg]()'s Program by arg, once linked (or None)
+    # A Frame's block, released, that the next Frame of this Program takes instead
+    # of allocating one (small blocks only: see Frame.__dealloc__), or NULL.
+    cdef PyObject** _spare
+    cdef Py_ssize_t _spare_cap
 
     cdef int _pack(self, t) except -1
     cdef void _fuse(self, const int32_t* ints, const int32_t* in_start,

@@ -217,6 +217,11 @@ cdef class Program:
         self._max_stack = t.max_stack
         self._scalar_size = len(t.scalar_kinds)
         self._scalar_init = _int64s(t.scalar_init)
+        # Past the last constant, every scalar register starts at 0: a fresh block
+        # (calloc'd) needs only the registers before it copied.  A straight line
+        # of 1,000 int additions has 1,002 scalar registers and no constant.
+        nonzero = np.flatnonzero(t.scalar_init)
+        self._scalar_set = nonzero[-1] + 1 if len(nonzero) else 0
         self._op = _ints(t.op)
         self._in_size = _ints(t.in_size)
         self._out_size = _ints(t.out_size)
@@ -230,6 +235,7 @@ cdef class Program:
         self._pack(t)
 
     def __dealloc__(self):
+        PyMem_Free(self._spare)
         PyMem_Free(self._code)
         PyMem_Free(self._operands)
         PyMem_Free(self._callees)
@@ -460,7 +466,8 @@ cdef int _enter(Activation* a, Program p) except -1:
     cdef Py_ssize_t need = p._max_stack + 1 + p._register_size + p._scalar_size
     cdef Py_ssize_t j
     cdef PyObject* v
-    if a.cap < need:
+    cdef bint zeroed = a.cap < need
+    if zeroed:
         if a.mem != NULL:
             PyMem_Free(a.mem)
         a.cap = 0
@@ -478,8 +485,10 @@ cdef int _enter(Activation* a, Program p) except -1:
     a.stack = a.mem + 1
     a.nregs = p._register_size
     a.scalars = <Scalar*>(a.regs + a.nregs)
-    if p._scalar_size:
-        memcpy(a.scalars, p._scalar_init, p._scalar_size * sizeof(Scalar))
+    if p._scalar_set:
+        memcpy(a.scalars, p._scalar_init, p._scalar_set * sizeof(Scalar))
+    if not zeroed and p._scalar_size > p._scalar_set:
+        memset(a.scalars + p._scalar_set, 0, (p._scalar_size - p._scalar_set) * sizeof(Scalar))
     for j in range(p._n_preload):
         v = p._preload_objs[j]
         Py_INCREF(v)
@@ -527,6 +536,11 @@ cdef int _move_values(PyObject** src, Py_ssize_t k, PyObject** dst) noexcept:
     return 0
 
 
+# The largest block a Program keeps for its next Frame (Frame.__dealloc__): 64 KiB.
+cdef enum:
+    SPARE_SLOTS = 8192
+
+
 @cython.final
 cdef class Frame:
     """The register file and value stack of one run of a Program.
@@ -548,14 +562,27 @@ cdef class Frame:
     def __cinit__(self, program):
         if not isinstance(program, Program):
             raise TypeError(f"Frame() expects a Program, got {type(program).__name__}")
-        self._program = <Program>program
+        cdef Program p = <Program>program
+        self._program = p
         self._ticks = TICK
-        _enter(&self._top, self._program)
-        self._top.program = <PyObject*>self._program   # borrowed: the field holds it
+        if p._spare != NULL:   # the block of a Frame that ended (see __dealloc__)
+            self._top.mem, self._top.cap = p._spare, p._spare_cap
+            p._spare = NULL
+        _enter(&self._top, p)
+        self._top.program = <PyObject*>p   # borrowed: the field holds it
 
     def __dealloc__(self):
         cdef Py_ssize_t d
+        cdef Program p = self._program
         self._unwind(0)
+        # A small graph called in a loop would spend a good part of each call
+        # allocating and freeing its block: the Program keeps one for the next
+        # Frame (released: every slot empty).  Not a big one, which would hold
+        # its memory between calls for a saving too small to see.
+        if p is not None and p._spare == NULL and self._top.mem != NULL and \
+                self._top.cap <= SPARE_SLOTS:
+            p._spare, p._spare_cap = self._top.mem, self._top.cap
+            self._top.mem = NULL
         PyMem_Free(self._top.mem)
         if self._callees != NULL:
             for d in range(self._ncallees):

@@ -917,3 +917,60 @@ def test_instructions_wider_than_the_packed_operand_count(loop):
     total = n * (n - 1) // 2
     assert res is None and out == [total, total + 1, total + 2, n - 1]
     assert frame.registers() == [None] * (2 * n + 1)
+
+
+FRAME_ENDINGS_IR = """\
+graph(%x : int, %f : Future(int)):
+  %c3 : int = prim::Constant[value=3]()
+  %c7 : int = prim::Constant[value=7]()
+  %a : int = aten::mul(%x, %c3)
+  %b : int = aten::add(%a, %c7)
+  %v : int = aten::wait(%f)
+  %r : int = aten::floordiv(%b, %v)
+  return (%r)
+"""
+
+
+def test_a_frame_starts_as_the_first_did_however_the_last_ended(loop):
+    """Frames of one Program all start alike: empty registers, scalar registers at
+    their initial values, whether the frame before ended, raised, or was dropped
+    while suspended (the compiled loop gives a dropped frame's block to the next
+    frame of its Program instead of allocating one)."""
+    from pyjit.code import Code
+    from pyjit.futures import Future as PyjitFuture
+    from pyjit.interpreter import program_of
+    from pyjit.ir.parser import parse_ir
+
+    code = Code(parse_ir(FRAME_ENDINGS_IR))
+    # At O1: s1 = 3 and s3 = 7 are constants, the scalar registers after s3 start at 0.
+    program = program_of(code, loop)
+    first = loop.Frame(program)
+    start = (first.registers(), first.scalars())
+    del first
+
+    def done(value):
+        fut = PyjitFuture()
+        fut.mark_completed(value)
+        return fut
+
+    def ended():
+        out = [4, done(2)]
+        assert loop.Frame(program).run(out) is None and out == [9]   # (4*3+7)//2
+
+    def raised():
+        frame = loop.Frame(program)
+        with pytest.raises(ZeroDivisionError):
+            frame.run([5, done(0)])
+        assert frame.failed
+
+    def dropped():
+        pending = PyjitFuture()
+        frame = loop.Frame(program)
+        assert frame.run([6, pending]) is pending
+        assert any(r is not None for r in frame.registers())
+
+    for ending in (ended, raised, dropped, ended, dropped, raised, ended):
+        ending()
+        gc.collect()
+        frame = loop.Frame(program)
+        assert (frame.registers(), frame.scalars()) == start, ending.__name__
