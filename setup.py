@@ -37,12 +37,17 @@ def write_opcode_enum() -> None:
 
 # Flags used where the compiler takes them (a test compile says), else left out.
 #
-# -mbranches-within-32B-boundaries (GNU as, x86): pad the code so that no jump
-# crosses or ends at a 32-byte boundary.  The run loop's speed depended on where
-# its branches fell: between builds it moved by 10-16% on fib, collatz and the
-# float loop with no change to the loop (bench/profiler_off_cost.py showed it);
-# padded, builds run at the fast end (0.91-0.93x the time of unpadded ones).
-OPTIONAL_FLAGS = ["-Wa,-mbranches-within-32B-boundaries"]
+# The run loop's speed depends on where its code falls in memory: built from
+# different sources, its machine code unchanged, it moved by 5-18% on fib,
+# collatz and the float loop (bench/profiler_off_cost.py measures it).  Two
+# flags take most of that away:
+# -mbranches-within-32B-boundaries (GNU as, x86) pads the code so that no jump
+#   crosses or ends at a 32-byte boundary; builds of one source then take
+#   0.83-0.89x the time of unpadded ones on those three workloads;
+# -falign-functions=64 starts every function, the loop's among them, on a cache
+#   line, so that what comes before it in the file cannot shift it.  With both,
+#   four builds of different sources ran within 4% of each other.
+OPTIONAL_FLAGS = ["-Wa,-mbranches-within-32B-boundaries", "-falign-functions=64"]
 
 
 def accepted_flags(compiler, flags):

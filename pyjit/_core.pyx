@@ -40,7 +40,8 @@ here is only how it is made fast:
   runs its own graph again ends in RecursionError, not a crash, however high
   ``sys.setrecursionlimit`` is;
 * an activation's value stack and registers are one C block that never moves (a
-  returned call's block is kept for the next call at that depth), and ``_run``
+  returned call's block is kept for the next call at that depth, and a small
+  Frame's block by its Program, for its next Frame), and ``_run``
   runs one activation only, returning to a small driver at an ``INVOKE`` and at
   the end, so that nothing in the dispatch loop changes which registers it reads
   (the C compiler keeps them in machine registers) and a call costs no C stack;
@@ -421,8 +422,8 @@ def get_max_depth():
 # them for PlainRun, where every `if RunMode is TimedRun:` block is left out at
 # compile time; pyjit._timed compiles them for TimedRun, which reads the clock at
 # every instruction.  Frame._execute picks one per run.  Two C files, not two
-# instantiations in this one: side by side, the timed copy changed how the C
-# compiler inlined and laid out the plain one, which ran 8-16% slower.
+# instantiations in this one, so that nothing about the timed copy can change
+# how the C compiler treats the plain one (see docs/architecture.md).
 ctypedef fused RunMode:
     PlainRun
 

@@ -4,10 +4,10 @@ timing in, in a C file of its own.
 ``_run_loop.pxi`` is the loop's one source.  ``_core`` compiles it for plain runs
 and this module for profiled ones (the fused ``RunMode`` has one member in each,
 so every ``if RunMode is TimedRun:`` block is in this C file and in no other).
-Kept apart, the C compiler makes the plain loop exactly as it would if there were
-no profiler: compiled side by side in one file, the two copies changed how it
-inlined and laid out the plain one, which then ran 8-16% slower
-(``bench/profiler_off_cost.py`` measures this).
+Kept apart, nothing about the timed copy can change how the C compiler treats the
+plain one: its inlining budget and its layout are per C file
+(``bench/profiler_off_cost.py`` measures the plain loop against a build with no
+profiler at all).
 
 Nothing here is public: ``pyjit._core.set_profile`` imports this module, which
 hands its driver to ``_core`` (``install_timed_loop``), and from then on
