@@ -53,11 +53,14 @@ Cost.  Off, nothing: the normal loop is compiled without the timing, in a C file
 the timed copy is not in (``bench/profiler_off_cost.py`` measures it against a
 build with no profiler at all).  On, each
 instruction costs a clock reading and two additions more.  Measured on the
-development machine (2 shared vCPUs under KVM, CLOCK_MONOTONIC through the vDSO at
-about 55 ns a reading; fib, best of 10 to 15 runs): +67 ns per instruction on the
-compiled loop at O1, where fib's instructions take 2.3 ns without it (a loop of
-scalar work runs 30 times as long profiled), +100 ns at O0 (16 ns without), and
-+0.7 us on the pure loop (1.4 us without).  That time is in the rows, about the
+development machine (2 shared vCPUs under KVM, the TSC clock source; fib's
+example at n = 20,000, best of 12 runs, on 2026-12-01): +29 to +32 ns per
+instruction on the compiled loop at O1, where fib's instructions take 2.3 to
+3.0 ns without it (a loop of scalar work runs about 11 times as long profiled),
++22 to +25 ns at O0 (16 to 19 ns without), and +0.17 us on the pure loop (0.42
+to 0.48 us without).  The clock's cost is most of it, and it depends on the
+machine, and on this one it has varied: the same measurement gave 67 ns at O1
+in November.  That time is in the rows, about the
 same for every instruction, so the cheap ones' shares grow the most: read a
 cheap node's mean minus that overhead, and compare expensive nodes (operator
 calls on tensors) at face value.  Times with forks running in other threads are
