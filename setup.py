@@ -37,16 +37,17 @@ def write_opcode_enum() -> None:
 
 # Flags used where the compiler takes them (a test compile says), else left out.
 #
-# The run loop's speed depends on where its code falls in memory: built from
-# different sources, its machine code unchanged, it moved by 5-18% on fib,
-# collatz and the float loop (bench/profiler_off_cost.py measures it).  Two
-# flags take most of that away:
+# The run loop's speed depends on how the rest of the file is compiled and where
+# its code falls in memory: with its own source unchanged, it moved by 5-19% on
+# fib, collatz and the float loop between builds of sources that differ
+# elsewhere (bench/profiler_off_cost.py measures it).  Two flags narrow that:
 # -mbranches-within-32B-boundaries (GNU as, x86) pads the code so that no jump
 #   crosses or ends at a 32-byte boundary; builds of one source then take
 #   0.83-0.89x the time of unpadded ones on those three workloads;
 # -falign-functions=64 starts every function, the loop's among them, on a cache
 #   line, so that what comes before it in the file cannot shift it.  With both,
-#   four builds of different sources ran within 4% of each other.
+#   builds of four different sources ran within 8% of each other (21% apart
+#   with the padding alone).
 OPTIONAL_FLAGS = ["-Wa,-mbranches-within-32B-boundaries", "-falign-functions=64"]
 
 
