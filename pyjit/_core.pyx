@@ -158,6 +158,10 @@ cdef extern from *:
     void pyjit_resolve(PyObject* f, pyjit_callee* c)
 
 
+# no_gc_clear: the raw pointers in a Program (see _core.pxd) point into the
+# tuples and arrays it owns, so the collector must never empty them under a live
+# Program (it breaks a cycle through a Program by clearing the cycle's other
+# objects).
 @cython.final
 @cython.no_gc_clear
 cdef class Program:
@@ -199,7 +203,6 @@ cdef class Program:
     Raises:
         ValueError: the table is invalid; the message names the instruction.
     """
-
 
     # __cinit__, not __init__: it runs exactly once, so a Program cannot be
     # re-initialised under a Frame that holds its pointers.
@@ -558,7 +561,6 @@ cdef class Frame:
     Args:
         program: the Program to run.
     """
-
 
     def __cinit__(self, program):
         if not isinstance(program, Program):
