@@ -25,31 +25,21 @@ archive does reaches another's objects.
 
 from __future__ import annotations
 
-import re
 from typing import Any, Callable, Dict, Optional
 
 from ..errors import ArchiveError
 from ..ir import types as T
+from ..ir.symbols import attribute_name_problem
 from ..ir.type_relation import Checker, ValueMismatch, describe_value, value_checker
 from ..registry import Registry
 
 __all__ = ["Record", "check_attribute_name", "check_fields", "archive_registry"]
 
-# TorchScript attribute names: identifiers, and a module container's keys
-# (ModuleList's "0", ModuleDict's "conv-1"): no dot, no leading "__", printable.
-_ATTRIBUTE = re.compile(r"(?!__)[^.\s\x00-\x1f\x7f]+")
-
-
 def check_attribute_name(name: Any, max_chars: int) -> Optional[str]:
-    """Why ``name`` cannot be an attribute of an archive class, or None if it can."""
-    if not isinstance(name, str):
-        return f"an attribute name must be a str, not {type(name).__name__}"
-    if len(name) > max_chars:
-        return f"an attribute name of {len(name)} characters (Limits.name_chars: {max_chars})"
-    if not _ATTRIBUTE.fullmatch(name):
-        return (f"{name!r} is not a TorchScript attribute name (no dots, spaces or control "
-                "characters, and no leading '__')")
-    return None
+    """Why ``name`` cannot be an attribute of an archive class, or None if it can
+    (:func:`~pyjit.ir.symbols.attribute_name_problem`, the rule every graph's
+    attributes keep, within ``Limits.name_chars``)."""
+    return attribute_name_problem(name, max_chars)
 
 
 class Record:

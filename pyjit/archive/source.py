@@ -22,6 +22,7 @@ declares, as torch prints it::
 from __future__ import annotations
 
 import ast
+import os
 import re
 from typing import Any, Dict, List, NoReturn, Optional, Tuple
 
@@ -34,6 +35,11 @@ from .limits import DEFAULT_LIMITS, Limits
 from .records import check_attribute_name
 
 __all__ = ["CodeFile", "ClassDef", "Sources", "type_of", "dotted", "literal"]
+
+#: The file name the code is parsed under.  Not the part's name: on a syntax
+#: error, CPython opens the file of that name (relative to the working directory)
+#: to quote the line.  A path below os.devnull is no file anyone can create.
+PARSED_AS = os.path.join(os.devnull, "pyjit-archive-code")
 
 _NAMED = {"Tensor": T.TENSOR, "int": T.INT, "float": T.FLOAT, "bool": T.BOOL, "str": T.STR,
           "NoneType": T.NONE, "None": T.NONE, "Any": T.ANY, "complex": T.COMPLEX,
@@ -81,7 +87,7 @@ class CodeFile:
         for line in text.encode("utf-8").splitlines(True):
             self._starts.append(self._starts[-1] + len(line))
         try:
-            self.tree = ast.parse(text, filename=part)
+            self.tree = ast.parse(text, filename=PARSED_AS)
         except SyntaxError as exc:
             raise self.error_at(exc.lineno or 1, (exc.offset or 1) - 1,
                                 f"the archive's code does not parse: {exc.msg}") from None
