@@ -385,11 +385,21 @@ def test_debug_records_cost_what_their_text_costs():
 
 
 def test_deep_code_is_a_compile_error_not_a_recursion_error():
-    for body, problem in [("(" * 1000 + "x" + ")" * 1000, "cannot be parsed|does not parse"),
-                          ("torch.neg(" * 150 + "x" + ")" * 150, "nests more than 100 levels")]:
-        code = with_code(f"  def deep(self: __torch__.M, x: int) -> int:\n    return {body}\n")
-        with pytest.raises(ArchiveCompileError, match=problem):
-            loads(archive(code=code))
+    body = "(" * 1000 + "x" + ")" * 1000                 # refused by Python's parser
+    code = with_code(f"  def deep(self: __torch__.M, x: int) -> int:\n    return {body}\n")
+    with pytest.raises(ArchiveCompileError, match="cannot be parsed|does not parse"):
+        loads(archive(code=code))
+    # Too deep for pyjit: refused when the method is first bound or compiled.
+    body = "torch.neg(" * 150 + "x" + ")" * 150
+    code = with_code(f"  def deep(self: __torch__.M, x: int) -> int:\n    return {body}\n")
+    m = loads(archive(code=code))
+    with pytest.raises(ArchiveCompileError, match=r"code/__torch__.py:\d+:\d+: the code nests "
+                       r"more than 100 levels deep \(Limits.nesting\)"):
+        m.deep(3)
+    deep_type = "List[" * 200 + "int" + "]" * 200           # a declaration: at load
+    code = MODULE_CODE.replace("  n : int\n", f"  n : int\n  t : {deep_type}\n")
+    with pytest.raises(ArchiveCompileError, match="nests more than 100 levels"):
+        loads(archive(code=code))
     call = "x"
     for _ in range(45):                            # 90 levels: within the limit
         call = f"torch.neg({call})"

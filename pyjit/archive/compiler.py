@@ -53,6 +53,7 @@ class Signature:
     """A method's or function's parameters (names, types, defaults) and return type."""
 
     def __init__(self, fdef: ast.FunctionDef, file: CodeFile) -> None:
+        file.check_nesting(fdef)
         args = fdef.args
         self.names = [a.arg for a in args.args]
         self.types: List[T.Type] = []

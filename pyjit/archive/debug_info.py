@@ -42,16 +42,22 @@ class DebugRanges:
     def __init__(self, raw: bytes, part: str, limits: Limits = DEFAULT_LIMITS) -> None:
         self._part = part
         self._limits = limits
+        self._raw: Optional[bytes] = raw
         self._chars_left = limits.pickle_expansion * len(raw) + limits.source_chars
-        data = ArchiveUnpickler(raw, part, limits=limits).load()
+        self._texts: Dict[int, Tuple[bytes, List[int], str, int, SourceLines]] = {}
+        self._lines: Dict[str, SourceLines] = {}
+
+    def _read(self) -> None:
+        """Unpickle the records, the first time a node is located (loading a module
+        reads none of them: only compiling its code needs them)."""
+        data = ArchiveUnpickler(self._raw, self._part, limits=self._limits).load()
         strings: Tuple[Any, ...] = ()
         if type(data) is tuple and len(data) == 3 and data[0] == "FORMAT_WITH_STRING_TABLE":
             _, strings, data = data
             if type(strings) not in (tuple, list) or not all(type(x) is str for x in strings):
                 raise self._malformed("its string table holds something other than strings")
-        self._strings = strings
-        self._offsets: List[int] = []
-        self._ranges: List[Any] = []
+        offsets: List[int] = []
+        ranges: List[Any] = []
         if type(data) not in (tuple, list):
             raise self._malformed(f"it holds a {type(data).__name__}, not a list of records")
         last = -1
@@ -61,10 +67,10 @@ class DebugRanges:
             if record[0] < last:
                 raise self._malformed("its records are not sorted by offset")
             last = record[0]
-            self._offsets.append(record[0])
-            self._ranges.append(record[1])
-        self._texts: Dict[int, Tuple[str, str, int]] = {}   # by id of the range's source
-        self._lines: Dict[str, SourceLines] = {}
+            offsets.append(record[0])
+            ranges.append(record[1])
+        self._strings, self._offsets, self._ranges = strings, offsets, ranges
+        self._raw = None    # read: a failure above leaves it to fail again, alike
 
     def _malformed(self, why: str) -> ArchiveError:
         return ArchiveError(f"{self._part} is not a table of source ranges: {why}")
@@ -72,6 +78,8 @@ class DebugRanges:
     def original(self, offset: int) -> Optional[SourceLocation]:
         """The user's ``file:line:col`` the code at byte ``offset`` was printed for,
         carrying the function's saved text for the messages."""
+        if self._raw is not None:
+            self._read()
         i = bisect.bisect_right(self._offsets, offset) - 1
         if i < 0 or self._ranges[i] is None:
             return None

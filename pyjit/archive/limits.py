@@ -36,11 +36,11 @@ class Limits:
         inflation_slack: see ``inflation``: what a small file may inflate to anyway.
         code_bytes: the serialized code pyjit parses, all files together.  Parsed
             code holds about 50 bytes of syntax tree per byte of text, so this is
-            the limit that bounds a load's memory (2 MiB of code is about 100 MB
-            of trees); the largest fixture's code is 66 KB.
+            the limit that bounds a load's memory: 1 MiB of code parses into some
+            200 MB of trees (the largest fixture has 66 KB of code).
         pickle_expansion: the objects a pickle builds, in bytes (estimated as
             CPython lays them out), at most this many times the pickle's size plus
-            ``inflation_slack``.  A debug pickle, tuples of small ints, needs about 15.
+            ``inflation_slack``.  A debug pickle, tuples of small ints, needs about 13.
         nesting: containers (lists, tuples, dicts) nested in a pickled value, and
             statements and expressions nested in the code, at most this deep.
         name_chars: the length of a class, attribute or storage name, and of any
@@ -55,8 +55,8 @@ class Limits:
 
     inflation: float = 4.0
     inflation_slack: int = 16 * _MiB
-    code_bytes: int = 2 * _MiB
-    pickle_expansion: int = 32
+    code_bytes: int = 1 * _MiB
+    pickle_expansion: int = 24
     nesting: int = 100
     name_chars: int = 256
     source_chars: int = 1 * _MiB

@@ -94,7 +94,8 @@ class CodeFile:
         except (ValueError, RecursionError, MemoryError) as exc:
             raise self.error_at(1, 0, f"the archive's code cannot be parsed "
                                 f"({type(exc).__name__}: {str(exc)[:120]})") from None
-        _check_depth(self, self.tree, limits.nesting)
+        self._nesting = limits.nesting
+        self._checked: set = set()
         self.defs: Dict[str, ast.stmt] = {
             n.name: n for n in self.tree.body if isinstance(n, (ast.ClassDef, ast.FunctionDef))}
 
@@ -108,6 +109,23 @@ class CodeFile:
                 return original
         return SourceLocation(self.part, line, col, self.source_lines)
 
+    def check_nesting(self, node: ast.AST) -> None:
+        """``node`` nests at most ``Limits.nesting`` levels deep, so that what walks
+        it recursively (the compiler, ``type_of``, ``literal_eval``) cannot recurse
+        without bound.  Checked once per node, when it is first needed: a class's
+        declarations when the class is read, a function when it is first bound or
+        compiled."""
+        if id(node) in self._checked:
+            return
+        todo = [(node, 0)]
+        limit = self._nesting
+        while todo:
+            n, depth = todo.pop()
+            if depth > limit:
+                self.fail(n, f"the code nests more than {limit} levels deep (Limits.nesting)")
+            todo.extend((child, depth + 1) for child in ast.iter_child_nodes(n))
+        self._checked.add(id(node))
+
     def error_at(self, line: int, col: int, message: str) -> ArchiveCompileError:
         text = self.lines[line - 1] if 0 < line <= len(self.lines) else None
         return ArchiveCompileError(message, line, col, file=self.part, line_text=text)
@@ -118,16 +136,6 @@ class CodeFile:
 
     def fail(self, node: ast.AST, message: str) -> NoReturn:
         raise self.error(node, message)
-
-
-def _check_depth(file: CodeFile, tree: ast.AST, limit: int) -> None:
-    """No node of ``tree`` more than ``limit`` levels down (walked without recursion)."""
-    todo = [(tree, 0)]
-    while todo:
-        node, depth = todo.pop()
-        if depth > limit:
-            file.fail(node, f"the code nests more than {limit} levels deep (Limits.nesting)")
-        todo.extend((child, depth + 1) for child in ast.iter_child_nodes(node))
 
 
 def type_of(node: ast.AST, file: CodeFile) -> T.Type:
@@ -202,6 +210,8 @@ class ClassDef:
             table[key] = value
 
         for stmt in node.body:
+            if not isinstance(stmt, ast.FunctionDef):
+                file.check_nesting(stmt)
             if isinstance(stmt, ast.FunctionDef):
                 if stmt.name in self.attributes or stmt.name in self.constants:
                     file.fail(stmt, f"class {name}: '{stmt.name}' is an attribute and a method")

@@ -187,6 +187,7 @@ class ArchiveUnpickler:
 
     def _run(self) -> Any:  # noqa: C901  (one loop over the opcodes, as pickle's)
         data, n = self._data, len(self._data)
+        unpack_int = struct.Struct("<I").unpack_from
         stack: List[Any] = []
         marks: List[int] = []
         memo: Dict[int, Any] = {}
@@ -250,76 +251,12 @@ class ArchiveUnpickler:
             at = pos
             op = data[pos]
             pos += 1
-            if op == 0x80:                        # PROTO
-                proto = take(1)[0]
-                if proto > 5:
-                    raise self._fail(f"pickle protocol {proto}", at)
-            elif op == 0x95:                      # FRAME: a length, nothing to do
-                take(8)
-            elif op == 0x2E:                      # STOP
-                if len(stack) != 1 or marks:
-                    raise self._fail(f"STOP with {len(stack)} values on the stack", at)
-                return stack[0]
-            elif op == 0x28:                      # MARK
-                marks.append(len(stack))
-            elif op == 0x30:                      # POP
-                pop()
-            elif op == 0x31:                      # POP_MARK
-                pop_mark()
-            elif op == 0x32:                      # DUP
-                stack.append(top())
-            elif op == 0x4E:                      # NONE
-                stack.append(None)
-            elif op == 0x88:                      # NEWTRUE
-                stack.append(True)
-            elif op == 0x89:                      # NEWFALSE
-                stack.append(False)
-            elif op == 0x4A:                      # BININT
-                self._charge(_NUMBER)
-                stack.append(struct.unpack("<i", take(4))[0])
-            elif op == 0x4B:                      # BININT1
-                stack.append(take(1)[0])
-            elif op == 0x4D:                      # BININT2
-                self._charge(_NUMBER)
-                stack.append(struct.unpack("<H", take(2))[0])
-            elif op == 0x8A:                      # LONG1
-                k = take(1)[0]
-                self._charge(_NUMBER)
-                stack.append(integer(take(k)))
-            elif op == 0x8B:                      # LONG4
-                k = struct.unpack("<i", take(4))[0]
-                if not 0 <= k <= 9:
-                    raise self._fail(f"an int of {k} bytes, outside int64 (TorchScript's "
-                                     "int)", at)
-                self._charge(_NUMBER)
-                stack.append(integer(take(k)))
-            elif op == 0x47:                      # BINFLOAT
-                self._charge(_NUMBER)
-                stack.append(struct.unpack(">d", take(8))[0])
-            elif op == 0x58:                      # BINUNICODE
-                stack.append(text(struct.unpack("<I", take(4))[0]))
-            elif op == 0x8C:                      # SHORT_BINUNICODE
-                stack.append(text(take(1)[0]))
-            elif op == 0x8D:                      # BINUNICODE8
-                k = struct.unpack("<Q", take(8))[0]
-                stack.append(text(k if k <= n else n + 1))
-            elif op == 0x5D:                      # EMPTY_LIST
-                self._charge(_CONTAINER)
-                stack.append([])
-            elif op == 0x6C:                      # LIST
-                items = pop_mark()
-                self._charge(_CONTAINER + _SLOT * len(items))
-                stack.append(items)
-            elif op == 0x61:                      # APPEND
-                value = pop()
-                self._target(top(), list, "APPEND", at).append(value)
-                self._charge(_SLOT)
-            elif op == 0x65:                      # APPENDS
-                items = pop_mark()
-                self._target(top(), list, "APPENDS", at).extend(items)
-                self._charge(_SLOT * len(items))
-            elif op == 0x29:                      # EMPTY_TUPLE
-                stack.append(())
+            if op == 0x4D:                      # BININT2
+                if pos + 2 > n:
+                    take(2)
+                stack.append(data[pos] | data[pos + 1] << 8)
+                pos += 2
+                self._budget -= _NUMBER
             elif op in (0x85, 0x86, 0x87):        # TUPLE1, TUPLE2, TUPLE3
                 k = op - 0x84
                 if len(stack) - (marks[-1] if marks else 0) < k:
@@ -328,35 +265,40 @@ class ArchiveUnpickler:
                 del stack[-k:]
                 self._charge(_CONTAINER + _SLOT * k)
                 stack.append(items)
+            elif op == 0x4B:                      # BININT1
+                if pos >= n:
+                    take(1)
+                stack.append(data[pos])
+                pos += 1
+            elif op in (0x68, 0x6A):              # BINGET, LONG_BINGET
+                if op == 0x68:
+                    index = take(1)[0]
+                else:
+                    if pos + 4 > n:
+                        take(4)
+                    index = unpack_int(data, pos)[0]
+                    pos += 4
+                try:
+                    stack.append(memo[index])
+                except KeyError:
+                    raise self._fail(f"memo entry {index} was never stored", at) from None
+            elif op == 0x58:                      # BINUNICODE
+                stack.append(text(struct.unpack("<I", take(4))[0]))
+            elif op in (0x71, 0x72, 0x94):        # BINPUT, LONG_BINPUT, MEMOIZE
+                if op == 0x71:
+                    index = take(1)[0]
+                elif op == 0x72:
+                    index = struct.unpack("<I", take(4))[0]
+                else:
+                    index = len(memo)
+                self._charge(_CONTAINER)
+                memo[index] = top()
+            elif op == 0x28:                      # MARK
+                marks.append(len(stack))
             elif op == 0x74:                      # TUPLE
                 items = tuple(pop_mark())
                 self._charge(_CONTAINER + _SLOT * len(items))
                 stack.append(items)
-            elif op == 0x7D:                      # EMPTY_DICT
-                self._charge(_CONTAINER)
-                stack.append({})
-            elif op == 0x64:                      # DICT
-                items = pop_mark()
-                d: dict = {}
-                self._set_items(d, items, at)
-                stack.append(d)
-            elif op == 0x73:                      # SETITEM
-                value = pop()
-                key = pop()
-                self._set_items(self._target(top(), dict, "SETITEM", at), [key, value], at)
-            elif op == 0x75:                      # SETITEMS
-                items = pop_mark()
-                self._set_items(self._target(top(), dict, "SETITEMS", at), items, at)
-            elif op == 0x63:                      # GLOBAL
-                module = line()
-                name = line()
-                stack.append(self._find_class(module, name))
-            elif op == 0x93:                      # STACK_GLOBAL
-                name = pop()
-                module = pop()
-                if not (isinstance(module, str) and isinstance(name, str)):
-                    raise self._fail("STACK_GLOBAL of values that are not names", at)
-                stack.append(self._find_class(module, name))
             elif op == 0x52:                      # REDUCE
                 args = pop()
                 fn = pop()
@@ -367,6 +309,21 @@ class ArchiveUnpickler:
                     raise self._fail(f"{fn.name} is called with a {_what(args)}, not a "
                                      "tuple of arguments", at)
                 stack.append(fn.build(*args))
+            elif op == 0x5D:                      # EMPTY_LIST
+                self._charge(_CONTAINER)
+                stack.append([])
+            elif op == 0x65:                      # APPENDS
+                items = pop_mark()
+                self._target(top(), list, "APPENDS", at).extend(items)
+                self._charge(_SLOT * len(items))
+            elif op == 0x29:                      # EMPTY_TUPLE
+                stack.append(())
+            elif op == 0x7D:                      # EMPTY_DICT
+                self._charge(_CONTAINER)
+                stack.append({})
+            elif op == 0x75:                      # SETITEMS
+                items = pop_mark()
+                self._set_items(self._target(top(), dict, "SETITEMS", at), items, at)
             elif op == 0x81:                      # NEWOBJ
                 args = pop()
                 cls = pop()
@@ -381,21 +338,77 @@ class ArchiveUnpickler:
                 self._build(top(), state, at)
             elif op == 0x51:                      # BINPERSID
                 stack.append(self._persistent_load(pop(), at))
-            elif op in (0x71, 0x72, 0x94):        # BINPUT, LONG_BINPUT, MEMOIZE
-                if op == 0x71:
-                    index = take(1)[0]
-                elif op == 0x72:
-                    index = struct.unpack("<I", take(4))[0]
-                else:
-                    index = len(memo)
-                self._charge(_CONTAINER)
-                memo[index] = top()
-            elif op in (0x68, 0x6A):              # BINGET, LONG_BINGET
-                index = take(1)[0] if op == 0x68 else struct.unpack("<I", take(4))[0]
-                try:
-                    stack.append(memo[index])
-                except KeyError:
-                    raise self._fail(f"memo entry {index} was never stored", at) from None
+            elif op == 0x63:                      # GLOBAL
+                module = line()
+                name = line()
+                stack.append(self._find_class(module, name))
+            elif op == 0x88:                      # NEWTRUE
+                stack.append(True)
+            elif op == 0x89:                      # NEWFALSE
+                stack.append(False)
+            elif op == 0x4E:                      # NONE
+                stack.append(None)
+            elif op == 0x80:                        # PROTO
+                proto = take(1)[0]
+                if proto > 5:
+                    raise self._fail(f"pickle protocol {proto}", at)
+            elif op == 0x95:                      # FRAME: a length, nothing to do
+                take(8)
+            elif op == 0x2E:                      # STOP
+                if len(stack) != 1 or marks:
+                    raise self._fail(f"STOP with {len(stack)} values on the stack", at)
+                return stack[0]
+            elif op == 0x30:                      # POP
+                pop()
+            elif op == 0x31:                      # POP_MARK
+                pop_mark()
+            elif op == 0x32:                      # DUP
+                stack.append(top())
+            elif op == 0x4A:                      # BININT
+                self._charge(_NUMBER)
+                stack.append(struct.unpack("<i", take(4))[0])
+            elif op == 0x8A:                      # LONG1
+                k = take(1)[0]
+                self._charge(_NUMBER)
+                stack.append(integer(take(k)))
+            elif op == 0x8B:                      # LONG4
+                k = struct.unpack("<i", take(4))[0]
+                if not 0 <= k <= 9:
+                    raise self._fail(f"an int of {k} bytes, outside int64 (TorchScript's "
+                                     "int)", at)
+                self._charge(_NUMBER)
+                stack.append(integer(take(k)))
+            elif op == 0x47:                      # BINFLOAT
+                self._charge(_NUMBER)
+                stack.append(struct.unpack(">d", take(8))[0])
+            elif op == 0x8C:                      # SHORT_BINUNICODE
+                stack.append(text(take(1)[0]))
+            elif op == 0x8D:                      # BINUNICODE8
+                k = struct.unpack("<Q", take(8))[0]
+                stack.append(text(k if k <= n else n + 1))
+            elif op == 0x6C:                      # LIST
+                items = pop_mark()
+                self._charge(_CONTAINER + _SLOT * len(items))
+                stack.append(items)
+            elif op == 0x61:                      # APPEND
+                value = pop()
+                self._target(top(), list, "APPEND", at).append(value)
+                self._charge(_SLOT)
+            elif op == 0x64:                      # DICT
+                items = pop_mark()
+                d: dict = {}
+                self._set_items(d, items, at)
+                stack.append(d)
+            elif op == 0x73:                      # SETITEM
+                value = pop()
+                key = pop()
+                self._set_items(self._target(top(), dict, "SETITEM", at), [key, value], at)
+            elif op == 0x93:                      # STACK_GLOBAL
+                name = pop()
+                module = pop()
+                if not (isinstance(module, str) and isinstance(name, str)):
+                    raise self._fail("STACK_GLOBAL of values that are not names", at)
+                stack.append(self._find_class(module, name))
             else:
                 name = _REFUSED.get(op)
                 what = f"opcode {name}" if name else f"unknown opcode 0x{op:02x}"
@@ -460,12 +473,16 @@ class ArchiveUnpickler:
                     continue
                 if id(value) in path:
                     raise ArchiveError(f"{self._part}: a container that holds itself")
+                kids = [v for v in items if type(v) in _CONTAINERS]
+                if not kids:                        # the common case: no walk below
+                    depth[id(value)] = 1
+                    continue
                 if len(path) >= limit:
                     raise ArchiveError(f"{self._part}: containers nested more than {limit} "
                                        "deep (Limits.nesting)")
                 path.add(id(value))
                 todo.append((value, True))
-                todo.extend((v, False) for v in items if type(v) in _CONTAINERS)
+                todo.extend((v, False) for v in kids)
 
     # -- globals: the allow-list ----------------------------------------------------------------------
     def _find_class(self, module: str, name: str) -> Any:
