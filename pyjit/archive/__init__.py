@@ -58,6 +58,7 @@ def load(source: PathOrFile, *, loop: Optional[ModuleType] = None,
     archive = Archive(source, limits)
     try:
         program = Program(archive, functools.partial(make_class, loop=loop))
+        root = program.load_root(archive)
     except PyjitError:
         raise
     except (RecursionError, MemoryError) as exc:
@@ -70,7 +71,6 @@ def load(source: PathOrFile, *, loop: Optional[ModuleType] = None,
                            f"{str(exc)[:200]}") from exc
     finally:
         archive.close()
-    root = program.root
     if not isinstance(root, ScriptModule):
         raise ArchiveError(f"{archive.name}: data.pkl holds a {type(root).__name__}, not a "
                            "module")

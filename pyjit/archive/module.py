@@ -87,6 +87,10 @@ class Method:
         """Its :class:`~pyjit.Code` (``print`` shows the instruction listing)."""
         return self.function().code
 
+    def __reduce__(self):
+        # The method of the module it is bound to, pickled with it.
+        return (getattr, (self._owner, self.name))
+
     def __repr__(self) -> str:
         return f"<method {self.name} of {self._cls()}>"
 
@@ -157,6 +161,13 @@ class ScriptModule(Record):
     def __dir__(self):
         cls = type(self)._class
         return sorted(set(self._fields) | set(cls.methods) | {"state_dict", "code", "graph"})
+
+    def __reduce__(self):
+        """Pickled as an archive of its code and current state (:mod:`.pickling`)."""
+        from .pickling import dumps_module, restore
+        loop = type(self)._loop
+        return (restore, (dumps_module(self), loop.__name__ if loop is not None else None,
+                          type(self)._program.limits))
 
     def __repr__(self) -> str:
         return f"<pyjit.load object {type(self)._qualified_name}>"

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import ast
 import threading
+import weakref
 from typing import Any, Dict, List, Optional, Set, Tuple
 
 from ..compilation_unit import CompilationUnit
@@ -34,10 +35,15 @@ _Key = Tuple[Optional[str], str]
 class Program:
     """The code and objects of one archive.
 
+    The code side (classes, constants, compiled graphs) is the Program; the
+    objects are read from ``data.pkl`` by :meth:`load_root`, so that one Program
+    can serve several loads of the same code (:mod:`.pickling` does, for the
+    models a process unpickles again and again).
+
     Attributes:
         archive: the :class:`~.reader.Archive`.
         unit: the :class:`~pyjit.CompilationUnit` the compiled graphs go into.
-        root: the top-level module object (from ``data.pkl``).
+        code_parts: the archive's ``code/`` members, as they were read.
     """
 
     def __init__(self, archive: Archive, make_class) -> None:
@@ -52,32 +58,42 @@ class Program:
         self._make_class = make_class
         self._classes: Dict[str, type] = {}
         self._field_checkers: Dict[Tuple[str, str], Checker] = {}
+        self.code_parts = {p: archive.read(p) for p in archive.parts() if p.startswith("code/")}
+        #: The storages the objects' tensors are views of (by id; while they live),
+        #: for pickling.
+        self.storages: "weakref.WeakValueDictionary[int, Any]" = weakref.WeakValueDictionary()
         raw = archive.get("constants.pkl")
         self.constants: Tuple[Any, ...] = () if raw is None else self._unpickle_constants(raw)
-        self.root = self._unpickle(archive.read("data.pkl"), "data.pkl", ("data/",))
+
+    def load_root(self, archive: Archive) -> Any:
+        """The objects of ``archive``'s ``data.pkl`` (an archive of this Program's
+        code): the top-level module."""
+        return self._unpickle(archive, archive.read("data.pkl"), "data.pkl", ("data/",))
 
     def _unpickle_constants(self, raw: bytes) -> Tuple[Any, ...]:
-        value = self._unpickle(raw, "constants.pkl", ("constants/", "data/"))
+        value = self._unpickle(self.archive, raw, "constants.pkl", ("constants/", "data/"))
         if type(value) is not tuple:
             raise ArchiveError(f"{self.archive.name}: constants.pkl holds a "
                                f"{type(value).__name__}, not the tuple of the code's constants")
         return value
 
-    def _unpickle(self, raw: bytes, part: str, dirs: Tuple[str, ...]) -> Any:
+    def _unpickle(self, archive: Archive, raw: bytes, part: str, dirs: Tuple[str, ...]) -> Any:
         def read_storage(key: str) -> bytes:
             for d in dirs:
-                if d + key in self.archive:
-                    return self.archive.read(d + key)
-            raise ArchiveError(f"{self.archive.name}: {part} refers to storage {key!r}, "
+                if d + key in archive:
+                    return archive.read(d + key)
+            raise ArchiveError(f"{archive.name}: {part} refers to storage {key!r}, "
                                f"which the archive lacks ({dirs[0]}{key})")
         u = ArchiveUnpickler(raw, part, read_storage, self.python_class, limits=self.limits,
-                             byteorder=self.archive.byteorder)
+                             byteorder=archive.byteorder)
         value = u.load()
+        for storage in u.storages():
+            self.storages[id(storage)] = storage
         for record in u.records:
             try:
                 check_fields(record, self.field_checker)
             except ArchiveError as exc:
-                raise ArchiveError(f"{self.archive.name}: {part}: {exc}") from None
+                raise ArchiveError(f"{archive.name}: {part}: {exc}") from None
         return value
 
     # -- objects -------------------------------------------------------------------------------

@@ -153,6 +153,10 @@ class ArchiveUnpickler:
         self._built: set = set()
         self._same_hash: Dict[int, Tuple[dict, Dict[int, int]]] = {}
 
+    def storages(self) -> List[np.ndarray]:
+        """The storages the pickle's tensors are views of."""
+        return list(self._storages.values())
+
     # -- the machine ------------------------------------------------------------------------------
     def load(self) -> Any:
         """The pickled value.
