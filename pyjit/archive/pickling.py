@@ -97,20 +97,11 @@ class _Writer:
         elif type(v) is list:
             w(b"]")
             self._put(v)
-            if v:
-                w(b"(")
-                for x in v:
-                    self._write(x)
-                w(b"e")
+            self._items(v, b"e")                    # APPENDS
         elif type(v) is dict:
             w(b"}")
             self._put(v)
-            if v:
-                w(b"(")
-                for k, x in v.items():
-                    self._write(k)
-                    self._write(x)
-                w(b"u")
+            self._items(_flat(v), b"u")             # SETITEMS
         elif isinstance(v, np.ndarray):
             self._tensor(v)
         elif isinstance(v, Record):
@@ -119,16 +110,19 @@ class _Writer:
             w(b")\x81")
             self._put(v)
             w(b"}")
-            if v._fields:
-                w(b"(")
-                for k, x in v._fields.items():
-                    self._write(k)
-                    self._write(x)
-                w(b"u")
+            self._items(_flat(v._fields), b"u")
             w(b"b")
         else:
             raise pickle.PicklingError(f"a loaded model pickles as an archive, and an archive "
                                        f"holds no {type(v).__name__} ({str(v)[:60]})")
+
+    def _items(self, items: List[Any], op: bytes) -> None:
+        """``MARK``, the items, ``op``: what fills the list or dict below them."""
+        if items:
+            self.out.write(b"(")
+            for x in items:
+                self._write(x)
+            self.out.write(op)
 
     def _tensor(self, a: np.ndarray) -> None:
         key, storage, offset, strides = self.storages.place(a)
@@ -149,6 +143,10 @@ class _Writer:
         self._global("collections", "OrderedDict")
         self.out.write(b")R")
         self.out.write(b"tR")
+
+
+def _flat(d: Dict[Any, Any]) -> List[Any]:
+    return [x for item in d.items() for x in item]
 
 
 class _Storages:
