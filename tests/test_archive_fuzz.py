@@ -16,18 +16,14 @@ import random
 import time
 import zipfile
 
-import numpy as np
-import pytest
 
 import pyjit
 from pyjit.errors import PyjitError
 
+from helpers.archive_cases import HERE, NAMES, assert_close, decode
+from helpers.audit import watch
 from helpers.signals import alarm, needs_setitimer
-from test_archive_safety import watch
-from test_archives import assert_close, decode
 
-HERE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures", "archives")
-NAMES = sorted(f[:-3] for f in os.listdir(HERE) if f.endswith(".pt"))
 BUDGET = float(os.environ.get("PYJIT_ARCHIVE_FUZZ_SECONDS", "10"))
 
 _OPCODES = b"()].012NKJMGX\x8c\x85\x86\x87tuesabRQ\x81hjqrc\x88\x89\x80.io\x82\x92}"

@@ -4,7 +4,6 @@ and current state, read back by the archive loader, on the same loop."""
 from __future__ import annotations
 
 import concurrent.futures
-import io
 import json
 import multiprocessing
 import os
@@ -15,8 +14,8 @@ import pytest
 
 import pyjit
 
+from helpers.archive_cases import HERE, NAMES, assert_close, decode
 from helpers.crafted import MODULE_CODE, archive, module_state, tensor
-from test_archives import HERE, NAMES, assert_close, decode
 
 
 def _calls(name):

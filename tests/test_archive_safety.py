@@ -7,13 +7,10 @@ archive, uses memory in proportion to the file, and fails with an ArchiveError
 
 from __future__ import annotations
 
-import contextlib
 import io
 import linecache
 import os
 import struct
-import sys
-import threading
 import time
 import tracemalloc
 import zipfile
@@ -25,34 +22,11 @@ import pyjit
 from pyjit.archive import Limits
 from pyjit.errors import ArchiveCompileError, ArchiveError, CompileError, PyjitError
 
-from helpers.crafted import (MODULE_CODE, Call, Get, Global, Memo, Obj, Raw, archive,
+from helpers.audit import watch
+from helpers.crafted import (MODULE_CODE, Call, Global, Obj, Raw, archive,
                              module_state, pickled, tensor)
 
 HERE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures", "archives")
-
-
-# -- what the process does while an archive loads --------------------------------------------
-_opened: list = []
-_watching = threading.local()
-
-
-def _audit(event: str, args: tuple) -> None:
-    if event == "open" and getattr(_watching, "on", False):
-        _opened.append(args[0])
-
-
-sys.addaudithook(_audit)   # for the whole session; it records only inside watch()
-
-
-@contextlib.contextmanager
-def watch():
-    """The files opened in this thread inside the block: ``with watch() as opened``."""
-    del _opened[:]
-    _watching.on = True
-    try:
-        yield _opened
-    finally:
-        _watching.on = False
 
 
 def peak_memory(fn):

@@ -341,7 +341,7 @@ def test_the_readme_shows_a_real_profile(capsys):
     section = _readme().split("## Profiling", 1)[1]
     block = section.split("```\n", 2)[1]
     command, *shown = block.splitlines()
-    assert command == "$ pyjit run --profile examples/fib.ir 100000"
+    assert command == "$ pyjit run --profile --sources examples/fib.ir 100000"
     assert cli.main(command.split()[2:]) == 0
     out = capsys.readouterr().out.splitlines()
 

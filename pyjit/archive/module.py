@@ -113,7 +113,7 @@ class ScriptModule(Record):
         # Only for what is not a ScriptModule's own: attributes, methods, code, graph.
         # Python's protocols (__iter__, __eq__, keys...) are never answered with
         # the archive's code.
-        if name.startswith("__"):
+        if name.startswith("__") and name.endswith("__"):
             raise AttributeError(name)
         fields = object.__getattribute__(self, "_fields")
         if name in fields:

@@ -13,8 +13,9 @@ archive names is attacker-chosen:
 * ``prim::unchecked_cast`` checks the value has the type it is cast to, so no
   value can pass for a record, a dict or a list it is not;
 * ``prim::CreateObject`` makes a record of the archive's own class;
-* attribute names are TorchScript's: no dots, no leading ``__``
-  (:func:`check_attribute_name`);
+* attribute names are TorchScript's: no dots, no ``__dunder__``
+  (:func:`~pyjit.ir.symbols.attribute_name_problem`, checked where the class is
+  read, :class:`~.source.ClassDef`);
 * a record's Python class has no methods of the archive's code as Python
   methods or protocols (``keys``, ``__iter__``, ``__eq__``...): only
   :class:`~.module.ScriptModule`'s own, for the caller.
@@ -25,22 +26,14 @@ archive does reaches another's objects.
 
 from __future__ import annotations
 
-from typing import Any, Callable, Dict, Optional
+from typing import Any, Callable, Dict
 
 from ..errors import ArchiveError
 from ..ir import types as T
-from ..ir.symbols import attribute_name_problem
 from ..ir.type_relation import Checker, ValueMismatch, describe_value, value_checker
 from ..registry import Registry
 
-__all__ = ["Record", "check_attribute_name", "check_fields", "archive_registry"]
-
-def check_attribute_name(name: Any, max_chars: int) -> Optional[str]:
-    """Why ``name`` cannot be an attribute of an archive class, or None if it can
-    (:func:`~pyjit.ir.symbols.attribute_name_problem`, the rule every graph's
-    attributes keep, within ``Limits.name_chars``)."""
-    return attribute_name_problem(name, max_chars)
-
+__all__ = ["Record", "check_fields", "archive_registry"]
 
 class Record:
     """An object of an archive class: its attribute values, by name, in ``_fields``.

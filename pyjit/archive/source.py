@@ -30,9 +30,9 @@ from ..errors import ArchiveCompileError, ArchiveError
 from ..ir import SourceLocation
 from ..ir import types as T
 from ..ir.source import SourceLines
+from ..ir.symbols import attribute_name_problem
 from .debug_info import DebugRanges
 from .limits import DEFAULT_LIMITS, Limits
-from .records import check_attribute_name
 
 __all__ = ["CodeFile", "ClassDef", "Sources", "type_of", "dotted", "literal"]
 
@@ -201,7 +201,7 @@ class ClassDef:
         self.interface = bool(bases & {"Interface", "ModuleInterface"})
 
         def declare(table: Dict[str, Any], key: Any, value: Any, at: ast.AST) -> None:
-            problem = check_attribute_name(key, limits.name_chars)
+            problem = attribute_name_problem(key, limits.name_chars)
             if problem is None and (key in self.attributes or key in self.constants or
                                     key in self.methods):
                 problem = f"'{key}' is declared twice"

@@ -67,19 +67,19 @@ def unqualified(kind: str) -> str:
     return kind.partition("::")[2]
 
 
-# TorchScript attribute names: identifiers, and a module container's keys
-# (ModuleList's "0", ModuleDict's "conv-1"): no dot, no leading "__", printable.
-_ATTRIBUTE = re.compile(r"(?!__)[^.\s\x00-\x1f\x7f]+")
+# TorchScript attribute names: identifiers (a class's private "__a" too), and a
+# module container's keys (ModuleList's "0", ModuleDict's "conv-1"): no dot, no
+# __dunder__, printable.
+_ATTRIBUTE = re.compile(r"(?!__.*__\Z)[^.\s\x00-\x1f\x7f]+", re.S)
 
 
 def attribute_name_problem(name: Any, max_chars: int = 256) -> Optional[str]:
     """Why ``name`` cannot be an attribute's name (``prim::GetAttr[name=...]``, an
     archive class's declaration), or None if it can.
 
-    An attribute name has no dot and does not start with ``__``: graphs and
-    archives may come from anyone, and such a name would reach Python's own
-    attributes (``__class__``, ``__globals__``) or, followed by dots, anything from
-    there.
+    An attribute name has no dot and is no ``__dunder__``: graphs and archives may
+    come from anyone, and such a name would reach Python's own attributes
+    (``__class__``, ``__globals__``) or, followed by dots, anything from there.
     """
     if not isinstance(name, str):
         return f"an attribute name must be a str, not {type(name).__name__}"
@@ -87,5 +87,5 @@ def attribute_name_problem(name: Any, max_chars: int = 256) -> Optional[str]:
         return f"an attribute name of {len(name)} characters (at most {max_chars})"
     if not _ATTRIBUTE.fullmatch(name):
         return (f"{name[:80]!r} is not a TorchScript attribute name (no dots, spaces or "
-                "control characters, and no leading '__')")
+                "control characters, and no __dunder__)")
     return None
