@@ -256,6 +256,23 @@ def test_a_stride_0_tensor_is_a_view_of_its_one_element():
     assert m.t.tolist() == [[1, 2], [30, 4]]
 
 
+def test_storages_are_read_in_the_archives_byte_order_and_one_dtype():
+    code = MODULE_CODE.replace("  n : int\n", "  n : int\n  t : Tensor\n  u : Tensor\n")
+    data = module_state(t=tensor("FloatStorage", "0", 2, (2,), (1,)),
+                        u=tensor("FloatStorage", "0", 2, (1,), (1,), offset=1))
+    big = archive({"data/0": struct.pack(">2f", 1.5, -2.0), "byteorder": b"big"},
+                  code=code, data=data)
+    m = loads(big)
+    assert m.t.tolist() == [1.5, -2.0] and m.t.dtype == np.float32 and m.u.tolist() == [-2.0]
+    data = module_state(t=tensor("FloatStorage", "0", 2, (2,), (1,)),
+                        u=tensor("IntStorage", "0", 2, (2,), (1,)))
+    with pytest.raises(ArchiveError, match="storage 0 is read as IntStorage and as a storage "
+                       "of float32"):
+        loads(archive({"data/0": bytes(8)}, code=code, data=data))
+    with pytest.raises(ArchiveError, match="the byteorder record holds 'middle'"):
+        loads(archive({"byteorder": b"middle"}))
+
+
 @pytest.mark.parametrize("size, stride, offset, numel", [
     ((3,), (1,), 2, 4), ((2, 2), (3, 1), 0, 4), ((5,), (-1,), 4, 5), ((2,), (1,), -1, 4),
     ((1 << 62, 2), (0, 1 << 62), 0, 4)])

@@ -545,6 +545,9 @@ class ArchiveUnpickler:
         if self._read_storage is None:
             raise ArchiveError(f"{self._part} refers to a tensor storage, and holds none")
         storage = self._storages.get(key)
+        if storage is not None and storage.dtype.newbyteorder("<") != stype.dtype.newbyteorder("<"):
+            raise ArchiveError(f"{self._part}: storage {key} is read as {stype.name} and as a "
+                               f"storage of {storage.dtype}")
         if storage is None:
             raw = self._read_storage(key)
             dtype = stype.dtype if self._byteorder == "little" else stype.dtype.newbyteorder(">")
