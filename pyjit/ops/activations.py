@@ -8,7 +8,9 @@ family's generic implementation gives it its functional, ``_`` in-place and
     aten::elu(%x, %alpha, %scale, %input_scale)
     aten::gelu(%x, %approximate)              # "none" or "tanh"
 
-The kernels compute in the input's float dtype, so float32 stays float32.
+The kernels compute in the input's float dtype, so float32 stays float32; a
+float32 ``gelu``, ``silu``, ``hardswish`` or softmax is one of :mod:`.kernels`'
+(gelu's erf is Abramowitz and Stegun's, as torch's vectorised one is).
 ``softmax``/``log_softmax`` (with an optional ``dtype``), ``glu`` and ``prelu``
 follow the table.
 """
@@ -21,7 +23,7 @@ from typing import List
 import numpy as np
 
 from ..registry import default_registry as R
-from . import special
+from . import kernels, special
 from .dims import as_array, wrap_dim
 from .fperrors import ignoring
 from .dtypes import DEFAULT_FLOAT, to_dtype
@@ -69,6 +71,8 @@ def _hardsigmoid(x):
 
 
 def _hardswish(x):
+    if kernels.is_float32(x):
+        return kernels.pointwise("hardswish", x)
     return x * np.clip(x + _t(x, 3), _t(x, 0), _t(x, 6)) / _t(x, 6)
 
 
@@ -87,6 +91,8 @@ def _softplus(x, beta=1.0, threshold=20.0):
 
 
 def _silu(x):
+    if kernels.is_float32(x):
+        return kernels.pointwise("silu", x)
     return x / (_t(x, 1) + np.exp(-x))
 
 
@@ -100,6 +106,8 @@ def _log_sigmoid(x):
 
 
 def _gelu(x, approximate="none"):
+    if kernels.is_float32(x):
+        return kernels.pointwise("gelu", x, approximate == "tanh")
     if approximate == "tanh":
         inner = _t(x, math.sqrt(2 / math.pi)) * (x + _t(x, 0.044715) * x * x * x)
         return _t(x, 0.5) * x * (_t(x, 1) + np.tanh(inner))
@@ -157,6 +165,8 @@ def softmax(a, dim: int, dtype=None, log: bool = False):
     d = wrap_dim(dim, x.ndim)
     if x.ndim == 0:
         return as_array(np.zeros((), x.dtype) if log else np.ones((), x.dtype))
+    if kernels.is_float32(x) and x.size:
+        return kernels.softmax(x, d, log)
     with ignoring():
         m = np.max(x, axis=d, keepdims=True) if x.size else x
         m = np.where(np.isfinite(m), m, 0)

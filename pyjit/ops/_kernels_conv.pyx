@@ -1,0 +1,155 @@
+# cython: boundscheck=False, wraparound=False, initializedcheck=False, cdivision=True
+"""The float32 convolution and pooling kernels in C: see :mod:`pyjit.ops.kernels`.
+
+Each function here has the signature, the arguments' meaning and the results of
+its numpy reference there (``<name>_numpy``), which a build without a compiler
+uses; tests/test_kernels.py runs one suite against both.  Every loop runs with
+the GIL released, on one image (``(C, H, W)``, C-contiguous): the caller loops
+over the batch and the groups, and gives the GEMMs to numpy's float32 BLAS.
+"""
+
+from libc.math cimport INFINITY, isnan
+
+
+def im2col2d(const float[:, :, ::1] x, float[:, :, ::1] cols, int kh, int kw, int sh, int sw,
+             int ph, int pw, int dh, int dw):
+    """Fill ``cols`` (``(C*kh*kw, oh, ow)``) with the windows of ``x`` (``(C, H,
+    W)``): ``cols[(c*kh + i)*kw + j, oy, ox]`` is the input under kernel tap
+    ``(i, j)`` of the window at ``(oy*sh - ph, ox*sw - pw)``, 0 in the padding."""
+    cdef Py_ssize_t c_n = x.shape[0], h = x.shape[1], w = x.shape[2]
+    cdef Py_ssize_t oh = cols.shape[1], ow = cols.shape[2]
+    cdef Py_ssize_t c, i, j, oy, ox, iy, ix, row, lo, hi
+    with nogil:
+        for c in range(c_n):
+            for i in range(kh):
+                for j in range(kw):
+                    row = (c * kh + i) * kw + j
+                    # the output columns whose input column is inside [0, w)
+                    lo = 0
+                    while lo < ow and lo * sw - pw + j * dw < 0:
+                        lo += 1
+                    hi = ow
+                    while hi > lo and (hi - 1) * sw - pw + j * dw >= w:
+                        hi -= 1
+                    for oy in range(oh):
+                        iy = oy * sh - ph + i * dh
+                        if iy < 0 or iy >= h:
+                            for ox in range(ow):
+                                cols[row, oy, ox] = 0
+                            continue
+                        for ox in range(lo):
+                            cols[row, oy, ox] = 0
+                        ix = lo * sw - pw + j * dw
+                        if sw == 1:
+                            for ox in range(lo, hi):
+                                cols[row, oy, ox] = x[c, iy, ix + ox - lo]
+                        else:
+                            for ox in range(lo, hi):
+                                cols[row, oy, ox] = x[c, iy, ix + (ox - lo) * sw]
+                        for ox in range(hi, ow):
+                            cols[row, oy, ox] = 0
+
+
+def depthwise2d(const float[:, :, ::1] x, const float[:, :, ::1] weight, float[:, :, ::1] out,
+                int sh, int sw, int ph, int pw, int dh, int dw):
+    """``out[o] += sum over taps (i, j) of weight[o, i, j] * x[o // m]`` shifted
+    by the tap, for ``m = out channels / x channels``: a convolution whose every
+    group is one input channel.  ``out`` holds the bias (or 0) on entry; the
+    sum runs tap by tap over whole output rows, a loop the compiler vectorises."""
+    cdef Py_ssize_t h = x.shape[1], w = x.shape[2]
+    cdef Py_ssize_t oc = out.shape[0], oh = out.shape[1], ow = out.shape[2]
+    cdef Py_ssize_t m = oc // x.shape[0]
+    cdef Py_ssize_t kh = weight.shape[1], kw = weight.shape[2]
+    cdef Py_ssize_t o, c, i, j, oy, ox, iy, ix0, lo, hi
+    cdef float k
+    cdef float* orow
+    cdef const float* xrow
+    with nogil:
+        for o in range(oc):
+            c = o // m
+            for i in range(kh):
+                for j in range(kw):
+                    k = weight[o, i, j]
+                    lo = 0
+                    while lo < ow and lo * sw - pw + j * dw < 0:
+                        lo += 1
+                    hi = ow
+                    while hi > lo and (hi - 1) * sw - pw + j * dw >= w:
+                        hi -= 1
+                    if lo >= hi:
+                        continue
+                    ix0 = j * dw - pw
+                    for oy in range(oh):
+                        iy = oy * sh - ph + i * dh
+                        if iy < 0 or iy >= h:
+                            continue
+                        orow = &out[o, oy, 0]
+                        xrow = &x[c, iy, 0]
+                        if sw == 1:
+                            for ox in range(lo, hi):
+                                orow[ox] += k * xrow[ox + ix0]
+                        else:
+                            for ox in range(lo, hi):
+                                orow[ox] += k * xrow[ox * sw + ix0]
+
+
+def max_pool2d(const float[:, :, ::1] x, float[:, :, ::1] out, int kh, int kw, int sh, int sw,
+               int ph, int pw, int dh, int dw):
+    """``out[p, oy, ox]``: the largest element of ``x[p]`` under the window at
+    ``(oy*sh - ph, ox*sw - pw)`` (taps ``dh``/``dw`` apart, those outside ``x``
+    skipped), or NaN if the window holds one, as torch's max pooling says."""
+    cdef Py_ssize_t planes = x.shape[0], h = x.shape[1], w = x.shape[2]
+    cdef Py_ssize_t oh = out.shape[1], ow = out.shape[2]
+    cdef Py_ssize_t p, oy, ox, i, j, iy, ix
+    cdef float best, v
+    with nogil:
+        for p in range(planes):
+            for oy in range(oh):
+                for ox in range(ow):
+                    best = -INFINITY
+                    for i in range(kh):
+                        iy = oy * sh - ph + i * dh
+                        if iy < 0 or iy >= h:
+                            continue
+                        for j in range(kw):
+                            ix = ox * sw - pw + j * dw
+                            if ix < 0 or ix >= w:
+                                continue
+                            v = x[p, iy, ix]
+                            if v > best or isnan(v):
+                                best = v
+                                if isnan(v):
+                                    break
+                        if isnan(best):
+                            break
+                    out[p, oy, ox] = best
+
+
+def avg_pool2d(const float[:, :, ::1] x, float[:, :, ::1] out, int kh, int kw, int sh, int sw,
+               int ph, int pw, bint count_include_pad, long divisor_override):
+    """``out[p, oy, ox]``: the mean of ``x[p]`` under the window at ``(oy*sh -
+    ph, ox*sw - pw)``, summed in double and divided as torch does: by
+    ``divisor_override`` if not 0, else by the window's size clipped to the
+    padded input (``count_include_pad``) or to the input."""
+    cdef Py_ssize_t planes = x.shape[0], h = x.shape[1], w = x.shape[2]
+    cdef Py_ssize_t oh = out.shape[1], ow = out.shape[2]
+    cdef Py_ssize_t p, oy, ox, iy, ix, y0, y1, x0, x1, divide
+    cdef double total
+    with nogil:
+        for p in range(planes):
+            for oy in range(oh):
+                y0 = oy * sh - ph
+                y1 = min(y0 + kh, h + ph)
+                for ox in range(ow):
+                    x0 = ox * sw - pw
+                    x1 = min(x0 + kw, w + pw)
+                    divide = (y1 - y0) * (x1 - x0)
+                    total = 0
+                    for iy in range(max(y0, 0), min(y1, h)):
+                        for ix in range(max(x0, 0), min(x1, w)):
+                            total += x[p, iy, ix]
+                    if divisor_override:
+                        divide = divisor_override
+                    elif not count_include_pad:
+                        divide = (min(y1, h) - max(y0, 0)) * (min(x1, w) - max(x0, 0))
+                    out[p, oy, ox] = <float>(total / divide)
