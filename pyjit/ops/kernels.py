@@ -26,6 +26,7 @@ results are within torch's own float32 error of the exact value.
 
 from __future__ import annotations
 
+import contextlib
 import math
 import threading
 from types import SimpleNamespace
@@ -34,16 +35,33 @@ from typing import Optional, Sequence, Tuple
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
-__all__ = ["COMPILED", "NUMPY", "ACTIVE", "is_float32", "conv2d", "conv_nd", "batch_norm_inference",
-           "layer_norm", "group_norm", "softmax", "pointwise"]
+__all__ = ["COMPILED", "NUMPY", "ACTIVE", "is_float32", "disabled", "conv2d", "conv_nd",
+           "pool2d", "batch_norm_inference", "layer_norm", "group_norm", "softmax", "pointwise"]
 
 F32 = np.dtype(np.float32)
 
 
+_enabled = True
+
+
 def is_float32(*arrays) -> bool:
     """Whether every array given (None skipped) is a float32 ndarray: the
-    tensors these kernels compute."""
-    return all(a is None or (type(a) is np.ndarray and a.dtype == F32) for a in arrays)
+    tensors these kernels compute (none inside :func:`disabled`)."""
+    return _enabled and all(a is None or (type(a) is np.ndarray and a.dtype == F32)
+                            for a in arrays)
+
+
+@contextlib.contextmanager
+def disabled():
+    """Within it, every operator takes its generic float64 path, as before these
+    kernels: what ``pyjit bench --models`` measures as ``pyjit-float64``.  For
+    measurement only: it holds for every thread."""
+    global _enabled
+    saved, _enabled = _enabled, False
+    try:
+        yield
+    finally:
+        _enabled = saved
 
 
 def _c(a: np.ndarray) -> np.ndarray:
