@@ -213,3 +213,20 @@ def test_the_compiled_kernels_are_built_where_the_library_is():
     # one build: the kernels are compiled exactly when the other C operators are
     assert (kernels.COMPILED is not None) == ufunc_direct.COMPILED
     assert kernels.ACTIVE is (kernels.COMPILED or kernels.NUMPY)
+
+
+@pytest.mark.parametrize("name, params", [("relu", ()), ("relu6", ()), ("hardtanh", (-0.5, 2)),
+                                          ("silu", ()), ("hardswish", ())])
+def test_in_place_activations_write_into_their_input(name, params, kernel_set):
+    rng = np.random.default_rng(5)
+    x = (rng.standard_normal((2, 3, 5, 4)) * 4).astype(np.float32)
+    x.reshape(-1)[:3] = [np.nan, np.inf, -np.inf]
+    functional = _op(f"aten::{name}", 1 + len(params))(x, *params)
+    in_place = _op(f"aten::{name}_", 1 + len(params))
+    a = x.copy()
+    assert in_place(a, *params) is a
+    np.testing.assert_array_equal(a, functional)
+    # a transposed view: the generic in-place path, the same values
+    t = x.copy().transpose(0, 1, 3, 2)
+    assert in_place(t, *params) is t
+    np.testing.assert_array_equal(t, functional.transpose(0, 1, 3, 2))

@@ -8,7 +8,11 @@ the GIL released, on one image (``(C, H, W)``, C-contiguous): the caller loops
 over the batch and the groups, and gives the GEMMs to numpy's float32 BLAS.
 """
 
-from libc.math cimport INFINITY, isnan
+from libc.math cimport INFINITY
+
+cdef extern from "_kernels_math.h" nogil:
+    void pj_axpy_row(float k, const float* x, Py_ssize_t stride, float* o, Py_ssize_t n)
+    void pj_max_row(const float* x, Py_ssize_t stride, float* o, Py_ssize_t n)
 
 
 def im2col2d(const float[:, :, ::1] x, float[:, :, ::1] cols, int kh, int kw, int sh, int sw,
@@ -55,15 +59,13 @@ def depthwise2d(const float[:, :, ::1] x, const float[:, :, ::1] weight, float[:
     """``out[o] += sum over taps (i, j) of weight[o, i, j] * x[o // m]`` shifted
     by the tap, for ``m = out channels / x channels``: a convolution whose every
     group is one input channel.  ``out`` holds the bias (or 0) on entry; the
-    sum runs tap by tap over whole output rows, a loop the compiler vectorises."""
+    sum runs tap by tap over whole output rows (``pj_axpy_row``, vectorised)."""
     cdef Py_ssize_t h = x.shape[1], w = x.shape[2]
     cdef Py_ssize_t oc = out.shape[0], oh = out.shape[1], ow = out.shape[2]
     cdef Py_ssize_t m = oc // x.shape[0]
     cdef Py_ssize_t kh = weight.shape[1], kw = weight.shape[2]
     cdef Py_ssize_t o, c, i, j, oy, ox, iy, ix0, lo, hi
     cdef float k
-    cdef float* orow
-    cdef const float* xrow
     with nogil:
         for o in range(oc):
             c = o // m
@@ -83,46 +85,40 @@ def depthwise2d(const float[:, :, ::1] x, const float[:, :, ::1] weight, float[:
                         iy = oy * sh - ph + i * dh
                         if iy < 0 or iy >= h:
                             continue
-                        orow = &out[o, oy, 0]
-                        xrow = &x[c, iy, 0]
-                        if sw == 1:
-                            for ox in range(lo, hi):
-                                orow[ox] += k * xrow[ox + ix0]
-                        else:
-                            for ox in range(lo, hi):
-                                orow[ox] += k * xrow[ox * sw + ix0]
+                        pj_axpy_row(k, &x[c, iy, lo * sw + ix0], sw, &out[o, oy, lo], hi - lo)
 
 
 def max_pool2d(const float[:, :, ::1] x, float[:, :, ::1] out, int kh, int kw, int sh, int sw,
                int ph, int pw, int dh, int dw):
     """``out[p, oy, ox]``: the largest element of ``x[p]`` under the window at
     ``(oy*sh - ph, ox*sw - pw)`` (taps ``dh``/``dw`` apart, those outside ``x``
-    skipped), or NaN if the window holds one, as torch's max pooling says."""
+    skipped), or NaN if the window holds one, as torch's max pooling says.  As
+    :func:`depthwise2d`, tap by tap over whole output rows (``pj_max_row``, a
+    loop of selects that vectorises)."""
     cdef Py_ssize_t planes = x.shape[0], h = x.shape[1], w = x.shape[2]
     cdef Py_ssize_t oh = out.shape[1], ow = out.shape[2]
-    cdef Py_ssize_t p, oy, ox, i, j, iy, ix
-    cdef float best, v
+    cdef Py_ssize_t p, oy, ox, i, j, iy, ix0, lo, hi
     with nogil:
         for p in range(planes):
             for oy in range(oh):
                 for ox in range(ow):
-                    best = -INFINITY
-                    for i in range(kh):
+                    out[p, oy, ox] = -INFINITY
+            for i in range(kh):
+                for j in range(kw):
+                    lo = 0
+                    while lo < ow and lo * sw - pw + j * dw < 0:
+                        lo += 1
+                    hi = ow
+                    while hi > lo and (hi - 1) * sw - pw + j * dw >= w:
+                        hi -= 1
+                    if lo >= hi:
+                        continue
+                    ix0 = j * dw - pw
+                    for oy in range(oh):
                         iy = oy * sh - ph + i * dh
                         if iy < 0 or iy >= h:
                             continue
-                        for j in range(kw):
-                            ix = ox * sw - pw + j * dw
-                            if ix < 0 or ix >= w:
-                                continue
-                            v = x[p, iy, ix]
-                            if v > best or isnan(v):
-                                best = v
-                                if isnan(v):
-                                    break
-                        if isnan(best):
-                            break
-                    out[p, oy, ox] = best
+                        pj_max_row(&x[p, iy, lo * sw + ix0], sw, &out[p, oy, lo], hi - lo)
 
 
 def avg_pool2d(const float[:, :, ::1] x, float[:, :, ::1] out, int kh, int kw, int sh, int sw,

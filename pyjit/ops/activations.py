@@ -25,8 +25,8 @@ import numpy as np
 from ..registry import default_registry as R
 from . import kernels, special
 from .dims import as_array, wrap_dim
-from .fperrors import ignoring
 from .dtypes import DEFAULT_FLOAT, to_dtype
+from .fperrors import ignoring, prefers_quiet_run
 from .pointwise import FLOAT, SAME, Unary, register_unary
 
 __all__ = ["ACTIVATIONS", "softmax", "FAMILY"]
@@ -154,6 +154,30 @@ ACTIVATIONS: List[Unary] = [
 
 for _row in ACTIVATIONS:
     register_unary(_row)
+
+
+def _in_place(name: str, direct):
+    """Register ``aten::<name>_`` again (registered later, it is chosen): ``direct(a,
+    *params)`` writing into a float32 ``a`` itself, as torch's in-place kernels
+    do, and the generic in-place operator (the result computed, then copied in)
+    for everything else."""
+    generic = next(o for o in R.overloads(f"aten::{name}_"))
+
+    def op(a, *params):
+        if kernels.writes_in_place(a):
+            direct(a, *params)
+            return a
+        return generic.fn(a, *params)
+    op.__name__, op.__doc__ = generic.fn.__name__, generic.fn.__doc__
+    R.register(f"aten::{name}_", prefers_quiet_run(op), types=list(generic.types))
+
+
+# The activations of CNNs, in place as they run there (torchvision's inplace=True).
+_in_place("relu", lambda a: np.maximum(a, _t(a, 0), out=a))
+_in_place("relu6", lambda a: np.clip(a, _t(a, 0), _t(a, 6), out=a))
+_in_place("hardtanh", lambda a, lo=-1.0, hi=1.0: np.clip(a, _t(a, lo), _t(a, hi), out=a))
+_in_place("silu", lambda a: kernels.pointwise("silu", a, out=a))
+_in_place("hardswish", lambda a: kernels.pointwise("hardswish", a, out=a))
 
 
 def softmax(a, dim: int, dtype=None, log: bool = False):

@@ -36,7 +36,8 @@ import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
 __all__ = ["COMPILED", "NUMPY", "ACTIVE", "is_float32", "disabled", "conv2d", "conv_nd",
-           "pool2d", "batch_norm_inference", "layer_norm", "group_norm", "softmax", "pointwise"]
+           "pool2d", "batch_norm_inference", "layer_norm", "group_norm", "softmax", "pointwise",
+           "writes_in_place"]
 
 F32 = np.dtype(np.float32)
 
@@ -383,7 +384,12 @@ def pool2d(x, kind: str, kernel, stride, padding, dilation, out_size, count_incl
     out = np.empty((n, c) + tuple(out_size), F32)
     x3, o3 = x.reshape(n * c, h, w), out.reshape((n * c,) + tuple(out_size))
     (kh, kw), (sh, sw), (ph, pw) = kernel, stride, padding
-    if kind == "max":
+    if kind == "avg" and (kh, kw) == (h, w) and tuple(out_size) == (1, 1) and ph == pw == 0:
+        # global average pooling (every SE block's): numpy's pairwise float32
+        # sum of each plane, a quarter of the time of a window loop in double
+        np.divide(x3.reshape(n * c, -1).sum(axis=1, dtype=F32),
+                  F32.type(divisor_override or h * w), out=o3.reshape(-1))
+    elif kind == "max":
         dh, dw = dilation
         k.max_pool2d(x3, o3, kh, kw, sh, sw, ph, pw, dh, dw)
     else:
@@ -463,11 +469,21 @@ def softmax(x, dim: int, log: bool, k=None) -> np.ndarray:
     return out if last else np.moveaxis(out, -1, dim)
 
 
-def pointwise(name: str, x, *args, k=None) -> np.ndarray:
+def pointwise(name: str, x, *args, k=None, out=None) -> np.ndarray:
     """The pointwise kernel ``name`` (``gelu``, ``erf``, ``silu``, ``sigmoid``,
-    ``hardswish``) of a float32 ``x``, of its shape."""
+    ``hardswish``) of a float32 ``x``, of its shape: into ``out`` if given (a
+    C-contiguous float32 array of that shape, which may be ``x``: an in-place
+    operator writes no second array)."""
     k = ACTIVE if k is None else k
     xc = _c(x)
-    out = np.empty_like(xc)
+    if out is None:
+        out = np.empty_like(xc)
     getattr(k, name)(xc.reshape(-1), out.reshape(-1), *args)
     return out
+
+
+def writes_in_place(a) -> bool:
+    """Whether an in-place operator's kernel may write straight into ``a``: a
+    float32, C-contiguous, writeable array (anything else takes the generic
+    in-place path, which also says torch's errors)."""
+    return is_float32(a) and a.flags.c_contiguous and a.flags.writeable
