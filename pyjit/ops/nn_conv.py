@@ -2,11 +2,13 @@
 stride, padding, dilation), their transposes, max/avg/adaptive pooling, and
 ``im2col``/``col2im``.
 
-One N-dimensional implementation serves 1, 2 and 3 spatial dimensions.  A
+A float32 convolution or pooling is computed in float32 by :mod:`.kernels`
+(as torch does: GEMMs, im2col, direct depthwise loops).  For every other dtype,
+one N-dimensional implementation serves 1, 2 and 3 spatial dimensions: a
 convolution pads its input, takes every kernel-sized window as a strided view
 (``sliding_window_view``, dilation and stride as steps over it) and contracts
-windows with the weight per group.  Sums are accumulated in double and rounded
-once to the input's dtype, so a float32 result is within rounding of torch's.
+windows with the weight per group, the sums accumulated in double and rounded
+once to the input's dtype.
 Inputs may be batched ``(N, C, *spatial)`` or not ``(C, *spatial)``, as torch
 accepts both.
 
