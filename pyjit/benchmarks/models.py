@@ -17,9 +17,10 @@ Everyone runs on one thread: the BLAS libraries read their thread counts when
 they load, so :func:`main` runs the benchmark in a fresh interpreter whose
 environment sets them to 1 (``OMP_NUM_THREADS``, ``OPENBLAS_NUM_THREADS``,
 ``MKL_NUM_THREADS``) unless they already are, and calls
-``torch.set_num_threads(1)``.  Calls are interleaved, one per system per round,
-in an order rotated from round to round, and the median is reported with its
-ratio to torch's.  The first call (load and run, which compiles) is timed
+``torch.set_num_threads(1)``.  Samples are interleaved, one per system per
+round, in an order rotated from round to round (a sample of a fast model is
+several calls), and the median per call is reported with its ratio to
+torch's.  The first call (load and run, which compiles) is timed
 apart.  ``--profile`` then runs each model once under :func:`pyjit.profile`
 and prints the operators that took the time.
 """
@@ -40,7 +41,7 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 import numpy as np
 
 __all__ = ["MODELS", "Model", "cache_dir", "generate", "archive_path", "measure", "main",
-           "THREAD_VARIABLES"]
+           "THREAD_VARIABLES", "SAMPLE_S"]
 
 #: The variables BLAS and OpenMP read their thread counts from when they load.
 THREAD_VARIABLES = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
@@ -247,20 +248,31 @@ def _systems(model: Model, path: Path, result: Result) -> Dict[str, Callable[[],
     return systems
 
 
+#: The least duration of one sample: a model faster than this is called several
+#: times a sample, so that a burst of load from elsewhere is averaged in it.
+SAMPLE_S = 0.02
+
+
 def measure(model: Model, rounds: int, path: Optional[Path] = None) -> Result:
     """Time every system on ``model``: one warm-up call each, then ``rounds``
-    rounds of one call per system, interleaved and rotated."""
+    rounds of one sample per system, interleaved and rotated; a sample is as
+    many calls as make :data:`SAMPLE_S` (one for a slow system), and the
+    median is per call."""
     result = Result(model.name)
     systems = _systems(model, path or archive_path(model), result)
     names = list(systems)
-    for fn in systems.values():
-        fn()
+    repeats = {n: max(1, int(SAMPLE_S / max(_timed(fn)[0], 1e-6))) for n, fn in
+               systems.items()}
     samples: Dict[str, List[float]] = {n: [] for n in names}
     gc.collect()
     for r in range(rounds):
         order = names[r % len(names):] + names[:r % len(names)]
         for n in order:
-            samples[n].append(_timed(systems[n])[0])
+            fn, k = systems[n], repeats[n]
+            start = time.perf_counter()
+            for _ in range(k):
+                fn()
+            samples[n].append((time.perf_counter() - start) / k)
     result.median_s = {n: statistics.median(v) for n, v in samples.items()}
     return result
 
