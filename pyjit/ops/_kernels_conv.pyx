@@ -14,6 +14,11 @@ cdef extern from "_kernels_math.h" nogil:
     void pj_axpy_row(float k, const float* x, Py_ssize_t stride, float* o, Py_ssize_t n)
     void pj_max_row(const float* x, Py_ssize_t stride, float* o, Py_ssize_t n)
 
+# A row shorter than this is summed inline: the vectorised loops of
+# _kernels_math.h are reached through the CPU dispatch of target_clones, a call
+# that costs more than a 7-wide row of a late MobileNet layer.
+cdef Py_ssize_t _LONG_ROW = 16
+
 
 def im2col2d(const float[:, :, ::1] x, float[:, :, ::1] cols, int kh, int kw, int sh, int sw,
              int ph, int pw, int dh, int dw):
@@ -85,7 +90,12 @@ def depthwise2d(const float[:, :, ::1] x, const float[:, :, ::1] weight, float[:
                         iy = oy * sh - ph + i * dh
                         if iy < 0 or iy >= h:
                             continue
-                        pj_axpy_row(k, &x[c, iy, lo * sw + ix0], sw, &out[o, oy, lo], hi - lo)
+                        if hi - lo >= _LONG_ROW:
+                            pj_axpy_row(k, &x[c, iy, lo * sw + ix0], sw, &out[o, oy, lo],
+                                        hi - lo)
+                        else:
+                            for ox in range(lo, hi):
+                                out[o, oy, ox] += k * x[c, iy, ox * sw + ix0]
 
 
 def max_pool2d(const float[:, :, ::1] x, float[:, :, ::1] out, int kh, int kw, int sh, int sw,
@@ -98,6 +108,7 @@ def max_pool2d(const float[:, :, ::1] x, float[:, :, ::1] out, int kh, int kw, i
     cdef Py_ssize_t planes = x.shape[0], h = x.shape[1], w = x.shape[2]
     cdef Py_ssize_t oh = out.shape[1], ow = out.shape[2]
     cdef Py_ssize_t p, oy, ox, i, j, iy, ix0, lo, hi
+    cdef float v
     with nogil:
         for p in range(planes):
             for oy in range(oh):
@@ -118,7 +129,13 @@ def max_pool2d(const float[:, :, ::1] x, float[:, :, ::1] out, int kh, int kw, i
                         iy = oy * sh - ph + i * dh
                         if iy < 0 or iy >= h:
                             continue
-                        pj_max_row(&x[p, iy, lo * sw + ix0], sw, &out[p, oy, lo], hi - lo)
+                        if hi - lo >= _LONG_ROW:
+                            pj_max_row(&x[p, iy, lo * sw + ix0], sw, &out[p, oy, lo], hi - lo)
+                        else:
+                            for ox in range(lo, hi):
+                                v = x[p, iy, ox * sw + ix0]
+                                if v > out[p, oy, ox] or v != v:
+                                    out[p, oy, ox] = v
 
 
 def avg_pool2d(const float[:, :, ::1] x, float[:, :, ::1] out, int kh, int kw, int sh, int sw,
