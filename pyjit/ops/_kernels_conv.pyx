@@ -20,6 +20,18 @@ cdef extern from "_kernels_math.h" nogil:
 cdef Py_ssize_t _LONG_ROW = 16
 
 
+cdef inline void _inside(Py_ssize_t n, Py_ssize_t stride, Py_ssize_t offset, Py_ssize_t length,
+                         Py_ssize_t* lo, Py_ssize_t* hi) noexcept nogil:
+    """``[lo, hi)``: the outputs ``o < n`` whose input ``o*stride + offset`` is
+    inside ``[0, length)`` (a tap's columns outside it read the padding)."""
+    lo[0] = 0
+    while lo[0] < n and lo[0] * stride + offset < 0:
+        lo[0] += 1
+    hi[0] = n
+    while hi[0] > lo[0] and (hi[0] - 1) * stride + offset >= length:
+        hi[0] -= 1
+
+
 def im2col2d(const float[:, :, ::1] x, float[:, :, ::1] cols, int kh, int kw, int sh, int sw,
              int ph, int pw, int dh, int dw):
     """Fill ``cols`` (``(C*kh*kw, oh, ow)``) with the windows of ``x`` (``(C, H,
@@ -33,13 +45,7 @@ def im2col2d(const float[:, :, ::1] x, float[:, :, ::1] cols, int kh, int kw, in
             for i in range(kh):
                 for j in range(kw):
                     row = (c * kh + i) * kw + j
-                    # the output columns whose input column is inside [0, w)
-                    lo = 0
-                    while lo < ow and lo * sw - pw + j * dw < 0:
-                        lo += 1
-                    hi = ow
-                    while hi > lo and (hi - 1) * sw - pw + j * dw >= w:
-                        hi -= 1
+                    _inside(ow, sw, j * dw - pw, w, &lo, &hi)
                     for oy in range(oh):
                         iy = oy * sh - ph + i * dh
                         if iy < 0 or iy >= h:
@@ -77,12 +83,7 @@ def depthwise2d(const float[:, :, ::1] x, const float[:, :, ::1] weight, float[:
             for i in range(kh):
                 for j in range(kw):
                     k = weight[o, i, j]
-                    lo = 0
-                    while lo < ow and lo * sw - pw + j * dw < 0:
-                        lo += 1
-                    hi = ow
-                    while hi > lo and (hi - 1) * sw - pw + j * dw >= w:
-                        hi -= 1
+                    _inside(ow, sw, j * dw - pw, w, &lo, &hi)
                     if lo >= hi:
                         continue
                     ix0 = j * dw - pw
@@ -116,12 +117,7 @@ def max_pool2d(const float[:, :, ::1] x, float[:, :, ::1] out, int kh, int kw, i
                     out[p, oy, ox] = -INFINITY
             for i in range(kh):
                 for j in range(kw):
-                    lo = 0
-                    while lo < ow and lo * sw - pw + j * dw < 0:
-                        lo += 1
-                    hi = ow
-                    while hi > lo and (hi - 1) * sw - pw + j * dw >= w:
-                        hi -= 1
+                    _inside(ow, sw, j * dw - pw, w, &lo, &hi)
                     if lo >= hi:
                         continue
                     ix0 = j * dw - pw
