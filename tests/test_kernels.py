@@ -230,3 +230,19 @@ def test_in_place_activations_write_into_their_input(name, params, kernel_set):
     t = x.copy().transpose(0, 1, 3, 2)
     assert in_place(t, *params) is t
     np.testing.assert_array_equal(t, functional.transpose(0, 1, 3, 2))
+
+
+def test_an_lstm_step_is_the_float64_step_rounded(kernel_set):
+    rng = np.random.default_rng(11)
+    gi, gh = (rng.standard_normal((3, 4 * 5)).astype(np.float32) * 3 for _ in range(2))
+    c = rng.standard_normal((3, 5)).astype(np.float32)
+    g = gi.astype(np.float64) + gh
+
+    def sig(v):
+        return 1 / (1 + np.exp(-v))
+    c64 = sig(g[:, 5:10]) * c + sig(g[:, :5]) * np.tanh(g[:, 10:15])
+    h64 = sig(g[:, 15:]) * np.tanh(c64)
+    h = kernels.lstm_step(gi, gh, c)          # c updated in place
+    assert h.dtype == c.dtype == np.float32
+    np.testing.assert_allclose(c, c64, rtol=2e-6, atol=2e-7)
+    np.testing.assert_allclose(h, h64, rtol=2e-6, atol=2e-7)

@@ -37,7 +37,7 @@ from numpy.lib.stride_tricks import sliding_window_view
 
 __all__ = ["COMPILED", "NUMPY", "ACTIVE", "is_float32", "disabled", "conv2d", "conv_nd",
            "pool2d", "batch_norm_inference", "layer_norm", "group_norm", "softmax", "pointwise",
-           "writes_in_place"]
+           "writes_in_place", "lstm_step"]
 
 F32 = np.dtype(np.float32)
 
@@ -266,8 +266,21 @@ def layer_norm_rows_numpy(x, weight, bias, eps, out, mean, rstd):
         out += bias
 
 
+def lstm_cell_numpy(gates, c, h):
+    """One LSTM step from its pre-activation ``gates`` (``(B, 4H)``: input,
+    forget, cell and output gates): ``c = σ(f) c + σ(i) tanh(g)`` in place and
+    ``h = σ(o) tanh(c)``."""
+    n = c.shape[1]
+    s = np.empty_like(gates)
+    sigmoid_numpy(gates.reshape(-1), s.reshape(-1))   # the g columns are not used
+    c *= s[:, n:2 * n]
+    c += s[:, :n] * np.tanh(gates[:, 2 * n:3 * n])
+    np.multiply(s[:, 3 * n:], np.tanh(c), out=h)
+
+
 _NAMES = ("im2col2d", "depthwise2d", "max_pool2d", "avg_pool2d", "erf", "gelu", "silu",
-          "sigmoid", "hardswish", "softmax_rows", "plane_affine", "row_stats", "layer_norm_rows")
+          "sigmoid", "hardswish", "softmax_rows", "plane_affine", "row_stats", "layer_norm_rows",
+          "lstm_cell")
 
 #: The numpy references, by the kernels' names.
 NUMPY = SimpleNamespace(name="numpy", **{n: globals()[f"{n}_numpy"] for n in _NAMES})
@@ -487,3 +500,14 @@ def writes_in_place(a) -> bool:
     float32, C-contiguous, writeable array (anything else takes the generic
     in-place path, which also says torch's errors)."""
     return is_float32(a) and a.flags.c_contiguous and a.flags.writeable
+
+
+def lstm_step(gi, gh, c, k=None):
+    """An LSTM step on float32 ``gi`` and ``gh`` (``(B, 4H)``, the two
+    projections with their biases) and ``c`` (``(B, H)``, C-contiguous, updated
+    in place): the new ``h``.  ``k``: the kernel set (:data:`ACTIVE` if None)."""
+    k = ACTIVE if k is None else k
+    gates = gi + gh
+    h = np.empty_like(c)
+    k.lstm_cell(gates, c, h)
+    return h

@@ -18,8 +18,9 @@ H)`` (for an LSTM the pair ``[h0, c0]``).  One step of each cell, with
 Packed input runs each step on the first ``batch_sizes[t]`` rows (sequences
 sorted longest first), so a shorter sequence's final state is its own last
 step's.  Every step's input projection is one GEMM before the recurrence.  A
-float32 recurrence computes in float32, as torch's does; any other in float64,
-the results in the input's dtype.  Dropout
+float32 recurrence computes in float32, as torch's does (an LSTM step's gates in
+one pass of :func:`.kernels.lstm_step`); any other in float64, the results in
+the input's dtype.  Dropout
 between layers applies only in training, which pyjit never runs: ``train``
 with a non-zero ``dropout`` is refused.
 """
@@ -51,6 +52,8 @@ def _cell(mode: str):
         return lambda gi, gh, h, c: (act(gi + gh), None)
     if mode == "lstm":
         def lstm(gi, gh, h, c):
+            if kernels.is_float32(gi, gh, c) and c.flags.c_contiguous:
+                return kernels.lstm_step(gi, gh, c), c   # c updated in place
             gates = gi + gh
             n = gates.shape[-1] // 4
             s = _sigmoid(gates)   # i, f, o: the g columns are computed and not used
