@@ -1,7 +1,8 @@
 """Build script: compiles the run loop ``pyjit/_core.pyx`` and its profiled twin
 ``pyjit/_timed.pyx``, the library's C int
-operators ``pyjit/ops/_int64.pyx`` and its direct ufunc calls
-``pyjit/ops/_ufunc_direct.pyx`` unless PYJIT_PUREPYTHON=1.
+operators ``pyjit/ops/_int64.pyx``, its direct ufunc calls
+``pyjit/ops/_ufunc_direct.pyx`` and its float32 tensor kernels
+``pyjit/ops/_kernels_*.pyx`` unless PYJIT_PUREPYTHON=1.
 
 A failed compile is an error: pyjit never falls back silently to the pure-Python
 loop at build time.  Set PYJIT_PUREPYTHON=1 to build without a compiler.
