@@ -8,7 +8,9 @@ family's generic implementation gives it its functional, ``_`` in-place and
     aten::elu(%x, %alpha, %scale, %input_scale)
     aten::gelu(%x, %approximate)              # "none" or "tanh"
 
-The kernels compute in the input's float dtype, so float32 stays float32.
+The kernels compute in the input's float dtype, so float32 stays float32; a
+float32 ``gelu``, ``silu``, ``hardswish`` or softmax is one of :mod:`.kernels`'
+(gelu's erf is Abramowitz and Stegun's, as torch's vectorised one is).
 ``softmax``/``log_softmax`` (with an optional ``dtype``), ``glu`` and ``prelu``
 follow the table.
 """
@@ -21,10 +23,10 @@ from typing import List
 import numpy as np
 
 from ..registry import default_registry as R
-from . import special
+from . import kernels, special
 from .dims import as_array, wrap_dim
-from .fperrors import ignoring
 from .dtypes import DEFAULT_FLOAT, to_dtype
+from .fperrors import ignoring, prefers_quiet_run
 from .pointwise import FLOAT, SAME, Unary, register_unary
 
 __all__ = ["ACTIVATIONS", "softmax", "FAMILY"]
@@ -69,6 +71,8 @@ def _hardsigmoid(x):
 
 
 def _hardswish(x):
+    if kernels.is_float32(x):
+        return kernels.pointwise("hardswish", x)
     return x * np.clip(x + _t(x, 3), _t(x, 0), _t(x, 6)) / _t(x, 6)
 
 
@@ -87,6 +91,8 @@ def _softplus(x, beta=1.0, threshold=20.0):
 
 
 def _silu(x):
+    if kernels.is_float32(x):
+        return kernels.pointwise("silu", x)
     return x / (_t(x, 1) + np.exp(-x))
 
 
@@ -100,6 +106,8 @@ def _log_sigmoid(x):
 
 
 def _gelu(x, approximate="none"):
+    if kernels.is_float32(x):
+        return kernels.pointwise("gelu", x, approximate == "tanh")
     if approximate == "tanh":
         inner = _t(x, math.sqrt(2 / math.pi)) * (x + _t(x, 0.044715) * x * x * x)
         return _t(x, 0.5) * x * (_t(x, 1) + np.tanh(inner))
@@ -148,6 +156,30 @@ for _row in ACTIVATIONS:
     register_unary(_row)
 
 
+def _in_place(name: str, direct):
+    """Register ``aten::<name>_`` again (registered later, it is chosen): ``direct(a,
+    *params)`` writing into a float32 ``a`` itself, as torch's in-place kernels
+    do, and the generic in-place operator (the result computed, then copied in)
+    for everything else."""
+    generic = next(o for o in R.overloads(f"aten::{name}_"))
+
+    def op(a, *params):
+        if kernels.writes_in_place(a):
+            direct(a, *params)
+            return a
+        return generic.fn(a, *params)
+    op.__name__, op.__doc__ = generic.fn.__name__, generic.fn.__doc__
+    R.register(f"aten::{name}_", prefers_quiet_run(op), types=list(generic.types))
+
+
+# The activations of CNNs, in place as they run there (torchvision's inplace=True).
+_in_place("relu", lambda a: np.maximum(a, _t(a, 0), out=a))
+_in_place("relu6", lambda a: np.clip(a, _t(a, 0), _t(a, 6), out=a))
+_in_place("hardtanh", lambda a, lo=-1.0, hi=1.0: np.clip(a, _t(a, lo), _t(a, hi), out=a))
+_in_place("silu", lambda a: kernels.pointwise("silu", a, out=a))
+_in_place("hardswish", lambda a: kernels.pointwise("hardswish", a, out=a))
+
+
 def softmax(a, dim: int, dtype=None, log: bool = False):
     """``softmax``/``log_softmax`` over ``dim``, in ``dtype`` if given (integer
     inputs need one: torch refuses them otherwise)."""
@@ -157,6 +189,8 @@ def softmax(a, dim: int, dtype=None, log: bool = False):
     d = wrap_dim(dim, x.ndim)
     if x.ndim == 0:
         return as_array(np.zeros((), x.dtype) if log else np.ones((), x.dtype))
+    if kernels.is_float32(x) and x.size:
+        return kernels.softmax(x, d, log)
     with ignoring():
         m = np.max(x, axis=d, keepdims=True) if x.size else x
         m = np.where(np.isfinite(m), m, 0)

@@ -55,7 +55,7 @@ from typing import Any, Callable, List, NamedTuple, Optional, Sequence
 import numpy as np
 
 from ..registry import default_registry as R
-from . import special
+from . import kernels, special
 from .dims import as_array, broadcast_shapes, check_inplace_shape
 from .dtypes import (BOOL, DEFAULT_FLOAT, FLOAT64, INT64, c_name, check_cast, meta_name,
                      result_type, torch_name)
@@ -233,8 +233,14 @@ def _keep_int(u: np.ufunc) -> Callable:
 
 
 def _sigmoid(x):
+    if kernels.is_float32(x):
+        return kernels.pointwise("sigmoid", x)
     one = x.dtype.type(1)
     return np.divide(one, one + np.exp(np.negative(x)), out=...)
+
+
+def _erf(x):
+    return kernels.pointwise("erf", x) if kernels.is_float32(x) else special.erf(x)
 
 
 def _bitwise_not(x):
@@ -325,7 +331,7 @@ UNARY: List[Unary] = [
     Unary("angle", _angle, FLOAT, inplace=False),
     Unary("logit special_logit", _logit, FLOAT, params=("float?",)),
     Unary("logit special_logit", _logit, FLOAT),
-    Unary("erf special_erf", special.erf, FLOAT),
+    Unary("erf special_erf", _erf, FLOAT),
     Unary("erfc special_erfc", special.erfc, FLOAT),
     Unary("erfinv special_erfinv", special.erfinv, FLOAT),
     Unary("lgamma special_gammaln", special.lgamma, FLOAT),
