@@ -245,8 +245,8 @@ class Code:
         """How many instructions box scalars into objects and unbox them back
         (``{"box": 2, "unbox": 3}``), counted in the table."""
         ops = self.columns["op"]
-        return {"box": int(np.isin(ops, (op.BOX_I, op.BOX_F, op.BOX_B)).sum()),
-                "unbox": int(np.isin(ops, (op.UNBOX_I, op.UNBOX_F, op.UNBOX_B)).sum())}
+        return {"box": int(np.isin(ops, list(op.BOX.values())).sum()),
+                "unbox": int(np.isin(ops, list(op.UNBOX.values())).sum())}
 
     def instruction(self, pc: int) -> str:
         """One instruction in the seed's dump format, e.g.

@@ -15,7 +15,8 @@ What the loop relies on, and so what is checked, in this order:
    ``(register, value)`` pairs for distinct object registers;
 2. the nine arrays: 1-D numpy arrays of exactly int32 (``bool_data``: uint8), the
    seven per-instruction columns of one length ``n``;
-3. known opcodes; non-negative list sizes; every list handle inside its arena
+3. known opcodes, none a packed form (``OpDef.specialises``: the compiled loop
+   makes those from the table); non-negative list sizes; every list handle inside its arena
    (``in``/``out`` in ``int_data``, the input flags in ``bool_data``);
 4. every flag 0 or 1, and 0 for a scalar input (a scalar is never moved); every
    register number inside its file: ``[0, register_size)`` for an object
@@ -225,6 +226,11 @@ def validate_table(op, in_start, in_size, flag_start, out_start, out_size, arg,
     i = _first(~np.isin(op, list(_NAMES)))
     if i is not None:
         raise _fail(i, int(op[i]), "unknown opcode")
+    i = _first(np.isin(op, list(_op.PACKED)))
+    if i is not None:
+        raise _fail(i, int(op[i]), f"is a packed form of {_op.BY_CODE[int(op[i])].specialises}, "
+                                   "which only the compiled loop makes: a table holds "
+                                   "the instruction it packs")
     for name, size in (("input count", in_size), ("output count", out_size)):
         i = _first(size < 0)
         if i is not None:
@@ -344,9 +350,9 @@ def validate_table(op, in_start, in_size, flag_start, out_start, out_size, arg,
                                    f"expects a condition on the stack")
 
     # Deepest push: max(inputs, outputs) of one instruction that uses the stack
-    # (MOVE borrows it, empty between instructions, as scratch); a zero-input jump
-    # pops the one condition its ASSIGN left.
-    stacked = np.isin(op, [d.code for d in _op.OPCODES if d.stack or d.code == _op.MOVE])
+    # (or borrows it, empty between instructions, as scratch: OpDef.scratch); a
+    # zero-input jump pops the one condition its ASSIGN left.
+    stacked = np.isin(op, [d.code for d in _op.OPCODES if d.stack or d.scratch])
     max_stack = int(max(np.where(stacked, np.maximum(in_size, out_size), 0).max(initial=0),
                         1 if takes.any() else 0))
     scalar_input = (in_kind != 0).astype(np.uint8)
