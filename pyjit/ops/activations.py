@@ -20,10 +20,10 @@ from typing import List
 
 import numpy as np
 
-from ..registry import default_registry as R
+from ..registry import library as R
 from . import special
 from .dims import as_array, wrap_dim
-from .fperrors import ignoring
+from ..fperrors import ignoring
 from .dtypes import DEFAULT_FLOAT, to_dtype
 from .pointwise import FLOAT, SAME, Unary, register_unary
 

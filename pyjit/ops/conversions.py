@@ -26,7 +26,7 @@ from typing import Any, Optional
 
 import numpy as np
 
-from ..registry import default_registry as R
+from ..registry import library as R
 from .dims import as_array
 from .dtypes import (STRIDED, can_cast, code_of, promote_types, result_type, to_dtype,
                      torch_name)

@@ -22,10 +22,10 @@ import math
 
 import numpy as np
 
-from ..registry import default_registry as R
+from ..registry import library as R
 from .dims import as_array, reduce_axes, wrap_dim, wrap_dims
 from .dtypes import meta_name, to_dtype, torch_name
-from .fperrors import ignoring
+from ..fperrors import ignoring
 from .pointwise import out_form
 
 __all__ = ["mm", "matmul", "bmm", "addmm", "einsum", "vector_norm", "matrix_norm", "FAMILY"]

@@ -15,7 +15,7 @@ from typing import Optional, Sequence
 
 import numpy as np
 
-from ..registry import default_registry as R
+from ..registry import library as R
 from .dims import as_array
 
 __all__ = ["batch_norm", "layer_norm", "group_norm", "FAMILY"]

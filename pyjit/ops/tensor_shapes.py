@@ -24,7 +24,7 @@ from typing import Callable, Dict, List, Optional, Sequence
 
 import numpy as np
 
-from ..registry import default_registry as R
+from ..registry import library as R
 from .dims import as_array, broadcast_shapes, shape_list, wrap_dim, wrap_dims
 from .dtypes import promote_types
 
@@ -625,8 +625,9 @@ VIEWS: Dict[str, list] = {
 for _name, _forms in VIEWS.items():
     for _fn, _args in _forms:
         R.register(f"aten::{_name}", _fn, types=[_T] + _args)
-        R.register(f"aten::{_name}_copy", (lambda f: lambda *a: np.array(f(*a)))(_fn),
-                   types=[_T] + _args)
+        if (_name, _args) != ("narrow", ["int", "int", "int"]):  # contiguous: below
+            R.register(f"aten::{_name}_copy", (lambda f: lambda *a: np.array(f(*a)))(_fn),
+                       types=[_T] + _args)
 
 R.register("aten::size", size, types=[_T])
 R.register("aten::size", size, types=[_T, "int"])
