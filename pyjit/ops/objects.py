@@ -45,7 +45,7 @@ from typing import Any, Callable, Dict
 from ..ir import types as T
 from ..ir.types import class_type_name
 from ..ir.type_relation import ValueMismatch, describe_value, value_checker
-from ..registry import library as R
+from ..registry import default_registry as R
 
 __all__ = ["get_attr", "set_attr", "ScriptObject", "object_class", "create_object"]
 
