@@ -46,6 +46,7 @@ from __future__ import annotations
 
 import importlib
 import re
+import sys
 import threading
 from typing import Callable, Dict, List, NamedTuple, Optional, Sequence, Tuple, Union
 
@@ -399,23 +400,49 @@ class Library:
 
     def __init__(self) -> None:
         self._declared: List[Tuple[str, Optional[Callable], dict]] = []
+        self._families: List[str] = []   # the module that made each declaration
         self._lock = threading.Lock()
 
     def register(self, kind: str, fn: Optional[Callable] = None, **options):
         """Declare an operator (the arguments of :meth:`Registry.register`)."""
+        family = _declaring_module()
         if fn is None and options.get("factory") is None:
             def decorate(f: Callable) -> Callable:
-                self.register(kind, f, **options)
+                self._declare(family, kind, f, options)
                 return f
             return decorate
+        self._declare(family, kind, fn, options)
+        return fn if fn is not None else options["factory"]
+
+    def _declare(self, family: str, kind: str, fn: Optional[Callable], options: dict) -> None:
         with self._lock:
             self._declared.append((kind, fn, options))
-        return fn if fn is not None else options["factory"]
+            self._families.append(family)
 
     def declarations(self) -> List[Tuple[str, Optional[Callable], dict]]:
         """Every declaration so far, in the order made: ``(kind, fn, options)``."""
         with self._lock:
             return list(self._declared)
+
+    def kinds_by_family(self) -> Dict[str, List[str]]:
+        """The kinds each module of the library declares, by its name
+        (``{"pyjit.ops.fft": ["aten::fft_fft", ...]}``), sorted."""
+        with self._lock:
+            pairs = list(zip(self._families, self._declared))
+        by: Dict[str, set] = {}
+        for family, (kind, _, _) in pairs:
+            by.setdefault(family, set()).add(kind)
+        return {family: sorted(kinds) for family, kinds in by.items()}
+
+
+def _declaring_module() -> str:
+    """The module whose import is making a declaration: the nearest caller that
+    is a module's top level (a family may declare through another's helper, as
+    ``activations`` does through ``pointwise.register_unary``)."""
+    frame = sys._getframe(2)
+    while frame is not None and frame.f_code.co_name != "<module>":
+        frame = frame.f_back
+    return frame.f_globals.get("__name__", "?") if frame is not None else "?"
 
 
 #: Where the families of :mod:`pyjit.ops` declare their operators.

@@ -164,3 +164,29 @@ def test_overload_choice_does_not_depend_on_declaration_order():
             differ.append(op.signature())
     assert differ == []
     assert len(ops) > 1500
+
+
+def _named(kind: str) -> str:
+    """The name a family's list gives a kind: in-place forms (``abs_``,
+    ``__iand__``) are their operator's."""
+    name = kind.split("::")[1]
+    if name.startswith("__i") and name.endswith("__"):
+        return "__" + name[3:]
+    return name[:-1] if name.endswith("_") and not name.endswith("__") else name
+
+
+def test_every_kind_a_family_declares_is_in_its_list():
+    """``pyjit info --ops`` lists each tensor family's FAMILY: every kind the family
+    declares is there, under its name or its in-place form's (kernels whose name
+    starts with ``_`` are their public operator's)."""
+    from pyjit.ops import FAMILIES
+    pyjit.registry.default_registry.load_library()
+    by = library.kinds_by_family()
+    for title, modules in FAMILIES:
+        for module in modules:
+            listed = set(module.FAMILY)
+            unlisted = [k for k in by.get(module.__name__, []) if not k.split("::")[1]
+                        .startswith("_") and _named(k) not in listed and k.split("::")[1]
+                        not in listed]
+            assert unlisted == [], f"{module.__name__} declares {unlisted}, not in its FAMILY"
+    assert "aten::relu" in by["pyjit.ops.activations"]  # declared through pointwise's helper

@@ -207,4 +207,5 @@ R.register("aten::_prelu_kernel", prelu, types=[_T, _T])
 
 #: The family's operator names, for ``pyjit info --ops``.
 FAMILY = sorted({name for row in ACTIVATIONS for name in row.names.split()} |
-                {"softmax", "log_softmax", "glu", "prelu", "_softmax_backward_data"})
+                {"softmax", "log_softmax", "special_softmax", "special_log_softmax", "glu",
+                 "prelu", "_softmax_backward_data"})

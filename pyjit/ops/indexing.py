@@ -569,5 +569,5 @@ FAMILY = sorted(["index", "index_put_", "index_put", "copy_", "fill_", "fill", "
                  "scatter_reduce", "index_select", "index_add", "index_copy", "index_fill",
                  "index_reduce", "masked_fill", "masked_fill_", "masked_select",
                  "masked_scatter", "take", "take_along_dim", "put", "nonzero", "argwhere",
-                 "nonzero_static", "where", "searchsorted", "bucketize", "isin",
+                 "nonzero_static", "nonzero_numpy", "where", "searchsorted", "bucketize", "isin",
                  "_unique2", "unique_dim", "unique_consecutive", "bincount", "histc"])

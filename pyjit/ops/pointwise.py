@@ -1015,5 +1015,6 @@ R.register("aten::__not__", np.logical_not, types=[_T])
 
 #: The family's operator names, for ``pyjit info --ops``.
 FAMILY = sorted(set(_BY_NAME) | {"rsub", "clamp", "clip", "clamp_min", "clamp_max", "where",
-                                 "lerp", "addcmul", "addcdiv", "frexp", "polygamma", "isclose",
+                                 "lerp", "addcmul", "addcdiv", "frexp", "polygamma", "special_polygamma",
+                                 "isclose",
                                  "complex", "polar", "view_as_complex", "view_as_real"})

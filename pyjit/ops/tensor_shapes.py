@@ -736,4 +736,6 @@ FAMILY = sorted(set(VIEWS) | {name + "_copy" for name in VIEWS} | {
     "vstack", "dstack", "column_stack", "atleast_1d", "atleast_2d", "atleast_3d", "meshgrid",
     "broadcast_tensors", "broadcast_shapes", "block_diag", "cartesian_prod", "combinations",
     "kron", "repeat_interleave", "diagonal_scatter", "select_scatter", "slice_scatter",
-    "as_strided_scatter", "_chunk_cat", "resize_as_"})
+    "as_strided_scatter", "_chunk_cat", "resize_as_", "concat", "concatenate", "row_stack",
+    "native_channel_shuffle", "ndimension", "sym_size", "split_copy", "split_with_sizes_copy",
+    "unbind_copy", "unsafe_chunk", "unsafe_split", "unsafe_split_with_sizes"})
