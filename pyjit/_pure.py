@@ -45,6 +45,7 @@ from __future__ import annotations
 
 import ast
 import inspect
+import operator
 import struct
 import textwrap
 import time
@@ -182,25 +183,18 @@ class Program:
         in its place.  A list of n ints."""
         return [opc for opc, _, _, _ in self._code]  # this loop packs nothing
 
-    @property
-    def n_instructions(self) -> int:
-        """Number of instructions n; pc runs over [0, n], n meaning finished."""
-        return self._n
-
-    @property
-    def register_size(self) -> int:
-        """Number of object registers in each Frame's register file."""
-        return self._register_size
-
-    @property
-    def scalar_size(self) -> int:
-        """Number of scalar registers in each Frame."""
-        return self._scalar_size
-
-    @property
-    def max_stack(self) -> int:
-        """Value-stack slots a run needs (the deepest push of any instruction)."""
-        return self._max_stack
+    # The table's sizes, read-only (ints).
+    n_instructions = property(
+        operator.attrgetter("_n"),
+        doc="Number of instructions n; pc runs over [0, n], n meaning finished.")
+    register_size = property(
+        operator.attrgetter("_register_size"),
+        doc="Number of object registers in each Frame's register file.")
+    scalar_size = property(operator.attrgetter("_scalar_size"),
+                           doc="Number of scalar registers in each Frame.")
+    max_stack = property(
+        operator.attrgetter("_max_stack"),
+        doc="Value-stack slots a run needs (the deepest push of any instruction).")
 
     def __repr__(self) -> str:
         return (f"<Program n_instructions={self._n} register_size={self._register_size} "
