@@ -32,7 +32,7 @@ Which overload runs a node, when several accept its input types, is this rule:
 2. among equally specific ones, a registration of your own (``register_operator``,
    :meth:`Registry.register`) over the library's, whenever either was made;
 3. among your own, the last registered.  The library has no ties to break: no two
-   of its overloads of one kind have the same types (``tests/test_library.py``).
+   of its overloads of one kind have the same types (``tests/test_lazy_library.py``).
 
 The library (:mod:`pyjit.ops`) is loaded explicitly, not by importing pyjit:
 its families declare their operators in :data:`library` as they are imported, and
