@@ -16,7 +16,7 @@ Cython loop, or by its pure-Python twin where no compiler was available
 """
 
 import importlib
-from typing import Any, List
+from typing import TYPE_CHECKING, Any, List
 
 # The public names, by the module that defines each (PEP 562, as numpy and SciPy
 # do): ``import pyjit`` imports none of them, so ``import pyjit.ir`` costs the IR
@@ -69,6 +69,25 @@ def __getattr__(name: str) -> Any:
 
 def __dir__() -> List[str]:
     return sorted(set(globals()) | set(_LAZY))
+
+
+if TYPE_CHECKING:  # what a type checker reads for each of them: _LAZY, written as imports
+    from . import ir
+    from ._backend import HAS_CEXT
+    from .archive import load
+    from .code import Code
+    from .compilation_unit import CompilationUnit
+    from .errors import (ArchiveError, CompileError, GraphRecursionError, InterpreterError,
+                         JITException, OperatorNotFoundError, ParseError, PyjitError,
+                         TorchConversionError)
+    from .frontend import ScriptFunction, script
+    from .futures import Future
+    from .interpreter import Function, InterpreterState, get_recursion_limit, set_recursion_limit
+    from .ir import Graph
+    from .ir.parser import parse_ir
+    from .profiler import Profile, profile
+    from .registry import register_operator
+    from .torch_bridge import TorchFunction, from_torch
 
 
 __version__ = "0.1.0"

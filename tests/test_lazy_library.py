@@ -190,3 +190,20 @@ def test_every_kind_a_family_declares_is_in_its_list():
                         not in listed]
             assert unlisted == [], f"{module.__name__} declares {unlisted}, not in its FAMILY"
     assert "aten::relu" in by["pyjit.ops.activations"]  # declared through pointwise's helper
+
+
+def test_what_type_checkers_read_is_the_lazy_table():
+    """``pyjit/__init__.py``'s ``if TYPE_CHECKING:`` imports (pyjit is typed:
+    ``py.typed``) name exactly the modules and attributes of ``_LAZY``."""
+    import ast
+    import inspect
+    tree = ast.parse(inspect.getsource(pyjit))
+    (block,) = [n for n in tree.body if isinstance(n, ast.If)
+                and getattr(n.test, "id", None) == "TYPE_CHECKING"]
+    imported = {}
+    for node in block.body:
+        base = "pyjit" + ("." + node.module if node.module else "")
+        for alias in node.names:
+            imported[alias.name] = ((base + "." + alias.name, None) if node.module is None
+                                    else (base, alias.name))
+    assert imported == pyjit._LAZY
