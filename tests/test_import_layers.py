@@ -1,7 +1,7 @@
 """The one-way import order that docs/architecture.md states, checked: every
-module-level import of a pyjit module goes to its own layer or one below it.
-(Imports inside functions are the exceptions the page names: the registry
-imports pyjit.ops on its first lookup, for one.)"""
+import of a pyjit module, at module level or inside a function, goes to its own
+layer or one below it.  The one exception the page names is no import statement:
+the registry loads pyjit.ops with importlib on its first lookup."""
 
 import ast
 import os
@@ -41,7 +41,7 @@ def _component(path_parts):
 
 
 def _imports(path):
-    """(component imported, line) for each module-level import of pyjit in ``path``."""
+    """(component imported, line) for each import of pyjit in ``path``."""
     rel = os.path.relpath(path, ROOT).rsplit(".", 1)[0].split(os.sep)
     package = rel[:-1]
     with open(path) as f:
@@ -49,7 +49,7 @@ def _imports(path):
     if path.endswith(".pyx"):  # the Python-level imports of a Cython module
         text = "\n".join(line for line in text.splitlines()
                          if line.startswith(("import ", "from ")) and " cimport " not in line)
-    for node in ast.parse(text).body:
+    for node in ast.walk(ast.parse(text)):
         if isinstance(node, ast.ImportFrom):
             if node.level:
                 base = package[:len(package) - node.level + 1]
