@@ -278,7 +278,7 @@ cdef int _run(Frame self, list caller, PyObject** pending, RunMode mode) except 
             # ---- the typed tier: scalar registers, no stack, no objects ----
             # The instructions whose action is one line (OpDef.c), generated;
             # then those that need more.
-            # @cases if scalar
+            # @cases if scalar ADD_I-MUL_I
             elif opc == OP_FLOORDIV_I:
                 a = S[words[0] >> 1].i
                 b = S[words[1] >> 1].i
@@ -305,6 +305,7 @@ cdef int _run(Frame self, list caller, PyObject** pending, RunMode mode) except 
                     if q != 0 and (q < 0) != (b < 0):
                         q += b
                     S[words[2]].i = q
+            # @cases elif scalar FLOORDIV_POW2-REM_POW2
             elif opc == OP_FLOORDIV_K or opc == OP_REM_K:
                 a = S[words[0] >> 1].i
                 b = prog._divisors[ins.arg].d
@@ -324,6 +325,7 @@ cdef int _run(Frame self, list caller, PyObject** pending, RunMode mode) except 
                     counts[ins - code] += 1  # its time is the REM's
                 if (a == 0) == (opc == OP_REM_POW2_JEQZ):
                     # @jump
+            # @cases elif scalar NEG_I-DIV_F
             elif opc == OP_FLOORDIV_F:
                 x = S[words[0] >> 1].f / S[words[1] >> 1].f
                 if isfinite(x):
@@ -355,6 +357,7 @@ cdef int _run(Frame self, list caller, PyObject** pending, RunMode mode) except 
                 else:
                     _hold_gil(&released)
                     _intrinsic_slow(prog, ins, S, 1)
+            # @cases elif scalar NEG_F-I2F
             elif opc == OP_F2I:
                 # C++'s cast: nan, inf and values outside int64 give INT64_MIN
                 x = S[words[0] >> 1].f
@@ -362,6 +365,7 @@ cdef int _run(Frame self, list caller, PyObject** pending, RunMode mode) except 
                     S[words[1]].i = <int64_t>x
                 else:
                     S[words[1]].i = <int64_t>(<uint64_t>1 << 63)
+            # @cases elif scalar B2I-F2B
             elif opc == OP_MOVE:
                 nin = ins.n_in
                 if nin == 1:

@@ -70,6 +70,18 @@ def test_the_generated_cases_are_the_declared_actions():
         1 for d in opcodes.OPCODES if d.jumps and (d.c or not d.ins and not d.stack_condition))
 
 
+def test_the_spans_of_a_group_must_cover_it():
+    with pytest.raises(ValueError, match=r"no marker of 'scalar' covers MUL_I, NEG_I, "):
+        _loop_cases.expand_loop("            # @cases if scalar ADD_I-SUB_I\n", opcodes)
+    text = _loop_cases.expand_loop("            # @cases if scalar ADD_I-MUL_I\n"
+                                   "            # @cases elif scalar FLOORDIV_I-F2B\n"
+                                   "            # @cases elif scalar CALL1-REM_POW2_JNEZ\n",
+                                   opcodes)
+    # A case two instructions share stands at the first: AND_B with AND_I.
+    assert text.index("opc == OP_AND_I or opc == OP_AND_B:") < text.index("opc == OP_ADD_F:")
+    assert text.index("opc == OP_MUL_I:") < text.index("opc == OP_NEG_I:")
+
+
 def test_a_malformed_marker_is_an_error():
     with pytest.raises(ValueError, match=r"_run_loop.pxi:2: malformed marker '# @case scalar'"):
         _loop_cases.expand_loop("x = 1\n    # @case scalar\n", opcodes)
