@@ -22,11 +22,11 @@ from typing import List
 
 import numpy as np
 
-from ..registry import default_registry as R
+from ..registry import library as R
 from . import kernels, special
+from ..fperrors import ignoring, prefers_quiet_run
 from .dims import as_array, wrap_dim
 from .dtypes import DEFAULT_FLOAT, to_dtype
-from .fperrors import ignoring, prefers_quiet_run
 from .pointwise import FLOAT, SAME, Unary, register_unary
 
 __all__ = ["ACTIVATIONS", "softmax", "FAMILY"]
@@ -241,4 +241,5 @@ R.register("aten::_prelu_kernel", prelu, types=[_T, _T])
 
 #: The family's operator names, for ``pyjit info --ops``.
 FAMILY = sorted({name for row in ACTIVATIONS for name in row.names.split()} |
-                {"softmax", "log_softmax", "glu", "prelu", "_softmax_backward_data"})
+                {"softmax", "log_softmax", "special_softmax", "special_log_softmax", "glu",
+                 "prelu", "_softmax_backward_data"})

@@ -27,7 +27,7 @@ import math
 
 import numpy as np
 
-from ..registry import default_registry as R
+from ..registry import library as R
 from . import kernels
 from .activations import _gelu, softmax
 from .dims import as_array

@@ -27,7 +27,7 @@ from typing import List, Sequence
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
-from ..registry import default_registry as R
+from ..registry import library as R
 from . import kernels
 
 __all__ = ["conv", "conv_transpose", "max_pool", "avg_pool", "adaptive_avg_pool", "FAMILY"]

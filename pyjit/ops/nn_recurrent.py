@@ -31,7 +31,7 @@ from typing import List, Optional, Sequence, Tuple
 
 import numpy as np
 
-from ..registry import default_registry as R
+from ..registry import library as R
 from . import kernels
 from .dims import as_array
 

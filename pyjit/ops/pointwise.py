@@ -35,7 +35,7 @@ non-singleton dimension 1``).
 
 numpy warns on division by zero, overflow and NaN; torch does not, so the generic
 implementations run with numpy's floating-point errors ignored
-(:mod:`pyjit.ops.fperrors`), which a run of a graph holding them sets once for
+(:mod:`pyjit.fperrors`), which a run of a graph holding them sets once for
 all its operators.  A binary operator whose generic implementation ends in a
 plain ufunc call for same-dtype operands is a C callable making that call itself
 inside such a run (:mod:`pyjit.ops.ufunc_direct`), and the generic
@@ -54,16 +54,16 @@ from typing import Any, Callable, List, NamedTuple, Optional, Sequence
 
 import numpy as np
 
-from ..registry import default_registry as R
+from ..registry import library as R
 from . import kernels, special
 from .dims import as_array, broadcast_shapes, check_inplace_shape
 from .dtypes import (BOOL, DEFAULT_FLOAT, FLOAT64, INT64, c_name, check_cast, meta_name,
                      result_type, torch_name)
-from .fperrors import enter, leave, prefers_quiet_run
+from ..fperrors import enter, leave, prefers_quiet_run
 from .ufunc_direct import direct as direct_call
 
 __all__ = ["Unary", "Binary", "UNARY", "BINARY", "unary", "binary", "inplace", "out_form",
-           "add", "sub", "clamp", "where", "FAMILY"]
+           "add", "sub", "clamp", "where", "function_of", "FAMILY"]
 
 _ndarray = np.ndarray
 
@@ -786,6 +786,12 @@ _T, _S = "Tensor", "Scalar"
 _BY_NAME = {}
 
 
+def function_of(name: str) -> Callable:
+    """The functional form of pointwise operator ``name`` (``"eq"``): what
+    ``aten::<name>(Tensor, Tensor)`` runs, for another family to call."""
+    return _BY_NAME[name]
+
+
 def register_unary(row: Unary) -> None:
     functional = unary(row)
     params = list(row.params)
@@ -857,7 +863,6 @@ for _name in ("div", "divide"):
     for _a, _b in _operand_patterns("other"):
         R.register(f"aten::{_name}", div, types=[_a, _b, "str?"])
         R.register(f"aten::{_name}", out_form(div), types=[_a, _b, "str?", _T])
-        R.register(f"aten::{_name}", out_form(_true_div), types=[_a, _b, _T])   # div.out
         R.register(f"aten::{_name}_", inplace(div, _name), types=[_a, _b, "str?"])
 
 
@@ -1016,5 +1021,6 @@ R.register("aten::__not__", np.logical_not, types=[_T])
 
 #: The family's operator names, for ``pyjit info --ops``.
 FAMILY = sorted(set(_BY_NAME) | {"rsub", "clamp", "clip", "clamp_min", "clamp_max", "where",
-                                 "lerp", "addcmul", "addcdiv", "frexp", "polygamma", "isclose",
+                                 "lerp", "addcmul", "addcdiv", "frexp", "polygamma", "special_polygamma",
+                                 "isclose",
                                  "complex", "polar", "view_as_complex", "view_as_real"})
