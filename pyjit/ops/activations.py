@@ -131,19 +131,22 @@ _N = "Scalar"
 #: Activation functions, as pointwise rows.
 ACTIVATIONS: List[Unary] = [
     Unary("relu", _relu, SAME, refuse=("b", '"clamp_min_scalar_cpu" not implemented for '
-                                            "'{dtype}'")),
-    Unary("relu6", _relu6, FLOAT),
+                                            "'{dtype}'"),
+          direct=lambda a: np.maximum(a, _t(a, 0), out=a)),
+    Unary("relu6", _relu6, FLOAT, direct=lambda a: np.clip(a, _t(a, 0), _t(a, 6), out=a)),
     Unary("leaky_relu", _leaky_relu, FLOAT, params=(_N,)),
     Unary("elu", _elu, FLOAT, params=(_N, _N, _N)),
     Unary("selu", _selu, FLOAT),
     Unary("celu", _celu, FLOAT, params=(_N,)),
-    Unary("hardtanh", _hardtanh, FLOAT, params=(_N, _N)),
+    Unary("hardtanh", _hardtanh, FLOAT, params=(_N, _N),
+          direct=lambda a, lo=-1.0, hi=1.0: np.clip(a, _t(a, lo), _t(a, hi), out=a)),
     Unary("hardsigmoid", _hardsigmoid, FLOAT),
-    Unary("hardswish", _hardswish, FLOAT),
+    Unary("hardswish", _hardswish, FLOAT,
+          direct=lambda a: kernels.pointwise("hardswish", a, out=a)),
     Unary("hardshrink", _hardshrink, FLOAT, params=(_N,)),
     Unary("softshrink", _softshrink, FLOAT, params=(_N,)),
     Unary("softplus", _softplus, FLOAT, params=(_N, _N)),
-    Unary("silu", _silu, FLOAT),
+    Unary("silu", _silu, FLOAT, direct=lambda a: kernels.pointwise("silu", a, out=a)),
     Unary("mish", _mish, FLOAT),
     Unary("log_sigmoid", _log_sigmoid, FLOAT, inplace=False),
     Unary("gelu", _gelu, FLOAT, params=("str",)),
@@ -154,30 +157,6 @@ ACTIVATIONS: List[Unary] = [
 
 for _row in ACTIVATIONS:
     register_unary(_row)
-
-
-def _in_place(name: str, direct):
-    """Register ``aten::<name>_`` again (registered later, it is chosen): ``direct(a,
-    *params)`` writing into a float32 ``a`` itself, as torch's in-place kernels
-    do, and the generic in-place operator (the result computed, then copied in)
-    for everything else."""
-    generic = next(o for o in R.overloads(f"aten::{name}_"))
-
-    def op(a, *params):
-        if kernels.writes_in_place(a):
-            direct(a, *params)
-            return a
-        return generic.fn(a, *params)
-    op.__name__, op.__doc__ = generic.fn.__name__, generic.fn.__doc__
-    R.register(f"aten::{name}_", prefers_quiet_run(op), types=list(generic.types))
-
-
-# The activations of CNNs, in place as they run there (torchvision's inplace=True).
-_in_place("relu", lambda a: np.maximum(a, _t(a, 0), out=a))
-_in_place("relu6", lambda a: np.clip(a, _t(a, 0), _t(a, 6), out=a))
-_in_place("hardtanh", lambda a, lo=-1.0, hi=1.0: np.clip(a, _t(a, lo), _t(a, hi), out=a))
-_in_place("silu", lambda a: kernels.pointwise("silu", a, out=a))
-_in_place("hardswish", lambda a: kernels.pointwise("hardswish", a, out=a))
 
 
 def softmax(a, dim: int, dtype=None, log: bool = False):

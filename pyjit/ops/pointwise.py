@@ -119,6 +119,12 @@ class Unary(NamedTuple):
     params: Sequence[str] = ()
     inplace: bool = True
     refuse: Optional[tuple] = None   # (kinds, message)
+    #: ``direct(a, *params)`` writing the result into ``a`` itself, for the
+    #: ``name_`` form of a float32 tensor the kernels may write
+    #: (:func:`~pyjit.ops.kernels.writes_in_place`), as torch's in-place kernels
+    #: do; the generic in-place form (the result computed, then copied in) serves
+    #: every other tensor.
+    direct: Optional[Callable] = None
 
 
 def _ufunc(u: np.ufunc) -> Callable:
@@ -800,7 +806,20 @@ def register_unary(row: Unary) -> None:
         R.register(f"aten::{name}", functional, types=[_T] + params)
         R.register(f"aten::{name}", out_form(functional), types=[_T] + params + [_T])
         if row.inplace:
-            R.register(f"aten::{name}_", inplace(functional, name), types=[_T] + params)
+            op = inplace(functional, name)
+            if row.direct is not None:
+                op = _writing_in_place(op, row.direct)
+            R.register(f"aten::{name}_", op, types=[_T] + params)
+
+
+def _writing_in_place(generic: Callable, direct: Callable) -> Callable:
+    def op(a, *params):
+        if kernels.writes_in_place(a):
+            direct(a, *params)
+            return a
+        return generic(a, *params)
+    op.__name__, op.__doc__ = generic.__name__, generic.__doc__
+    return prefers_quiet_run(op)
 
 
 def _operand_patterns(scalars: str):
