@@ -1,7 +1,7 @@
-"""``mypy --strict`` on a user's script: a scripted function keeps its Python
-signature (``ScriptFunction[P, R]``), a scripted class stays the class, and a
-wrong call is an error at its line.  Skipped where mypy is not installed (it is
-in the test extras).
+"""``mypy --strict`` on a user's script (the README's quick start, and more): a
+scripted function keeps its Python signature (``ScriptFunction[P, R]``), a
+scripted class stays the class, and a wrong call is an error at its line.
+Skipped where mypy is not installed (it is in the test extras).
 
 mypy reads the pyjit under test: installed (py.typed), or the checkout through
 MYPYPATH, since the default editable install is an import hook mypy cannot
@@ -19,24 +19,17 @@ import sysconfig
 
 import pytest
 
-from helpers.subprocesses import PYJIT_HOME
+from helpers.subprocesses import CHECKOUT, PYJIT_HOME
 
 pytest.importorskip("mypy")
 
-USER_SCRIPT = '''\
+#: The README's quick start (examples/quickstart.py), then more of what users
+#: write: a decorator called, a scripted class, keywords, and one wrong call.
+MORE = '''
+
 from typing import List
 
 import numpy as np
-import pyjit
-
-
-@pyjit.script
-def collatz_steps(n: int) -> int:
-    steps = 0
-    while n != 1:
-        n = n // 2 if n % 2 == 0 else 3 * n + 1
-        steps += 1
-    return steps
 
 
 @pyjit.script()
@@ -59,14 +52,14 @@ steps: int = collatz_steps(27) + collatz_steps(n=9)
 half: float = scaled(1.0, k=0.5)
 counter = Counter(1)
 total: int = counter.bump(2)
-print(steps, half, total, collatz_steps.graph, collatz_steps.code)
+print(steps, half, total, fib(n=30), pyjit.__version__, np.float32(1))
 reveal_type(collatz_steps)
 reveal_type(scaled)
 reveal_type(counter.bump)
-fib = pyjit.Function(pyjit.parse_ir("graph(%n : int):\\n  return (%n)\\n"))
-print(fib(n=30), pyjit.__version__, np.float32(1))
 collatz_steps("27")
 '''
+USER_SCRIPT = (CHECKOUT / "examples" / "quickstart.py").read_text(encoding="utf-8") + MORE
+
 
 CONFIG = """\
 [mypy]
