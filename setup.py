@@ -12,11 +12,12 @@ C; on the 2-core development machine it takes well under 90 s):
 * Cython runs only when extensions are built (``build_ext``), never for the
   sdist or the metadata, and on as many files at once as there are CPUs; the C
   compiles run in parallel too (``build_ext -j``, default: every CPU).
-* Only the hot modules (``HOT``: the dispatch loop, and kernels that the loop
-  calls per instruction) get ``-O3`` and the layout flags; the rest get ``-O2``.
+* Only the hot modules of EXTENSIONS (the dispatch loop, and kernels that the
+  loop calls per instruction) get ``-O3`` and the layout flags; the cold ones
+  get ``-O2``.
 * No debug information (``-g0``) and stripped symbols (``-s`` at link): the
-  wheel is a fifth of the size, and without ``-g`` the compiler's output does
-  not depend on the directory it runs in, so ccache hits across build trees.
+  wheel is 0.8 MB instead of 2.2 MB, and without ``-g`` the compiler's output
+  does not depend on the directory it runs in, so ccache hits across trees.
 * A second build of the same sources (the editable install after ``pip install
   .``, a CI worker after another, in another directory or virtualenv) takes
   seconds: Cython's cache keeps the generated C, and ccache, where it is
