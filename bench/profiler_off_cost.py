@@ -36,10 +36,8 @@ Only a measurement: it never changes the installed pyjit.
 from __future__ import annotations
 
 import argparse
-import ast
 import importlib.util
 import os
-import re
 import statistics
 import subprocess
 import sys
@@ -82,34 +80,20 @@ setup(name="variant", script_args=["build_ext", "--inplace", "-q"],
 
 
 def compile_flags() -> List[str]:
-    """The extra C compiler flags ``setup.py`` builds the loop with: its ``extra``
-    list, and those of its ``OPTIONAL_FLAGS`` this machine's compiler takes (both
-    read from its text).  The variant must be built as the shipped loop is."""
-    with open(os.path.join(os.path.dirname(HERE), "setup.py"), encoding="utf-8") as f:
-        text = f.read()
-    lists = [re.search(pattern, text, re.M) for pattern in
-             (r"^\s*extra = (\[[^\]]*\]) if ", r"^OPTIONAL_FLAGS = (\[[^\]]*\])")]
-    if None in lists:
-        raise SystemExit("setup.py has changed: cannot find `extra = [...]` and "
-                         "`OPTIONAL_FLAGS = [...]`; update compile_flags in this script")
-    extra, optional = (ast.literal_eval(m.group(1)) for m in lists)  # type: ignore[union-attr]
-    if not sys.platform.startswith("linux"):
-        extra = []
+    """The extra C compiler flags ``setup.py`` builds the loop with: those of a hot
+    module, and those of its ``OPTIONAL_FLAGS`` this machine's compiler takes
+    (``setup.py``'s own definitions, imported: its ``setup()`` runs only as a
+    script).  The variant must be built as the shipped loop is."""
+    spec = importlib.util.spec_from_file_location(
+        "_pyjit_setup", os.path.join(os.path.dirname(HERE), "setup.py"))
+    setup_py = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(setup_py)  # type: ignore[union-attr]
     from setuptools._distutils.ccompiler import new_compiler
     from setuptools._distutils.sysconfig import customize_compiler
     compiler = new_compiler()
     customize_compiler(compiler)
-    with tempfile.TemporaryDirectory() as tmp:
-        probe = os.path.join(tmp, "probe.c")
-        with open(probe, "w", encoding="utf-8") as f:
-            f.write("int pyjit_probe(int x) { return x ? x + 1 : 0; }\n")
-        for flag in optional:
-            try:
-                compiler.compile([probe], output_dir=tmp, extra_postargs=[flag])
-            except Exception:  # not taken here, so not by setup.py either
-                continue
-            extra.append(flag)
-    return extra
+    return (setup_py.COMMON_FLAGS + setup_py.FLAGS["hot"]
+            + setup_py.accepted_flags(compiler, setup_py.OPTIONAL_FLAGS))
 
 
 def _module_at(rev: str, name: str) -> Optional[ModuleType]:

@@ -1,18 +1,27 @@
 """pyjit: the register interpreter of the early PyTorch JIT, as a Python package.
 
-Graphs in torch's IR text are parsed (:func:`parse_ir`), preprocessed by the seed's
-passes, compiled into an instruction table (:class:`Code`) and run by a compiled
-Cython loop, or by its pure-Python twin where no compiler was available
-(``HAS_CEXT`` says which)::
+pyjit runs TorchScript without torch.  Its three ways in:
 
-    >>> import pyjit
-    >>> g = pyjit.parse_ir('''
-    ... graph(%a : int, %b : int):
-    ...   %c : int = aten::mul(%a, %b)
-    ...   return (%c)
-    ... ''')
-    >>> pyjit.Function(g)(6, 7)
-    42
+* ``@pyjit.script`` compiles a type-annotated Python function (or class) into
+  a graph of the form TorchScript's frontend emits, and calling it runs that
+  graph: ``collatz_steps(27)``, ``collatz_steps.graph``, ``collatz_steps.code``.
+* ``pyjit.Function(pyjit.parse_ir(text))`` runs a graph that torch printed
+  (``torch.jit.script(f).graph``); ``CompilationUnit`` holds several that call
+  one another, and the methods of classes.
+* ``pyjit.load("model.pt")`` reads a ``torch.jit.save`` archive, parameters as
+  numpy arrays, and runs its methods.
+
+Every graph is preprocessed by the seed's passes and compiled into an
+instruction table (``Code``; ``print(code)`` lists it), which a dispatch loop
+runs: compiled Cython, or its pure-Python twin where no compiler was available
+(``HAS_CEXT`` says which).  Operators are Python callables found by kind and
+input types (``register_operator`` adds your own); tensors are numpy arrays
+with torch's dtypes.  ``pyjit.profile()`` times a run per node and source
+line.  Every error pyjit raises is a ``PyjitError`` that names what failed and where
+(``ParseError``, ``CompileError``, ``InterpreterError``, ``ArchiveError``...).
+
+From the shell: ``pyjit run examples/fib.ir 30`` prints 832040; ``pyjit --help``
+lists the rest.  The README has a tour, ``docs/architecture.md`` the map.
 """
 
 import importlib
@@ -57,6 +66,9 @@ _LAZY = {
 
 
 def __getattr__(name: str) -> Any:
+    if name == "__version__":
+        globals()[name] = value = _version()
+        return value
     try:
         module, attr = _LAZY[name]
     except KeyError:
@@ -69,7 +81,7 @@ def __getattr__(name: str) -> Any:
 
 
 def __dir__() -> List[str]:
-    return sorted(set(globals()) | set(_LAZY))
+    return sorted(set(globals()) | set(_LAZY) | {"__version__"})
 
 
 if TYPE_CHECKING:  # what a type checker reads for each of them: _LAZY, written as imports
@@ -78,9 +90,9 @@ if TYPE_CHECKING:  # what a type checker reads for each of them: _LAZY, written 
     from .archive import load
     from .code import Code
     from .compilation_unit import CompilationUnit
-    from .errors import (ArchiveCompileError, ArchiveError, CompileError, GraphRecursionError, InterpreterError,
-                         JITException, OperatorNotFoundError, ParseError, PyjitError,
-                         TorchConversionError)
+    from .errors import (ArchiveCompileError, ArchiveError, CompileError, GraphRecursionError,
+                         InterpreterError, JITException, OperatorNotFoundError, ParseError,
+                         PyjitError, TorchConversionError)
     from .frontend import ScriptFunction, script
     from .futures import Future
     from .interpreter import Function, InterpreterState, get_recursion_limit, set_recursion_limit
@@ -91,7 +103,24 @@ if TYPE_CHECKING:  # what a type checker reads for each of them: _LAZY, written 
     from .torch_bridge import TorchFunction, from_torch
 
 
-__version__ = "0.1.0"
+def _version() -> str:
+    """``pyjit.__version__``, looked up on first use (importlib.metadata costs an
+    import of pyjit a tenth more): the installed distribution's version, which is
+    pyproject.toml's, the one place it is written.  A source tree imported without
+    being installed reads that file."""
+    from importlib.metadata import PackageNotFoundError, version
+    try:
+        return version("pyjit")
+    except PackageNotFoundError:
+        import os
+        import tomllib
+        path = os.path.join(os.path.dirname(os.path.dirname(__file__)), "pyproject.toml")
+        try:
+            with open(path, "rb") as f:
+                return tomllib.load(f)["project"]["version"]
+        except (OSError, KeyError, tomllib.TOMLDecodeError):
+            return "0+unknown"
+
 
 __all__ = [
     "script", "ScriptFunction", "parse_ir", "Graph", "Code", "InterpreterState", "Function", "Future",

@@ -38,7 +38,7 @@ unusual take the general path, the type's ``value_checker``.
 from __future__ import annotations
 
 import reprlib
-from typing import Any, Callable, List, Optional, Sequence
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -81,6 +81,10 @@ def _needs_slow_path(t: T.Type, a: str) -> Optional[str]:
     if t == T.ANY or (isinstance(t, T.NamedType) and t not in (T.NUMBER, T.COMPLEX)):
         return None
     return "True"  # containers, unions...: the general path every time
+
+
+#: A parameter that :meth:`Signature.bind` has no value for yet.
+_MISSING = object()
 
 
 class Signature:
@@ -162,17 +166,53 @@ class Signature:
         params = ", ".join(f"{n} : {t}" for n, t in zip(self.names, self.types))
         return f"{self.name}({params}) -> {self.returns}"
 
+    def bind(self, args: Sequence[Any], kwargs: Dict[str, Any]) -> Tuple[Any, ...]:
+        """``args`` then ``kwargs`` as one positional tuple, in the parameters'
+        order.  A keyword is a parameter's name without its ``%``: a graph input
+        ``%x.1`` is ``x.1``, or ``x`` where no other input's name is ``x`` with a
+        ``.N`` suffix (the Python name torch's frontend numbered).  An unknown
+        keyword, one naming a parameter given already, or a parameter left out
+        is a ``TypeError`` in torch's words."""
+        names = [name.lstrip("%") for name in self.names]
+        index = {name: i for i, name in enumerate(names)}
+        bases: Dict[str, List[int]] = {}
+        for i, name in enumerate(names):
+            base, dot, suffix = name.rpartition(".")
+            if dot and base and suffix.isdigit():
+                bases.setdefault(base, []).append(i)
+        for base, found in bases.items():
+            if len(found) == 1 and base not in index:
+                index[base] = found[0]
+        if len(args) > len(names):
+            raise self.arity_error(len(args) + len(kwargs))
+        bound: List[Any] = list(args) + [_MISSING] * (len(names) - len(args))
+        for key, value in kwargs.items():
+            i = index.get(key)
+            if i is None:
+                raise TypeError(f"{self.name}() got an unexpected keyword argument {key!r}. "
+                                f"Declaration: {self.declaration()}")
+            if bound[i] is not _MISSING:
+                raise TypeError(f"{self.name}() got multiple values for argument "
+                                f"'{self.names[i]}'. Declaration: {self.declaration()}")
+            bound[i] = value
+        missing = [self.names[i] for i, v in enumerate(bound) if v is _MISSING]
+        if missing:
+            raise self._missing_error(missing)
+        return tuple(bound)
+
     def arity_error(self, given: int) -> TypeError:
         """The error for a call with ``given`` arguments (torch's words)."""
         n = len(self.types)
         if given < n:
-            missing = ", ".join(f"'{name}'" for name in self.names[given:])
-            what = "argument" if n - given == 1 else "arguments"
-            text = f"{self.name}() is missing value for {what} {missing}"
-        else:
-            text = (f"{self.name}() expected at most {n} argument(s) but received {given} "
-                    "argument(s)")
-        return TypeError(f"{text}. Declaration: {self.declaration()}")
+            return self._missing_error(self.names[given:])
+        return TypeError(f"{self.name}() expected at most {n} argument(s) but received "
+                         f"{given} argument(s). Declaration: {self.declaration()}")
+
+    def _missing_error(self, names: Sequence[str]) -> TypeError:
+        what = "argument" if len(names) == 1 else "arguments"
+        listed = ", ".join(f"'{name}'" for name in names)
+        return TypeError(f"{self.name}() is missing value for {what} {listed}. "
+                         f"Declaration: {self.declaration()}")
 
     def __repr__(self) -> str:
         return f"<pyjit Signature {self.declaration()}>"

@@ -15,18 +15,24 @@
     pyjit bench --compile        compile time and memory by graph shape and size
     pyjit bench --models         real models against torch eager and TorchScript
 
-Bad input (a missing file, malformed IR, an unknown operator, a failing graph)
-prints one line, ``pyjit: error: ...``, and exits with status 1, never a traceback.
+Bad input (a missing file, malformed IR, an unknown operator, a corrupted or
+truncated archive, a failing graph) prints one line, ``pyjit: error: ...``, and
+exits with status 1, never a traceback.  A file is an archive if it starts like
+a zip (``PK\\x03\\x04``), whatever its name; anything else is read as IR text.
+Output cut short by its reader (``pyjit info | head -1``) ends the command
+quietly, with status 141 as a process killed by SIGPIPE has.
 """
 
 from __future__ import annotations
 
 import argparse
 import ast
+import contextlib
 import os
+import re
 import sys
 import zipfile
-from typing import Any, List, Optional
+from typing import Any, Iterator, List, Optional
 
 __all__ = ["main"]
 
@@ -36,16 +42,57 @@ class CLIError(Exception):
 
 
 def _read_graph(path: str, read_sources: bool = False):
+    """The graph in the IR text file ``path``.  Building its Code later may still
+    fail on an operator: see :func:`_in_ir_file`."""
     from .ir.parser import parse_ir
+    return parse_ir(_read_text(path), file=path, read_sources=read_sources)
+
+
+def _read_text(path: str) -> str:
     try:
         with open(path, encoding="utf-8") as f:
-            text = f.read()
+            return f.read()
     except OSError as exc:
         raise CLIError(f"cannot read {path}: {exc.strerror or exc}") from exc
     except UnicodeDecodeError as exc:
         raise CLIError(f"cannot read {path}: not UTF-8 text (byte 0x{exc.object[exc.start]:02x} "
                        f"at offset {exc.start})") from exc
-    return parse_ir(text, file=path, read_sources=read_sources)
+
+
+@contextlib.contextmanager
+def _in_ir_file(path: str) -> Iterator[None]:
+    """Report an operator that the Code built from ``path`` lacks at its place in
+    the file, ``path:line:col``: the parser keeps no text positions, so the node
+    is found again in the text by the header the error quotes."""
+    from .errors import OperatorNotFoundError
+    try:
+        yield
+    except OperatorNotFoundError as exc:
+        where = _find_node(_read_text(path), str(exc))
+        if where is None:
+            raise
+        line, col = where
+        raise CLIError(f"{path}:{line}:{col}: {str(exc).splitlines()[0]}") from exc
+
+
+def _find_node(text: str, message: str) -> Optional[tuple]:
+    """The 1-based line and 0-based column of the operator name of the node that
+    ``message`` (an OperatorNotFoundError's, ending ``in: <node header>``) quotes,
+    or None if the text has no such node."""
+    header = re.search(r"\bin: (.*)$", message, re.M)
+    if header is None:
+        return None
+    head = header.group(1)
+    kind = re.search(r"(?:^|= )([\w.]+::[\w.]+)", head)
+    if kind is None:
+        return None
+    outputs = head.split(" = ", 1)[0].split(", ")[0].split(" :")[0] if " = " in head else ""
+    pattern = re.compile(r"(?<![\w:.])" + re.escape(kind.group(1)) + r"(?=[\[(])")
+    for number, line in enumerate(text.splitlines(), 1):
+        m = pattern.search(line)
+        if m and (not outputs or line.lstrip().startswith(outputs)):
+            return number, m.start()
+    return None
 
 
 def _parse_arg(text: str) -> Any:
@@ -81,8 +128,24 @@ def _show(value: Any) -> str:
     return repr(value) if isinstance(value, str) else str(value)
 
 
+#: How a zip file starts: a local file header (a torch.jit.save archive always has
+#: one), or for an empty zip the end of its central directory.
+ZIP_MAGIC = (b"PK\x03\x04", b"PK\x05\x06")
+
 def _is_archive(path: str) -> bool:
-    return os.path.isfile(path) and zipfile.is_zipfile(path)
+    """Whether ``path`` starts like a zip file: its content says, not its name, so a
+    truncated archive (no central directory left) is still reported as one."""
+    try:
+        with open(path, "rb") as f:
+            return f.read(4) in ZIP_MAGIC
+    except OSError:
+        return False  # reading it as text says what is wrong
+
+
+def _one_line(exc: BaseException) -> str:
+    """The first line of ``str(exc)``, or the exception's class name if it is empty."""
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else type(exc).__name__
 
 
 def _run_archive(ns: argparse.Namespace) -> int:
@@ -129,9 +192,10 @@ def _dump_archive(ns: argparse.Namespace) -> int:
 def cmd_run(ns: argparse.Namespace) -> int:
     from .interpreter import Function
     if _is_archive(ns.file):
-        return _run_archive(ns)
+        return _run_archive(ns)   # a damaged archive is an ArchiveError: one line
     graph = _read_graph(ns.file, ns.sources)
-    fn = Function(graph, optimize=ns.optimize, copy=False)  # read only to run
+    with _in_ir_file(ns.file):
+        fn = Function(graph, optimize=ns.optimize, copy=False)  # read only to run
     args = [_parse_arg(a) for a in ns.args]
     if len(args) != fn.code.n_inputs:
         raise CLIError(f"{ns.file}: {fn.signature.arity_error(len(args))}")
@@ -189,7 +253,9 @@ def cmd_dump(ns: argparse.Namespace) -> int:
     from .code import Code
     if _is_archive(ns.file):
         return _dump_archive(ns)
-    code = Code(_read_graph(ns.file, ns.sources), optimize=ns.optimize, copy=False)
+    graph = _read_graph(ns.file, ns.sources)
+    with _in_ir_file(ns.file):
+        code = Code(graph, optimize=ns.optimize, copy=False)
     sys.stdout.write(str(code))
     if ns.opcodes:
         print("\n" + opcodes.describe())
@@ -202,7 +268,8 @@ def cmd_dot(ns: argparse.Namespace) -> int:
     name = os.path.splitext(os.path.basename(ns.file))[0]
     if ns.code:
         from .code import Code
-        text = Code(graph, copy=False).to_dot(name=name)  # read only to draw
+        with _in_ir_file(ns.file):
+            text = Code(graph, copy=False).to_dot(name=name)  # read only to draw
     else:
         text = graph.to_dot(name=name)
     if ns.output is None:
@@ -312,13 +379,39 @@ def _level_options(p: argparse.ArgumentParser) -> None:
     p.set_defaults(optimize=None)
 
 
+def _examples(*lines: str) -> str:
+    """An epilog of example commands, one per line, for ``--help``."""
+    return "examples:\n" + "\n".join("  " + line for line in lines)
+
+
+def _subcommand(sub, name: str, help: str, examples: List[str], **kwargs: Any):
+    """A subcommand whose ``--help`` ends with ``examples``, printed as written."""
+    return sub.add_parser(name, help=help, epilog=_examples(*examples),
+                          formatter_class=argparse.RawDescriptionHelpFormatter, **kwargs)
+
+
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="pyjit", description="Run graphs in torch's IR text "
-                                "with the register interpreter of the early PyTorch JIT.")
-    sub = p.add_subparsers(dest="command", required=True)
-    r = sub.add_parser("run", help="run a graph and print its output(s)")
+    from . import __version__
+    p = argparse.ArgumentParser(
+        prog="pyjit", formatter_class=argparse.RawDescriptionHelpFormatter,
+        description="Run graphs in torch's IR text, and torch.jit.save archives, with the "
+        "register interpreter of the early PyTorch JIT.",
+        epilog=_examples("pyjit run examples/fib.ir 30            # prints 832040",
+                         "pyjit run examples/small_cnn.pt x.npy    # a saved model's forward",
+                         "pyjit dump examples/fib.ir               # graph and instructions",
+                         "pyjit info                               # version and backend",
+                         "pyjit COMMAND --help                     # one command's options")
+        + "\n\nBad input is reported on one line (pyjit: error: ...) with exit status 1.")
+    p.add_argument("--version", action="version", version=f"pyjit {__version__}")
+    sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    r = _subcommand(sub, "run", "run a graph and print its output(s)", [
+        "pyjit run examples/fib.ir 30                 # arguments are Python literals",
+        "pyjit run -O0 examples/fib.ir 30             # on the seed's instruction table",
+        "pyjit run --profile examples/fib.ir 100000   # and where the time went",
+        "pyjit run model.pt x.npy                     # an archive's forward, on an array",
+        "pyjit run --method encode model.pt '[1, 2]'  # another of its methods"])
     r.add_argument("file", help="graph text (.ir) as torch prints it, or a torch.jit.save "
-                   "archive (.pt)")
+                   "archive (.pt; told apart by content, not by name)")
     r.add_argument("args", nargs="*", help="inputs: Python literals, or .npy files for tensors")
     r.add_argument("--profile", action="store_true",
                    help="then print a table of executions and time per node and source line")
@@ -328,15 +421,22 @@ def build_parser() -> argparse.ArgumentParser:
     _sources_option(r)
     _level_options(r)
     r.set_defaults(func=cmd_run)
-    d = sub.add_parser("dump", help="print the preprocessed graph and its instructions")
-    d.add_argument("file")
+    d = _subcommand(sub, "dump", "print the preprocessed graph and its instructions", [
+        "pyjit dump examples/fib.ir              # at -O1, the default",
+        "pyjit dump -O0 examples/fib.ir          # the seed's table",
+        "pyjit dump --opcodes examples/fib.ir    # and the instruction set",
+        "pyjit dump examples/small_cnn.pt        # every method of a saved model"])
+    d.add_argument("file", help="graph text (.ir), or a torch.jit.save archive (.pt)")
     d.add_argument("--opcodes", action="store_true", help="also print the instruction set")
     _sources_option(d)
     _level_options(d)
     d.set_defaults(func=cmd_dump)
-    g = sub.add_parser("dot", help="draw the graph (or with --code its instruction table)",
-                       description="Write the graph as Graphviz DOT text, or draw it with "
-                       "Graphviz's dot program when -o names a .svg, .png or .pdf file.")
+    g = _subcommand(sub, "dot", "draw the graph (or with --code its instruction table)", [
+        "pyjit dot examples/fib.ir > fib.dot          # DOT text",
+        "pyjit dot examples/fib.ir -o fib.svg         # a picture (needs Graphviz)",
+        "pyjit dot --code examples/fib.ir -o code.svg # the instruction table's blocks"],
+        description="Write the graph as Graphviz DOT text, or draw it with "
+        "Graphviz's dot program when -o names a .svg, .png or .pdf file.")
     g.add_argument("file", help="graph text (.ir) as torch prints it")
     g.add_argument("-o", "--output", metavar="OUT",
                    help="OUT.dot/.gv: DOT text; OUT.svg/.png/.pdf: a picture (needs "
@@ -345,14 +445,19 @@ def build_parser() -> argparse.ArgumentParser:
                    help="draw the instruction table's basic blocks and jumps instead")
     _sources_option(g)
     g.set_defaults(func=cmd_dot)
-    i = sub.add_parser("info", help="version and backend")
+    i = _subcommand(sub, "info", "version and backend", [
+        "pyjit info          # version, active backend, Cython, Python and numpy versions",
+        "pyjit info --ops    # and the operator library, its op_db coverage"])
     i.add_argument("--ops", action="store_true",
                    help="also the operator library by family, and its coverage of torch's "
                         "operator database")
     i.set_defaults(func=cmd_info)
-    b = sub.add_parser("bench", help="benchmarks against the alternatives")
-    b.add_argument("--quick", action="store_true",
-                   help="three to five rounds: a few minutes, rough numbers")
+    b = _subcommand(sub, "bench", "benchmarks against the alternatives", [
+        "pyjit bench --quick                 # every workload, rough numbers",
+        "pyjit bench --only fib --only chain # some workloads",
+        "pyjit bench --json bench.json       # the README's table, saved as JSON",
+        "pyjit bench --compile --quick       # compile time and memory"])
+    b.add_argument("--quick", action="store_true", help=QUICK_HELP)
     b.add_argument("--json", metavar="FILE", nargs="?", const="-",
                    help="save the numbers as JSON in FILE; without FILE, print them on "
                    "standard output (and the tables on standard error)")
@@ -371,18 +476,38 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+#: ``pyjit bench --quick``, as the README says it too.
+QUICK_HELP = ("three to five rounds: a few minutes, rough numbers (with --compile: "
+              "without the million-node chain)")
+
+#: The exit status of a command whose reader went away (``pyjit info | head -1``):
+#: a process killed by SIGPIPE has 128 + 13, and shells and pipefail read it so.
+BROKEN_PIPE_STATUS = 141
+
+
 def main(argv: Optional[List[str]] = None) -> int:
     from .errors import PyjitError
-    ns = build_parser().parse_args(argv)
     try:
-        return ns.func(ns)
-    except (CLIError, PyjitError, TypeError, ValueError) as exc:
-        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        location = getattr(exc, "location", None)
-        if location is not None and str(location) not in first:
-            first += f" (at {location})"
-        print(f"pyjit: error: {first}", file=sys.stderr)
-        return 1
+        ns = build_parser().parse_args(argv)
+        try:
+            status = ns.func(ns)
+        except (CLIError, PyjitError, TypeError, ValueError) as exc:
+            first = _one_line(exc)
+            location = getattr(exc, "location", None)
+            if location is not None and str(location) not in first:
+                first += f" (at {location})"
+            print(f"pyjit: error: {first}", file=sys.stderr)
+            return 1
+        # What is still buffered is written here, where a broken pipe is caught,
+        # not at exit, where Python would print it as an ignored exception.
+        sys.stdout.flush()
+        return status
+    except BrokenPipeError:
+        # Later writes, and the flush at exit, go nowhere (the reader is gone).
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+        return BROKEN_PIPE_STATUS
     except KeyboardInterrupt:
         print("pyjit: interrupted", file=sys.stderr)
         return 130

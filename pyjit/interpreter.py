@@ -718,7 +718,9 @@ class Function:
     Each call checks its arguments against the graph's input types first (see
     :mod:`pyjit.arguments`): a wrong number of arguments, or a value the type does
     not accept, is a ``TypeError`` naming the parameter, its type and what was
-    given.  ``signature`` replaces the names those messages use (``@pyjit.script``
+    given.  Arguments may be given by keyword, by the inputs' names: ``%n.1`` is
+    ``n.1``, or ``n`` where that is unambiguous (:meth:`~pyjit.arguments.Signature.bind`).
+    ``signature`` replaces the names those messages use (``@pyjit.script``
     passes the Python function's); its types must be the graph's.
     """
 
@@ -748,7 +750,9 @@ class Function:
         self._n_outputs = self.code.n_outputs
         self._quiet_fp = self.code.quiet_fp
 
-    def __call__(self, *args: Any) -> Any:
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if kwargs:  # by the inputs' names (see Signature.bind)
+            args = self.signature.bind(args, kwargs)
         if len(args) != self._n_inputs:
             raise self.signature.arity_error(len(args))
         stack = self._check(*args)

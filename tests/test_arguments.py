@@ -214,3 +214,44 @@ def test_cli_run_refuses_a_wrong_argument_on_one_line(cli_loop, capsys, args, er
     assert cli.main(["run", "examples/fib.ir", *args]) == 1
     out, err = capsys.readouterr()
     assert (out, err) == ("", f"pyjit: error: examples/fib.ir: {error}\n")
+
+
+# -- keywords: the inputs' names ---------------------------------------------------------
+
+SUB = "graph(%a.1 : int, %b : int):\n  %c : int = aten::sub(%a.1, %b)\n  return (%c)\n"
+
+
+def test_keywords_name_the_graphs_inputs(loop):
+    f = Function(parse_ir(SUB), loop=loop)
+    assert f(10, 3) == f(10, b=3) == f(b=3, a=10) == f(**{"a.1": 10, "b": 3}) == 7
+
+
+@pytest.mark.parametrize("args, kwargs, error", [
+    ((), {"c": 1, "a": 2, "b": 3}, "graph() got an unexpected keyword argument 'c'"),
+    ((1,), {"a": 2, "b": 3}, "graph() got multiple values for argument '%a.1'"),
+    ((), {"a": 2, "a.1": 3, "b": 1}, "graph() got multiple values for argument '%a.1'"),
+    ((1, 2), {"b": 3}, "graph() got multiple values for argument '%b'"),
+    ((), {"b": 3}, "graph() is missing value for argument '%a.1'"),
+    ((1, 2, 3), {"b": 3}, "graph() expected at most 2 argument(s) but received 4 argument(s)"),
+])
+def test_a_wrong_keyword_is_a_type_error_in_torchs_words(loop, args, kwargs, error):
+    f = Function(parse_ir(SUB), loop=loop)
+    with pytest.raises(TypeError) as info:
+        f(*args, **kwargs)
+    assert str(info.value) == f"{error}. Declaration: graph(%a.1 : int, %b : int) -> int"
+
+
+def test_a_shared_base_name_is_no_keyword(loop):
+    """``%x.1`` and ``%x.2`` are both ``x`` in Python: only their full names say which."""
+    f = Function(parse_ir("graph(%x.1 : int, %x.2 : int):\n  %y : int = aten::sub(%x.1, %x.2)\n"
+                          "  return (%y)\n"), loop=loop)
+    assert f(**{"x.2": 1, "x.1": 5}) == 4
+    with pytest.raises(TypeError, match="unexpected keyword argument 'x'"):
+        f(1, x=2)
+
+
+def test_keywords_are_checked_as_positional_arguments_are(loop):
+    f = Function(parse_ir(SUB), loop=loop)
+    with pytest.raises(TypeError) as info:
+        f(a="x", b=1)
+    assert str(info.value) == message("int", "str", "'x'", "%a.1")

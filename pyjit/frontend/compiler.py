@@ -27,7 +27,7 @@ import functools
 import inspect
 import typing
 import weakref
-from typing import Any, FrozenSet, Optional
+from typing import Any, Callable, FrozenSet, Optional, TypeVar, overload
 
 from ..errors import CompileError
 from ..ir import Graph
@@ -43,7 +43,7 @@ from .expressions import ExpressionEmitter
 from .loops import LoopEmitter
 from .operator_check import check_operators
 from .scope import PythonScope
-from .script_function import CompiledFunction, ScriptFunction
+from .script_function import CompiledFunction, P, R, ScriptFunction
 from .source_map import FunctionSource
 from .statements import ImplicitReturn, StatementEmitter
 from .subscripts import SubscriptEmitter
@@ -57,7 +57,21 @@ __all__ = ["script", "FunctionCompiler"]
 _scripted: "weakref.WeakKeyDictionary[Any, ScriptFunction]" = weakref.WeakKeyDictionary()
 
 
-def script(fn=None):
+Cls = TypeVar("Cls", bound=type)
+
+
+# The overloads say what a type checker sees: a scripted class is still the class;
+# a scripted function is a ScriptFunction taking the function's own parameters and
+# returning its return type; ``@pyjit.script()`` is ``@pyjit.script``.
+@overload
+def script(fn: Cls) -> Cls: ...
+@overload
+def script(fn: Callable[P, R]) -> ScriptFunction[P, R]: ...
+@overload
+def script(fn: None = None) -> Callable[[Callable[P, R]], ScriptFunction[P, R]]: ...
+
+
+def script(fn: Any = None) -> Any:
     """Compile ``fn`` into a :class:`ScriptFunction` (usable as ``@pyjit.script``);
     a class's methods into ScriptFunctions in place (:mod:`.classes`).
 

@@ -39,7 +39,7 @@ import functools
 import inspect
 import threading
 import types
-from typing import Any, Dict, NamedTuple, Tuple
+from typing import Any, Dict, Generic, NamedTuple, ParamSpec, Tuple, TypeVar
 
 from ..arguments import Signature
 from ..compilation_unit import CompilationUnit
@@ -65,8 +65,18 @@ class CompiledFunction(NamedTuple):
     methods: Dict[Tuple[str, str], Any]
 
 
-class ScriptFunction:
+#: The parameters and the return type of the Python function a ScriptFunction was
+#: compiled from: to a type checker, calling it is calling that function.
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+class ScriptFunction(Generic[P, R]):
     """A Python function compiled to a pyjit graph.
+
+    To a type checker a ``ScriptFunction[P, R]`` is called as the function it was
+    compiled from (``@pyjit.script`` keeps its parameters ``P`` and return type
+    ``R``), and has the attributes below.
 
     Attributes:
         graph: the :class:`~pyjit.ir.Graph`.
@@ -187,7 +197,7 @@ class ScriptFunction:
         """The Code (instruction table) of the graph, built on first use."""
         return self._function().code
 
-    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+    def __call__(self, *args: P.args, **kwargs: P.kwargs) -> R:
         if kwargs or len(args) != len(self.param_names):
             # Keywords and defaults: Python's own binding, then positional.
             try:
