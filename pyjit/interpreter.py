@@ -69,6 +69,7 @@ from .futures import Await, Future
 from .ir import Graph
 from .ir.printer import node_header
 from .ops.fperrors import enter as _fp_enter, leave as _fp_leave
+from .pickling import cached, loop_named, token
 from .registry import Registry
 from .workqueue import Executor, default_queue
 
@@ -781,3 +782,84 @@ class Function:
 
     def __repr__(self) -> str:
         return f"<pyjit Function: {self.code!r}>"
+
+    # -- pickling (pyjit.pickling) ----------------------------------------------------------
+    def _pickled(self) -> tuple:
+        """What the Function pickles as: its Code's recipe, its loop's name and its
+        signature."""
+        from .code_pickle import recipe
+        sig = self.signature
+        return (recipe(self.code), self._loop.__name__,
+                (sig.name, sig.names, sig.types, sig.returns))
+
+    def __reduce__(self):
+        return (_unpickled_function, self._pickled())
+
+    def __dask_tokenize__(self) -> str:
+        from .code_pickle import recipe_token
+        code, loop, sig = self._pickled()
+        return token("pyjit.Function", recipe_token(code), loop,
+                     tuple(map(str, sig[2])), sig[:2], sig[3])
+
+
+def _unpickled_function(code_recipe: tuple, loop: str, signature: tuple) -> Function:
+    """A pickled Function, on the other side: the one the cache holds for the same
+    content, else a new :class:`_Uncompiled` one (compiled when first used)."""
+    def make() -> Function:
+        f = Function.__new__(_Uncompiled)
+        _SLOT["_program"].__set__(f, (code_recipe, loop, signature))
+        return f
+    return cached(("function", code_recipe, loop, signature), make)
+
+
+class _Uncompiled(Function):
+    """A Function unpickled and not yet compiled: its first call (or a look at
+    ``code`` or ``signature``) compiles its Code, through the cache of
+    :mod:`pyjit.pickling`, and makes it an ordinary Function.  Until then its
+    ``_program`` slot holds what it was pickled as.
+
+    Why a class of its own: ``Function.__call__`` is as short as a call can be
+    (a small graph costs no more to run than to call), and a test of whether the
+    Function was compiled yet would be paid by every call of every Function."""
+
+    __slots__ = ()
+
+    def __call__(self, *args: Any) -> Any:
+        return self._compile()(*args)
+
+    @property
+    def code(self) -> Code:  # type: ignore[override]
+        return self._compile().code
+
+    @property
+    def signature(self) -> Signature:  # type: ignore[override]
+        return self._compile().signature
+
+    def _pickled(self) -> tuple:
+        with _uncompiled_lock:
+            if type(self) is _Uncompiled:
+                return _SLOT["_program"].__get__(self)
+        return Function._pickled(self)
+
+    def _compile(self) -> Function:
+        from .code_pickle import code_from_recipe
+        with _uncompiled_lock:
+            if type(self) is not _Uncompiled:
+                return self
+            code_recipe, loop, sig = _SLOT["_program"].__get__(self)
+        # Compiled outside the lock: threads compiling other Functions go on, and
+        # the cache compiles the same Code once for threads compiling this one.
+        real = Function(code_from_recipe(code_recipe), loop=loop_named(loop),
+                        signature=Signature(*sig))
+        with _uncompiled_lock:
+            if type(self) is _Uncompiled:
+                for slot in _SLOT.values():
+                    slot.__set__(self, slot.__get__(real))
+                # Last: a thread that sees the class Function sees every slot set.
+                self.__class__ = Function
+        return self
+
+
+_uncompiled_lock = threading.Lock()
+# Function's slots themselves (_Uncompiled shadows two of them with properties).
+_SLOT = {name: vars(Function)[name] for name in Function.__slots__}
