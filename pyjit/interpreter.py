@@ -19,7 +19,13 @@ work queue (:mod:`pyjit.workqueue`) when it completes, inside the
 context variables seen before the wait are seen after it.  A blocking ``run``
 resumes inline instead, in the thread that waits.  ``prim::fork`` starts its
 subgraph with :func:`fork`: a new state on the forking run's executor, with the
-forking run's loop, in a copy of its context.
+forking run's loop, in a copy of its context; on an executor of other processes
+(a ``ProcessPoolExecutor``, a Dask client's), the subgraph and its inputs are
+pickled and run there whole (:mod:`pyjit.workqueue` says what cannot cross).
+
+Pickling: a :class:`Function` pickles as its Code's recipe, its loop's name and
+its signature, and is compiled at its first call on the other side
+(:mod:`pyjit.pickling`).
 
 Stopping: cancelling a run's future (:meth:`~pyjit.Future.cancel`) stops a
 suspended or queued run and frees its frame at once; an executor that cancels a
@@ -71,9 +77,9 @@ from .ir.printer import node_header
 from .ops.fperrors import enter as _fp_enter, leave as _fp_leave
 from .pickling import cached, loop_named, token
 from .registry import Registry
-from .workqueue import Executor, default_queue
+from .workqueue import Executor, crosses_processes, default_queue
 
-__all__ = ["InterpreterState", "Function", "located_error", "drive", "fork", "Fork",
+__all__ = ["InterpreterState", "Function", "located_error", "drive", "fork", "run_forked", "Fork",
            "Awaitable", "Link", "program_of", "code_of", "run_inline", "set_recursion_limit",
            "get_recursion_limit"]
 
@@ -575,7 +581,9 @@ class InterpreterState:
         del frame
         # The context as it is now, for the rest of the run (the seed keeps grad mode).
         ctx = contextvars.copy_context()
-        executor = self._executor if self._executor is not None else default_queue()
+        executor = self._executor
+        if executor is None or crosses_processes(executor):
+            executor = default_queue()   # the frame is this process's to resume
 
         def resume(_: Future) -> None:
             # On whichever thread completed `pending`: hand the frame to the executor.
@@ -629,13 +637,16 @@ def fork(code: Code, args: Sequence[Any]) -> Future:
     forks (the defaults outside a run), and starts on that executor in a copy of
     the current ``contextvars`` context.  The future fails with the run's located
     :class:`~pyjit.InterpreterError` if it fails, and with a ``RuntimeError`` if
-    the executor drops the task; cancelling it stops the run.
+    the executor drops the task; cancelling it stops the run.  On an executor of
+    other processes the run happens there, whole (:func:`_fork_elsewhere`).
 
     Raises:
         RuntimeError: the executor refused the task (e.g. it was shut down).
     """
     run = _current_run.get()
     loop, executor = run if run is not None else (_default_loop, None)
+    if executor is not None and crosses_processes(executor):
+        return _fork_elsewhere(code, args, loop, executor)
     state = InterpreterState(code, loop=loop, executor=executor)
     fut = state.get_future()
     state._state = _QUEUED
@@ -645,6 +656,42 @@ def fork(code: Code, args: Sequence[Any]) -> Future:
         ctx.run, state._resume, list(args))
     state._watch(task)
     return fut
+
+
+def _fork_elsewhere(code: Code, args: Sequence[Any], loop: ModuleType, executor: Any) -> Future:
+    """:func:`fork` on an executor of other processes (see :mod:`pyjit.workqueue`):
+    the Code and the inputs go pickled, the worker runs the subgraph to its end
+    (:func:`run_forked`), and the outputs, or the located error, complete the
+    future here.  Cancelling the future cancels the task if it has not started."""
+    fut = Future()
+    task = executor.submit(run_forked, code, loop.__name__, tuple(args))
+
+    def task_done(t: Any) -> None:
+        if t.cancelled():
+            fut._try_complete(None, RuntimeError("the executor cancelled the fork before "
+                                                 "it ran (was it shut down?)"))
+            return
+        error = t.exception()
+        fut._try_complete(None if error is not None else t.result(), error)
+
+    def fork_done(f: Future) -> None:
+        if f.cancelled():
+            task.cancel()
+
+    fut.add_callback(fork_done)
+    task.add_done_callback(task_done)
+    return fut
+
+
+def run_forked(code: Code, loop: str, args: Sequence[Any]) -> Any:
+    """The task a fork on another process's executor runs there: ``code`` on
+    ``args`` to its end with the loop named ``loop``, its outputs returned (a
+    tuple for several); a failure raises its located
+    :class:`~pyjit.InterpreterError`, which pickles whole back to the fork."""
+    state = InterpreterState(code, loop=loop_named(loop))
+    stack = list(args)
+    state.run(stack)
+    return state._outputs(stack)
 
 
 class Fork:
