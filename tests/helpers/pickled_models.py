@@ -1,0 +1,66 @@
+"""Models for the tests that send pyjit's objects to other processes (pickling,
+process pools, Dask, Ray): a module, so that a worker process can import what a
+pickle names by reference (``tests/`` is on ``sys.path`` in the workers a test
+starts: multiprocessing hands its children the parent's path)."""
+
+from __future__ import annotations
+
+from typing import List
+
+import pyjit
+
+__all__ = ["MUL_ADD", "FORKING", "mul_add", "forking", "collatz_steps", "steps_all",
+           "call_with", "worker_pid"]
+
+#: ``x * y + 1`` over ints, with locations for error messages.
+MUL_ADD = """
+graph(%x : int, %y : int):
+  %one : int = prim::Constant[value=1]()
+  %p : int = aten::mul(%x, %y) # model.py:2:11
+  %q : int = aten::floordiv(%p, %y) # model.py:3:11
+  %r : int = aten::add(%q, %one) # model.py:4:11
+  return (%r)
+"""
+
+#: A fork of ``x * 2 // d`` waited for at once: the fork's failure is located twice.
+FORKING = """
+graph(%x : int, %d : int):
+  %f : Future[int] = prim::fork_0(%x, %d) # main.py:2:8
+  %y : int = aten::wait(%f) # main.py:3:8
+  return (%y)
+with prim::fork_0 = graph(%a : int, %d : int):
+  %c : int = prim::Constant[value=2]()
+  %b : int = aten::mul(%a, %c) # sub.py:6:8
+  %e : int = aten::floordiv(%b, %d) # sub.py:7:8
+  return (%e)
+"""
+
+mul_add = pyjit.Function(pyjit.parse_ir(MUL_ADD))
+forking = pyjit.Code(pyjit.parse_ir(FORKING))
+
+
+@pyjit.script
+def collatz_steps(n: int) -> int:
+    steps = 0
+    while n != 1:
+        if n % 2 == 0:
+            n = n // 2
+        else:
+            n = 3 * n + 1
+        steps += 1
+    return steps
+
+
+@pyjit.script
+def steps_all(ns: List[int]) -> List[int]:
+    return [collatz_steps(n) for n in ns]
+
+
+def call_with(model, args):
+    """``model(*args)``: what a pool maps when the model travels with each task."""
+    return model(*args)
+
+
+def worker_pid(_=None) -> int:
+    import os
+    return os.getpid()
