@@ -30,7 +30,6 @@ in ``__main__`` does not travel by value with its methods compiled.
 from __future__ import annotations
 
 import importlib
-import inspect
 import linecache
 import weakref
 from typing import Any, Optional, Tuple
@@ -62,15 +61,10 @@ def _lookup(module: Optional[str], qualname: str) -> Any:
 
 
 def _record(sf) -> Record:
-    """The function's source as the file has it, with where it starts, kept with
-    the ScriptFunction."""
-    rec = sf.__dict__.get("_pickle_record")
-    if rec is None:
-        src = sf._compiled.source
-        lines, first = inspect.getsourcelines(sf.function)
-        rec = (sf.__qualname__, src.file, max(first, 1), tuple(lines))
-        sf._pickle_record = rec
-    return rec
+    """The function's source as the file had it when it was scripted, with where
+    it starts (the file may be gone since, or changed)."""
+    src = sf._compiled.source
+    return (sf.__qualname__, src.file, src.first_line, src.lines)
 
 
 def reduce_script(sf) -> Tuple[Any, ...]:
@@ -102,6 +96,7 @@ def _unpickled_script(fn, record: Record):
 def _provide_source(file: str, first: int, lines: Tuple[str, ...]) -> None:
     """Make ``lines`` readable as lines ``first``... of ``file`` for ``inspect``
     (which scripting reads the source with), unless the file says so already."""
+    linecache.checkcache(file)   # forget a file that was read once, and since deleted
     have = linecache.getlines(file)
     if tuple(have[first - 1:first - 1 + len(lines)]) == lines:
         return
