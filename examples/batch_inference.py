@@ -10,17 +10,17 @@ import pyjit
 
 
 @pyjit.script
-def collatz_steps(n: int) -> int:
-    steps = 0
-    while n != 1:
-        n = n // 2 if n % 2 == 0 else 3 * n + 1
-        steps += 1
-    return steps
+def digit_sum(n: int) -> int:
+    total = 0
+    while n > 0:
+        total += n % 10
+        n //= 10
+    return total
 
 
 @pyjit.script
 def model(batch: List[int]) -> List[int]:
-    return [collatz_steps(n) for n in batch]
+    return [digit_sum(n * n) for n in batch]
 
 
 BATCHES = [list(range(start, start + 5000)) for start in range(1, 100001, 5000)]

@@ -60,6 +60,7 @@ from __future__ import annotations
 
 import contextvars
 import functools
+import pickle
 import threading
 import weakref
 from types import ModuleType
@@ -664,7 +665,10 @@ def _fork_elsewhere(code: Code, args: Sequence[Any], loop: ModuleType, executor:
     (:func:`run_forked`), and the outputs, or the located error, complete the
     future here.  Cancelling the future cancels the task if it has not started."""
     fut = Future()
-    task = executor.submit(run_forked, code, loop.__name__, tuple(args))
+    # The Code goes pickled inside the task: a Code that cannot be compiled over
+    # there (its registry unknown, say) fails the task, where unpickling it with
+    # the task would end the worker process (concurrent.futures cannot report it).
+    task = executor.submit(run_forked, pickle.dumps(code), loop.__name__, tuple(args))
 
     def task_done(t: Any) -> None:
         if t.cancelled():
@@ -683,12 +687,12 @@ def _fork_elsewhere(code: Code, args: Sequence[Any], loop: ModuleType, executor:
     return fut
 
 
-def run_forked(code: Code, loop: str, args: Sequence[Any]) -> Any:
-    """The task a fork on another process's executor runs there: ``code`` on
-    ``args`` to its end with the loop named ``loop``, its outputs returned (a
-    tuple for several); a failure raises its located
+def run_forked(code: bytes, loop: str, args: Sequence[Any]) -> Any:
+    """The task a fork on another process's executor runs there: the pickled
+    ``code`` on ``args`` to its end with the loop named ``loop``, its outputs
+    returned (a tuple for several); a failure raises its located
     :class:`~pyjit.InterpreterError`, which pickles whole back to the fork."""
-    state = InterpreterState(code, loop=loop_named(loop))
+    state = InterpreterState(pickle.loads(code), loop=loop_named(loop))
     stack = list(args)
     state.run(stack)
     return state._outputs(stack)

@@ -182,4 +182,4 @@ def test_the_batch_inference_example_runs_on(engine):
                          capture_output=True, text=True, env=checkout_env(),
                          timeout=300, check=True).stdout
     # The last line, after the progress bar Dask draws on the same stream.
-    assert re.split(r"[\r\n]|\x1b\[2K", out.strip())[-1] == "100000 350 10753840"
+    assert re.split(r"[\r\n]|\x1b\[2K", out.strip())[-1] == "100000 81 4114786"

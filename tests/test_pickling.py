@@ -262,9 +262,11 @@ def test_the_compiled_loop_by_name_needs_it_built():
 def test_an_importable_script_function_pickles_by_reference():
     assert round_trip(models.collatz_steps) is models.collatz_steps
     assert round_trip(models.steps_all)([6, 7]) == [8, 16]
-    # Its Python function is found where the decorator left the ScriptFunction.
-    assert models.collatz_steps.function.__qualname__ == "collatz_steps.function"
-    assert models.collatz_steps.__qualname__ == "collatz_steps"
+    # A decorated function is found where the decorator left the ScriptFunction.
+    assert models.steps_all.function.__qualname__ == "steps_all.function"
+    assert models.steps_all.__qualname__ == "steps_all"
+    # One scripted beside the function keeps its name.
+    assert models.collatz_steps.function.__qualname__ == "collatz_steps"
 
 
 SCRIPT_MAIN = '''

@@ -27,7 +27,8 @@ def pool(request):
 
 @pytest.fixture(scope="module")
 def executor():
-    with ProcessPoolExecutor(2, mp_context=multiprocessing.get_context("spawn")) as ex:
+    with ProcessPoolExecutor(2, mp_context=multiprocessing.get_context("spawn"),
+                             initializer=models.prepare) as ex:
         yield ex
 
 
@@ -99,6 +100,19 @@ def test_the_fork_ran_elsewhere_and_the_forking_run_here(executor):
     assert stack[0] != os.getpid()
     assert stack[0] in set(executor.map(models.worker_pid, range(8), timeout=TIMEOUT)) | \
         {stack[0]}
+
+
+def test_a_fork_whose_registry_the_worker_lacks_fails_saying_so():
+    from pyjit.pickling import registry_named
+    code = pyjit.Code(parse_ir(PID_FORK), registry=registry_named(models.PID_REGISTRY))
+    with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn")) as ex:
+        state = pyjit.InterpreterState(code, executor=ex)
+        with pytest.raises(pyjit.InterpreterError,
+                           match=r"^LookupError: the pickle names the registry "
+                                 r"'tests.helpers.pickled_models.pids', which this process "
+                                 r"has not registered"):
+            state.run([0])
+        assert ex.submit(models.worker_pid).result(TIMEOUT) > 0   # the worker lives on
 
 
 def test_a_forks_failure_comes_back_with_both_locations(executor):

@@ -14,8 +14,10 @@ import pyjit
 from pyjit.pickling import register_registry
 from pyjit.registry import Registry
 
+from . import frontend_programs
+
 __all__ = ["MUL_ADD", "FORKING", "mul_add", "forking", "collatz_steps", "steps_all",
-           "call_with", "worker_pid", "PID_REGISTRY", "cache_misses", "INT_MATH",
+           "call_with", "worker_pid", "prepare", "PID_REGISTRY", "cache_misses", "INT_MATH",
            "INT_MATH_CALLS", "needs_loaded_model_pickling", "load_int_math"]
 
 #: ``x * y + 1`` over ints, with locations for error messages.
@@ -45,16 +47,9 @@ mul_add = pyjit.Function(pyjit.parse_ir(MUL_ADD))
 forking = pyjit.Code(pyjit.parse_ir(FORKING))
 
 
-@pyjit.script
-def collatz_steps(n: int) -> int:
-    steps = 0
-    while n != 1:
-        if n % 2 == 0:
-            n = n // 2
-        else:
-            n = 3 * n + 1
-        steps += 1
-    return steps
+#: A plain Python function of the frontend's corpus, scripted here: pickled, it
+#: goes as that function, by reference.
+collatz_steps = pyjit.script(frontend_programs.collatz_steps)
 
 
 @pyjit.script
@@ -69,6 +64,11 @@ def call_with(model, args):
 
 def worker_pid(_=None) -> int:
     return os.getpid()
+
+
+def prepare() -> None:
+    """A pool's initializer: importing this module in the worker registers
+    :data:`PID_REGISTRY` there."""
 
 
 def _pid(_: int) -> int:
