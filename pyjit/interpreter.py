@@ -491,6 +491,11 @@ class InterpreterState:
         """The index of the next instruction to run (of the failing one after an error)."""
         return self._frame.pc
 
+    def __reduce__(self):
+        raise TypeError("an InterpreterState cannot be pickled: it is one run, with its "
+                        "registers, in this process; pickle its Code (or a Function) and "
+                        "start a run over there")
+
     # -- who runs the frame -------------------------------------------------------------
     def _claim(self) -> None:
         """Take the state for a run in this thread, or say why it cannot be."""

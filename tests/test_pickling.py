@@ -415,3 +415,6 @@ def test_futures_and_awaits_refuse_to_be_pickled_and_say_why():
     from pyjit.futures import Await
     with pytest.raises(TypeError, match="a pyjit.Await cannot be pickled"):
         pickle.dumps(Await(value=3))
+    with pytest.raises(TypeError, match="an InterpreterState cannot be pickled: it is one "
+                                        "run, with its registers, in this process"):
+        pickle.dumps(pyjit.InterpreterState(models.forking))
