@@ -82,25 +82,38 @@ def test_a_code_built_from_a_graph_it_was_handed_pickles_too():
     assert round_trip(code).dump() == code.dump()
 
 
-@pytest.mark.parametrize("optimize", [False, True], ids=["O0", "O1"])
-def test_restoring_the_source_of_every_corpus_graph_builds_the_same_table(optimize):
+def _standalone_codes(optimize):
+    """The Codes of the corpus's graphs, and of the JIT suite's forks and
+    awaitables that compile on their own (the others call functions of a unit)."""
     paths = sorted(glob.glob(os.path.join(CHECKOUT, "tests/fixtures/corpus/*.ir")))
-    assert len(paths) > 100
-    built = 0
-    for path in paths:
+    suite = []
+    for kind in ("async", "await"):
+        suite += sorted(glob.glob(os.path.join(CHECKOUT, f"tests/fixtures/jit_suite/{kind}/*.ir")))
+    for path in paths + suite:
         with open(path, encoding="utf-8") as f:
             graph = parse_ir(f.read())
-        code = pyjit.Code(graph, optimize=optimize)
+        try:
+            code = pyjit.Code(graph, optimize=optimize)
+        except pyjit.OperatorNotFoundError:
+            assert path in suite, path
+            continue
+        yield path, graph, code
+
+
+@pytest.mark.parametrize("optimize", [False, True], ids=["O0", "O1"])
+def test_restoring_the_source_of_every_corpus_graph_builds_the_same_table(optimize):
+    built = forks = 0
+    for path, graph, code in _standalone_codes(optimize):
         restored = restore_source(code.graph, desugared=not optimize)
         # The same graph, up to the numbers of unnamed inputs (the passes renumber them).
         if all(v.has_debug_name() for v in graph.inputs):
             assert str(restored) == str(graph), path
         again = pyjit.Code(parse_ir(str(restored)), optimize=optimize)
         assert again.dump() == code.dump(), path
+        assert [c.dump() for c in again.subcodes()] == [c.dump() for c in code.subcodes()]
         built += 1
-    assert built == len(paths)
-
-
+        forks += bool(code.subcodes())
+    assert built > 200 and forks > 10
 def test_a_failure_after_the_round_trip_points_at_the_same_node():
     f = round_trip(models.mul_add)
     with pytest.raises(pyjit.InterpreterError) as info:
@@ -215,6 +228,28 @@ def test_a_unit_function_and_its_code_pickle_as_the_unit_and_a_name():
     code = round_trip(unit.code("helper"))
     assert code.name == "helper" and code.unit is back.code.unit
     assert Function(code)(4) == 8
+
+
+FORKS_IN_A_UNIT = """
+graph(%x : int):
+  %f : Future[int] = prim::fork_0(%x)
+  %y : int = aten::wait(%f)
+  return (%y)
+with prim::fork_0 = graph(%a : int):
+  %name : Function = prim::Constant[name="helper"]()
+  %b : int = prim::CallFunction(%name, %a)
+  return (%b)
+"""
+
+
+def test_a_forks_subgraph_in_a_unit_pickles_with_its_unit(loop):
+    unit = pyjit.CompilationUnit({**UNIT, "forks": FORKS_IN_A_UNIT})
+    code = unit.code("forks")
+    (sub,) = code.subcodes()
+    back = round_trip(sub)
+    assert back.unit is round_trip(unit) and back.dump() == sub.dump()
+    assert Function(back, loop=loop)(21) == 42
+    assert round_trip(unit.function("forks"))(5) == 10
 
 
 # -- registries ------------------------------------------------------------------------------
