@@ -26,7 +26,9 @@ here.  What follows from the copy:
   made it): a fork whose inputs hold the future of another fork fails, saying
   so; wait for that future in the forking graph and pass its value;
 * the operators it calls must exist over there, as importable code or in a
-  registry given a name (:func:`pyjit.pickling.register_registry`).
+  registry given a name (:func:`pyjit.pickling.register_registry`);
+* the forking run's context variables (its grad mode among them) stay here:
+  the subgraph runs in the worker's own.
 
 The forking run itself stays here: it suspends on the fork's future as on any
 other, and is resumed on the :func:`default_queue` (the process executor could
