@@ -16,9 +16,10 @@ what the table was made from, and the other side compiles it again:
                             registry; each Code compiled when first asked for, as ever
 ``ScriptFunction``          its Python function: by reference when importable, by
                             value (source and the globals it uses) under cloudpickle
-                            (:mod:`pyjit.frontend.script_function`)
+                            (:mod:`pyjit.frontend.script_pickle`)
 errors                      their message, node, location and frames (:mod:`pyjit.errors`)
-``Future``, ``Await``       refused: they are completed by a run of this process
+``Future``, ``Await``,      refused: a run of this process completes the first two, and
+``InterpreterState``        the third is a run (send its Code)
 ==========================  ===============================================================
 
 Options travel as names: the loop by its module's name (``pyjit._core`` or
