@@ -32,11 +32,16 @@ from __future__ import annotations
 import importlib
 import linecache
 import weakref
-from typing import Any, Optional, Tuple
+from typing import Any, Callable, Optional, Tuple
 
 from ..pickling import cached, token
 
 __all__ = ["remember", "reduce_script", "script_token"]
+
+#: ``pyjit.script``, handed over by the package's ``__init__``: the compiler
+#: imports ScriptFunction, which imports this module, so importing the compiler
+#: here would make a circle of the frontend's modules.
+script: Optional[Callable[[Any], Any]] = None
 
 # The ScriptFunction made from each Python function, by the function's id (the
 # ScriptFunction holds the function, so the id stays valid while it lives).
@@ -89,7 +94,6 @@ def _unpickled_script(fn, record: Record):
     if fn.__code__.co_filename != file:  # cloudpickle sends "<dynamic-code>"
         fn.__code__ = fn.__code__.replace(co_filename=file)
     _provide_source(file, first, lines)
-    from .compiler import script
     return cached(("script", fn.__module__, qualname, file, first, lines), lambda: script(fn))
 
 
