@@ -21,7 +21,7 @@ from ._backend import HAS_CEXT
 from .code import Code
 from .compilation_unit import CompilationUnit
 from .archive import load
-from .errors import (ArchiveError, CompileError, GraphRecursionError, InterpreterError, JITException,
+from .errors import (ArchiveCompileError, ArchiveError, CompileError, GraphRecursionError, InterpreterError, JITException,
                      OperatorNotFoundError, ParseError, PyjitError, TorchConversionError)
 from .frontend import ScriptFunction, script
 from .futures import Future
@@ -40,6 +40,6 @@ __all__ = [
     "register_operator", "profile", "Profile", "HAS_CEXT", "ir", "from_torch", "TorchFunction",
     "PyjitError", "ParseError", "CompileError", "OperatorNotFoundError",
     "InterpreterError", "JITException", "GraphRecursionError", "TorchConversionError",
-    "load", "ArchiveError",
+    "load", "ArchiveError", "ArchiveCompileError",
     "__version__",
 ]

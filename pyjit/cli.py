@@ -34,7 +34,7 @@ class CLIError(Exception):
     """A user error: reported on one line, exit status 1."""
 
 
-def _read_graph(path: str):
+def _read_graph(path: str, read_sources: bool = False):
     from .ir.parser import parse_ir
     try:
         with open(path, encoding="utf-8") as f:
@@ -44,7 +44,7 @@ def _read_graph(path: str):
     except UnicodeDecodeError as exc:
         raise CLIError(f"cannot read {path}: not UTF-8 text (byte 0x{exc.object[exc.start]:02x} "
                        f"at offset {exc.start})") from exc
-    return parse_ir(text, file=path)
+    return parse_ir(text, file=path, read_sources=read_sources)
 
 
 def _parse_arg(text: str) -> Any:
@@ -129,7 +129,7 @@ def cmd_run(ns: argparse.Namespace) -> int:
     from .interpreter import Function
     if _is_archive(ns.file):
         return _run_archive(ns)
-    graph = _read_graph(ns.file)
+    graph = _read_graph(ns.file, ns.sources)
     fn = Function(graph, optimize=ns.optimize, copy=False)  # read only to run
     args = [_parse_arg(a) for a in ns.args]
     if len(args) != fn.code.n_inputs:
@@ -188,7 +188,7 @@ def cmd_dump(ns: argparse.Namespace) -> int:
     from .code import Code
     if _is_archive(ns.file):
         return _dump_archive(ns)
-    code = Code(_read_graph(ns.file), optimize=ns.optimize, copy=False)
+    code = Code(_read_graph(ns.file, ns.sources), optimize=ns.optimize, copy=False)
     sys.stdout.write(str(code))
     if ns.opcodes:
         print("\n" + opcodes.describe())
@@ -197,7 +197,7 @@ def cmd_dump(ns: argparse.Namespace) -> int:
 
 def cmd_dot(ns: argparse.Namespace) -> int:
     from . import graphviz
-    graph = _read_graph(ns.file)
+    graph = _read_graph(ns.file, ns.sources)
     name = os.path.splitext(os.path.basename(ns.file))[0]
     if ns.code:
         from .code import Code
@@ -288,6 +288,13 @@ def cmd_bench(ns: argparse.Namespace) -> int:
     return bench_main(ns)
 
 
+def _sources_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--sources", action="store_true",
+                   help="show the source lines the graph's '# file:line:col' locations "
+                        "name, reading those files (for IR text of your own: IR from "
+                        "elsewhere may name any file, so it is off by default)")
+
+
 def _level_options(p: argparse.ArgumentParser) -> None:
     """``-O0``/``-O1``: the Code's optimisation level (see :class:`pyjit.Code`)."""
     g = p.add_mutually_exclusive_group()
@@ -311,11 +318,13 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--json", action="store_true",
                    help="print the outputs and the profile as one JSON document instead")
     r.add_argument("--method", help="the archive's method to run (default: forward)")
+    _sources_option(r)
     _level_options(r)
     r.set_defaults(func=cmd_run)
     d = sub.add_parser("dump", help="print the preprocessed graph and its instructions")
     d.add_argument("file")
     d.add_argument("--opcodes", action="store_true", help="also print the instruction set")
+    _sources_option(d)
     _level_options(d)
     d.set_defaults(func=cmd_dump)
     g = sub.add_parser("dot", help="draw the graph (or with --code its instruction table)",
@@ -327,6 +336,7 @@ def build_parser() -> argparse.ArgumentParser:
                    "Graphviz); default: DOT text on standard output")
     g.add_argument("--code", action="store_true",
                    help="draw the instruction table's basic blocks and jumps instead")
+    _sources_option(g)
     g.set_defaults(func=cmd_dot)
     i = sub.add_parser("info", help="version and backend")
     i.add_argument("--ops", action="store_true",

@@ -11,6 +11,8 @@
                            ``RecursionError``)
 ``JITException``           a ``prim::RaiseException`` in the graph (the user's ``raise``)
 ``TorchConversionError``   a torch object ``pyjit.from_torch`` cannot turn into a Function
+``ArchiveError``           a saved archive ``pyjit.load`` cannot read (a ``ValueError``)
+``ArchiveCompileError``    an archive's code pyjit cannot compile: both of the above
 =========================  ==============================================================
 """
 
@@ -21,6 +23,7 @@ from typing import NamedTuple, Optional, Sequence, Tuple
 
 __all__ = ["PyjitError", "ParseError", "CompileError", "OperatorNotFoundError",
            "InterpreterError", "JITException", "GraphRecursionError", "TorchConversionError",
+           "ArchiveError", "ArchiveCompileError",
            "TraceFrame", "format_frames", "repeated_note", "caret_snippet"]
 
 
@@ -200,6 +203,14 @@ class TorchConversionError(PyjitError, ValueError):
 
 class ArchiveError(PyjitError, ValueError):
     """:func:`pyjit.load` cannot read a ``torch.jit.save`` archive: not a zip, a
-    part missing, a format version it does not know, or a pickle naming a global
-    outside the allow-list (refused before anything runs).  The message names
-    the archive part and what was wrong with it."""
+    part missing or unreadable, a format version it does not know, a pickle naming
+    a global outside the allow-list (refused before anything runs), or a file
+    asking for more than :class:`pyjit.archive.Limits` allows.  The message names
+    the archive part and what was wrong with it.  Every failure to load an
+    archive is one (``docs/security.md``)."""
+
+
+class ArchiveCompileError(CompileError, ArchiveError):
+    """The code of an archive that pyjit cannot read or compile: a
+    :class:`CompileError` at ``code/...py:line:col`` of the archive (with the
+    line), and an :class:`ArchiveError` like every other failure of an archive."""

@@ -156,7 +156,8 @@ def from_torch(obj: Any, *, method: str = "forward", return_torch: bool = False,
                         f"{type(obj).__name__} (torch is not imported)")
     tgraph, tschema, name, module = _torch_graph(torch, obj, method)
     _inline_all(torch, tgraph)
-    graph = parse_ir(str(tgraph), file=f"<torch graph of {name}>")
+    # The caller's own torch object: its locations are the caller's files.
+    graph = parse_ir(str(tgraph), file=f"<torch graph of {name}>", read_sources=True)
     _attach_tensor_values(torch, tgraph, graph)
     _check_supported(graph)
     arguments = list(tschema.arguments)

@@ -354,13 +354,13 @@ def test_the_traceback_lists_every_frame_with_its_source(loop, tmp_path):
     src.write_text("def inner(x):\n    return 10 // x\n\ndef outer(x):\n"
                    "    return inner(x - 1) + 1\n")
     u = CompilationUnit({
-        "inner": f"""\
+        "inner": parse_ir(f"""\
 graph(%x : int):
   %ten : int = prim::Constant[value=10]()
   %q : int = aten::floordiv(%ten, %x) # {src}:2:11
   return (%q)
-""",
-        "outer": f"""\
+""", read_sources=True),
+        "outer": parse_ir(f"""\
 graph(%x : int):
   %one : int = prim::Constant[value=1]()
   %f : Function = prim::Constant[name="inner"]()
@@ -368,7 +368,7 @@ graph(%x : int):
   %r : int = prim::CallFunction(%f, %m) # {src}:5:11
   %s : int = aten::add(%r, %one) # {src}:5:11
   return (%s)
-"""})
+""", read_sources=True)})
     state = InterpreterState(u.code("outer"), loop=loop)
     with pytest.raises(InterpreterError) as info:
         state.run([1])

@@ -37,7 +37,8 @@ CORPUS = sorted((FIXTURES / "corpus").glob("*.ir"))
 FIB = CHECKOUT / "examples" / "fib.ir"
 
 def _graph(path: Path) -> Graph:
-    return parse_ir(path.read_text(), file=str(path))
+    # Our own examples: their locations' source lines may be read.
+    return parse_ir(path.read_text(), file=str(path), read_sources=True)
 
 
 def _draw_all(texts) -> None:
@@ -435,10 +436,14 @@ def test_render_reports_what_dot_said():
 
 
 def test_cli_writes_dot_text(capsys, tmp_path):
-    assert main(["dot", str(FIB)]) == 0
+    assert main(["dot", "--sources", str(FIB)]) == 0
     assert capsys.readouterr().out == _graph(FIB).to_dot(name="fib")
+    # Without --sources the file the locations name is not read: no source lines.
+    assert main(["dot", str(FIB)]) == 0
+    unread = capsys.readouterr().out
+    assert "fib.py:9" in unread and "a, b = b, a + b" not in unread
     out = tmp_path / "fib.gv"
-    assert main(["dot", "--code", str(FIB), "-o", str(out)]) == 0
+    assert main(["dot", "--code", "--sources", str(FIB), "-o", str(out)]) == 0
     assert out.read_text() == Code(_graph(FIB)).to_dot(name="fib")
 
 

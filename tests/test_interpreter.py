@@ -232,12 +232,12 @@ def _source_file(tmp_path):
 
 def test_failing_operator_is_located(loop, tmp_path):
     src = _source_file(tmp_path)
-    g = graph(f"""\
+    g = parse_ir(f"""\
 graph(%x : int, %y : int):
   %s : int = aten::add(%x, %y) # {src}:2:8
   %q : int = aten::floordiv(%s, %y) # {src}:3:11
   return (%q)
-""")
+""", read_sources=True)
     state = InterpreterState(Code(g), loop=loop)
     with pytest.raises(InterpreterError) as info:
         state.run([1, 0])
@@ -299,15 +299,34 @@ graph(%n : int, %x : int):
     assert str(info.value).startswith(f"ZeroDivisionError: division by 0\n  at {src}:3:11\n")
 
 
+def test_a_location_in_ir_text_reads_no_file_unless_asked(loop, tmp_path):
+    # IR text may come from anyone: by default the file a '# file:line:col' names
+    # is not read, so a message cannot quote another file's line.
+    src = _source_file(tmp_path)
+    text = f"""\
+graph(%x : int, %y : int):
+  %q : int = aten::floordiv(%x, %y) # {src}:3:11
+  return (%q)
+"""
+    with pytest.raises(InterpreterError) as info:
+        Function(parse_ir(text), loop=loop)(1, 0)
+    assert str(info.value) == (f"ZeroDivisionError: division by 0\n"
+                               f"  at {src}:3:11\n"
+                               f"  while running: %q : int = aten::floordiv(%x, %y) # {src}:3:11")
+    with pytest.raises(InterpreterError) as info:
+        Function(parse_ir(text, read_sources=True), loop=loop)(1, 0)
+    assert "        return s // y\n" in str(info.value)
+
+
 def test_raise_exception_is_a_jit_exception(loop, tmp_path):
     src = _source_file(tmp_path)
-    f = Function(graph(f"""\
+    f = Function(parse_ir(f"""\
 graph(%x : int):
   %m : str = prim::Constant[value="x must be positive"]()
   %c : str = prim::Constant[value="builtins.ValueError"]()
    = prim::RaiseException(%m, %c) # {src}:2:4
   return (%x)
-"""), loop=loop)
+""", read_sources=True), loop=loop)
     with pytest.raises(JITException) as info:
         f(-1)
     e = info.value

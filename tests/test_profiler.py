@@ -97,7 +97,7 @@ def body_counts(prof):
 
 def load(path, loop):
     with open(path) as f:
-        return Function(parse_ir(f.read(), file=path), loop=loop)
+        return Function(parse_ir(f.read(), file=path, read_sources=True), loop=loop)
 
 
 def test_fib_counts_are_exact(loop):
@@ -287,7 +287,7 @@ def test_the_compiled_timed_loop_is_a_module_of_its_own(backends, tmp_path):
     assert done.returncode == 0, done.stderr
 
 def test_cli_table(capsys):
-    assert cli.main(["run", "--profile", "-O1", FIB, "30"]) == 0
+    assert cli.main(["run", "--profile", "--sources", "-O1", FIB, "30"]) == 0
     out = capsys.readouterr().out.splitlines()
     assert out[0] == "832040" and out[1] == ""
     assert out[2].startswith("pyjit profile: ") and " ms wall (" in out[2]
@@ -341,7 +341,7 @@ def test_the_readme_shows_a_real_profile(capsys):
     section = _readme().split("## Profiling", 1)[1]
     block = section.split("```\n", 2)[1]
     command, *shown = block.splitlines()
-    assert command == "$ pyjit run --profile examples/fib.ir 100000"
+    assert command == "$ pyjit run --profile --sources examples/fib.ir 100000"
     assert cli.main(command.split()[2:]) == 0
     out = capsys.readouterr().out.splitlines()
 

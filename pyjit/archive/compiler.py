@@ -41,7 +41,7 @@ from ..ir import types as T
 from ..ir.literals import TensorValue
 from ..ir.type_relation import is_subtype, unify
 from .schemas import REQUIRED, match, schemas_of
-from .source import ClassDef, CodeFile, dotted, type_of
+from .source import ClassDef, CodeFile, dotted, literal, type_of
 from .upgraders import upgrader
 
 __all__ = ["Signature", "REQUIRED", "compile_function"]
@@ -53,6 +53,7 @@ class Signature:
     """A method's or function's parameters (names, types, defaults) and return type."""
 
     def __init__(self, fdef: ast.FunctionDef, file: CodeFile) -> None:
+        file.check_nesting(fdef)
         args = fdef.args
         self.names = [a.arg for a in args.args]
         self.types: List[T.Type] = []
@@ -62,10 +63,7 @@ class Signature:
             self.types.append(type_of(a.annotation, file))
         defaults: List[Any] = [REQUIRED] * (len(args.args) - len(args.defaults))
         for d in args.defaults:
-            try:
-                defaults.append(ast.literal_eval(d))
-            except ValueError:
-                file.fail(d, "a default must be a literal")
+            defaults.append(literal(d, file, "a default must be a literal"))
         self.defaults = defaults
         self.returns = type_of(fdef.returns, file) if fdef.returns is not None else T.NONE
 
@@ -95,8 +93,17 @@ class Program(Protocol):
 
 def compile_function(program: "Program", file: CodeFile, fdef: ast.FunctionDef,
                      owner: Optional[ClassDef]) -> Graph:
-    """The graph of one serialized method (``owner`` its class) or function."""
-    return _Compiler(program, file, fdef, owner).compile()
+    """The graph of one serialized method (``owner`` its class) or function.
+
+    Raises:
+        ArchiveCompileError: code pyjit cannot compile, at its line in the archive.
+    """
+    try:
+        return _Compiler(program, file, fdef, owner).compile()
+    except RecursionError:
+        # The code's nesting is bounded (Limits.nesting), so this is a deep
+        # stack of the caller's own; it is still no reason for a RecursionError.
+        raise file.error(fdef, "the function is too deeply nested to compile here") from None
 
 
 class _Compiler:

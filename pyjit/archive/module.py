@@ -1,11 +1,11 @@
 """What :func:`pyjit.load` returns: the archive's objects, their methods runnable.
 
-Every object of ``data.pkl`` is an instance of a Python class made for its
-TorchScript class (``__torch__.M``), a subclass of :class:`ScriptModule`: its
-attributes are in its ``__dict__`` (numpy arrays for tensors, Python values,
-submodules -- a ``ModuleList``'s under the names ``"0"``, ``"1"``...), which is
-what ``prim::GetAttr`` and ``prim::SetAttr`` read and write, and its methods
-are the class's methods in the archive's code, compiled on first use::
+Every object of ``data.pkl`` is a record (:mod:`.records`) of a Python class made
+for its TorchScript class (``__torch__.M``), a subclass of :class:`ScriptModule`:
+its attributes are the ones the class declares (numpy arrays for tensors, Python
+values, submodules -- a ``ModuleList``'s under the names ``"0"``, ``"1"``...),
+which is what ``prim::GetAttr`` and ``prim::SetAttr`` read and write, and its
+methods are the class's methods in the archive's code, compiled on first use::
 
     m = pyjit.load("model.pt")
     y = m(x)                    # m.forward(x)
@@ -23,6 +23,8 @@ from typing import Any, Dict, Optional
 import numpy as np
 
 from ..interpreter import Function
+from ..ir.type_relation import ValueMismatch, describe_value
+from .records import Record
 from .schemas import REQUIRED
 
 __all__ = ["ScriptModule", "Method", "make_class"]
@@ -38,7 +40,7 @@ class Method:
         self.name = name
 
     def _cls(self) -> str:
-        return type(self._owner)._qualified_name
+        return type(self._owner)._class.name
 
     def function(self, loop: Optional[ModuleType] = None,
                  optimize: Optional[bool] = None) -> Function:
@@ -85,33 +87,59 @@ class Method:
         """Its :class:`~pyjit.Code` (``print`` shows the instruction listing)."""
         return self.function().code
 
+    def __reduce__(self):
+        # The method of the module it is bound to, pickled with it.
+        return (getattr, (self._owner, self.name))
+
     def __repr__(self) -> str:
         return f"<method {self.name} of {self._cls()}>"
 
 
-class ScriptModule:
+class ScriptModule(Record):
     """An object of a loaded archive (a module, or an object of a scripted class).
 
-    The class attributes ``_program``, ``_qualified_name`` and ``_loop`` are set
-    on the subclass made for each TorchScript class (:func:`make_class`).
+    Its attributes read as Python attributes (``m.sub.weight``), and a declared one
+    may be set (``m.training = False``: checked against its declared type); its
+    methods are the class's methods (``m.forward(x)``, ``m(x)``).  The class
+    attributes ``_program``, ``_class``, ``_qualified_name`` and ``_loop`` are set on
+    the subclass made for each TorchScript class (:func:`make_class`).
     """
 
-    _program: Any = None
+    __slots__ = ()
     _qualified_name = ""
     _loop: Optional[ModuleType] = None
 
     def __getattr__(self, name: str) -> Any:
-        # Only for what the instance's attributes lack: methods, code and graph.
-        if name.startswith("__"):
+        # Only for what is not a ScriptModule's own: attributes, methods, code, graph.
+        # Python's protocols (__iter__, __eq__, keys...) are never answered with
+        # the archive's code.
+        if name.startswith("__") and name.endswith("__"):
             raise AttributeError(name)
-        cls = type(self)._program.cls(type(self)._qualified_name)
+        fields = object.__getattribute__(self, "_fields")
+        if name in fields:
+            return fields[name]
+        cls = type(self)._class
         if name in cls.methods:
             return Method(self, name)
         if name in ("code", "graph") and "forward" in cls.methods:
             return getattr(Method(self, "forward"), name)
         if name in cls.constants:
             return cls.constants[name]
+        if name in cls.attributes:
+            raise AttributeError(f"attribute '{name}' of a {cls.name} object was never set")
         raise AttributeError(f"'{type(self)._qualified_name}' object has no attribute '{name}'")
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        cls = type(self)._class
+        if name not in cls.attributes:
+            raise AttributeError(f"'{cls.name}' object has no attribute '{name}' to set "
+                                 f"(its class declares {', '.join(cls.attributes) or 'none'})")
+        try:
+            value = type(self)._program.field_checker(cls, name)(value)
+        except ValueMismatch:
+            raise TypeError(f"attribute '{name}' of {cls.name} is a {cls.attributes[name]}, "
+                            f"not a {describe_value(value)}") from None
+        self._fields[name] = value
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         return self.forward(*args, **kwargs)
@@ -120,26 +148,35 @@ class ScriptModule:
         """Parameters and buffers by their dotted names, as torch's ``state_dict``
         (the arrays themselves, not copies)."""
         out: Dict[str, np.ndarray] = {}
-        cls = type(self)._program.cls(type(self)._qualified_name)
+        cls = type(self)._class
         for name in cls.parameters + cls.buffers:
-            value = self.__dict__.get(name)
+            value = self._fields.get(name)
             if value is not None:
                 out[prefix + name] = value
-        for name, value in self.__dict__.items():
+        for name, value in self._fields.items():
             if isinstance(value, ScriptModule):
                 out.update(value.state_dict(f"{prefix}{name}."))
         return out
 
     def __dir__(self):
-        cls = type(self)._program.cls(type(self)._qualified_name)
-        return sorted(set(self.__dict__) | set(cls.methods) | {"state_dict", "code", "graph"})
+        cls = type(self)._class
+        return sorted(set(self._fields) | set(cls.methods) | {"state_dict", "code", "graph"})
+
+    def __reduce__(self):
+        """Pickled as an archive of its code and current state (:mod:`.pickling`)."""
+        from .pickling import dumps_module, restore
+        loop = type(self)._loop
+        return (restore, (dumps_module(self), loop.__name__ if loop is not None else None,
+                          type(self)._program.limits))
 
     def __repr__(self) -> str:
         return f"<pyjit.load object {type(self)._qualified_name}>"
 
 
-def make_class(program: Any, qualified: str, loop: Optional[ModuleType]) -> type:
-    """The Python class of the archive's objects of TorchScript class ``qualified``."""
-    return type(qualified.rpartition(".")[2], (ScriptModule,),
-                {"_program": program, "_qualified_name": qualified, "_loop": loop,
+def make_class(program: Any, cls: Any, loop: Optional[ModuleType]) -> type:
+    """The Python class of the archive's objects of class ``cls`` (a
+    :class:`~.source.ClassDef`), one per class of one load."""
+    return type(cls.name.rpartition(".")[2], (ScriptModule,),
+                {"__slots__": (), "_program": program, "_class": cls,
+                 "_qualified_name": cls.name, "_loop": loop,
                  "__module__": "pyjit.archive.loaded"})

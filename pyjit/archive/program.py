@@ -12,13 +12,18 @@ from __future__ import annotations
 
 import ast
 import threading
+import weakref
 from typing import Any, Dict, List, Optional, Set, Tuple
 
 from ..compilation_unit import CompilationUnit
 from ..errors import ArchiveError
 from ..ir import Graph
+from ..ir import types as T
+from ..ir.type_relation import Checker, ValueMismatch, value_checker
+from ..registry import default_registry
 from .compiler import Signature, compile_function
-from .reader import Archive
+from .reader import Archive, quote
+from .records import Record, archive_registry, check_fields
 from .source import ClassDef, CodeFile, Sources
 from .unpickler import ArchiveUnpickler
 
@@ -30,45 +35,123 @@ _Key = Tuple[Optional[str], str]
 class Program:
     """The code and objects of one archive.
 
+    The code side (classes, constants, compiled graphs) is the Program; the
+    objects are read from ``data.pkl`` by :meth:`load_root`, so that one Program
+    can serve several loads of the same code (:mod:`.pickling` does, for the
+    models a process unpickles again and again).
+
     Attributes:
         archive: the :class:`~.reader.Archive`.
         unit: the :class:`~pyjit.CompilationUnit` the compiled graphs go into.
-        root: the top-level module object (from ``data.pkl``).
+        code_parts: the archive's ``code/`` members, as they were read.
     """
 
     def __init__(self, archive: Archive, make_class) -> None:
         self.archive = archive
+        self.limits = archive.limits
         self.version = archive.version
-        self.sources = Sources(archive.get)
-        self.unit = CompilationUnit()
+        self.sources = Sources(archive.get, self.limits)
+        self.unit = CompilationUnit(registry=archive_registry(self, default_registry))
         self._graphs: Dict[_Key, Graph] = {}
         self._signatures: Dict[Tuple[str, str], Signature] = {}
         self._lock = threading.RLock()
         self._make_class = make_class
         self._classes: Dict[str, type] = {}
+        self._field_checkers: Dict[Tuple[str, str], Checker] = {}
+        self.code_parts = {p: archive.read(p) for p in archive.parts() if p.startswith("code/")}
+        #: The storages the objects' tensors are views of (by id; while they live),
+        #: for pickling.
+        self.storages: "weakref.WeakValueDictionary[int, Any]" = weakref.WeakValueDictionary()
         raw = archive.get("constants.pkl")
-        self.constants: Tuple[Any, ...] = () if raw is None else tuple(
-            self._unpickle(raw, "constants.pkl", ("constants/", "data/")))
-        self.root = self._unpickle(archive.read("data.pkl"), "data.pkl", ("data/",))
+        self.constants: Tuple[Any, ...] = () if raw is None else self._unpickle_constants(raw)
 
-    def _unpickle(self, raw: bytes, part: str, dirs: Tuple[str, ...]) -> Any:
+    def load_root(self, archive: Archive) -> Any:
+        """The objects of ``archive``'s ``data.pkl`` (an archive of this Program's
+        code): the top-level module."""
+        return self._unpickle(archive, archive.read("data.pkl"), "data.pkl", ("data/",))
+
+    def _unpickle_constants(self, raw: bytes) -> Tuple[Any, ...]:
+        value = self._unpickle(self.archive, raw, "constants.pkl", ("constants/", "data/"))
+        if type(value) is not tuple:
+            raise ArchiveError(f"{self.archive.name}: constants.pkl holds a "
+                               f"{type(value).__name__}, not the tuple of the code's constants")
+        return value
+
+    def _unpickle(self, archive: Archive, raw: bytes, part: str, dirs: Tuple[str, ...]) -> Any:
         def read_storage(key: str) -> bytes:
             for d in dirs:
-                if d + key in self.archive:
-                    return self.archive.read(d + key)
-            raise ArchiveError(f"{self.archive.name}: {part} refers to storage {key!r}, "
+                if d + key in archive:
+                    return archive.read(d + key)
+            raise ArchiveError(f"{archive.name}: {part} refers to storage {key!r}, "
                                f"which the archive lacks ({dirs[0]}{key})")
-        return ArchiveUnpickler(raw, part, read_storage, self.python_class).load()
+        u = ArchiveUnpickler(raw, part, read_storage, self.python_class, limits=self.limits,
+                             byteorder=archive.byteorder)
+        value = u.load()
+        for storage in u.storages():
+            self.storages[id(storage)] = storage
+        for record in u.records:
+            try:
+                check_fields(record, self.field_checker)
+            except ArchiveError as exc:
+                raise ArchiveError(f"{archive.name}: {part}: {exc}") from None
+        return value
 
     # -- objects -------------------------------------------------------------------------------
     def python_class(self, qualified: str) -> type:
         """The Python class of the archive's objects of class ``qualified``."""
+        c = self.record_class(qualified)
+        if c is None:
+            raise ArchiveError(f"{self.archive.name}: data.pkl holds an object of class "
+                               f"{quote(qualified, self.limits.name_chars)[1:-1]}, which the "
+                               "archive's code does not define")
+        return c
+
+    def record_class(self, qualified: str) -> Optional[type]:
+        """The Python class of the records of archive class ``qualified``, or None
+        when the archive's code defines no such class (or a NamedTuple, whose
+        values are tuples)."""
         c = self._classes.get(qualified)
         if c is None:
-            if self.sources.cls(qualified) is None:
-                raise ArchiveError(f"{self.archive.name}: data.pkl holds an object of class "
-                                   f"{qualified}, which the archive's code does not define")
-            c = self._classes[qualified] = self._make_class(self, qualified)
+            with self._lock:
+                c = self._classes.get(qualified)
+                if c is None:
+                    cls = self.sources.cls(qualified)
+                    if cls is None or cls.namedtuple:
+                        return None
+                    c = self._classes[qualified] = self._make_class(self, cls)
+        return c
+
+    def named_check(self, t: T.NamedType) -> Optional[Checker]:
+        """The check of a value of named type ``t`` in this archive (for
+        :func:`~pyjit.ir.type_relation.value_checker`): an object of the archive's
+        class ``t`` is a record of its class; a NamedTuple a tuple of its fields; a
+        ``Device`` its text."""
+        if t.name == "Device":
+            return _is_str
+        if not t.name.startswith("__torch__."):
+            return None
+        cls = self.sources.cls(t.name)
+        if cls is None:
+            return _refuse
+        if cls.namedtuple:
+            return value_checker(T.TupleType(list(cls.attributes.values())), named=self.named_check)
+        if cls.interface:
+            return _is_record
+        record = self.record_class(t.name)
+
+        def check(value: Any) -> Any:
+            if type(value) is record:
+                return value
+            raise ValueMismatch
+        return check
+
+    def field_checker(self, cls: ClassDef, name: str) -> Checker:
+        """The check of a value of attribute ``name`` of class ``cls``."""
+        key = (cls.name, name)
+        c = self._field_checkers.get(key)
+        if c is None:
+            c = self._field_checkers[key] = value_checker(cls.attributes[name],
+                                                          named=self.named_check)
         return c
 
     # -- what the compiler asks (compiler.Program) -----------------------------------------------
@@ -133,6 +216,22 @@ class Program:
         if cls is None or name not in cls.methods:
             raise AttributeError(f"'{cls_name}' has no method '{name}'")
         return compile_function(self, cls.file, cls.methods[name], cls)
+
+
+def _is_str(value: Any) -> Any:
+    if type(value) is str:
+        return value
+    raise ValueMismatch
+
+
+def _is_record(value: Any) -> Any:
+    if isinstance(value, Record):
+        return value
+    raise ValueMismatch
+
+
+def _refuse(value: Any) -> Any:
+    raise ValueMismatch
 
 
 def _calls_in(g: Graph) -> Set[_Key]:

@@ -22,14 +22,24 @@ declares, as torch prints it::
 from __future__ import annotations
 
 import ast
+import os
+import re
 from typing import Any, Dict, List, NoReturn, Optional, Tuple
 
-from ..errors import ArchiveError, CompileError
+from ..errors import ArchiveCompileError, ArchiveError
 from ..ir import SourceLocation
 from ..ir import types as T
+from ..ir.source import SourceLines
+from ..ir.symbols import attribute_name_problem
 from .debug_info import DebugRanges
+from .limits import DEFAULT_LIMITS, Limits
 
-__all__ = ["CodeFile", "ClassDef", "Sources", "type_of", "dotted"]
+__all__ = ["CodeFile", "ClassDef", "Sources", "type_of", "dotted", "literal"]
+
+#: The file name the code is parsed under.  Not the part's name: on a syntax
+#: error, CPython opens the file of that name (relative to the working directory)
+#: to quote the line.  A path below os.devnull is no file anyone can create.
+PARSED_AS = os.path.join(os.devnull, "pyjit-archive-code")
 
 _NAMED = {"Tensor": T.TENSOR, "int": T.INT, "float": T.FLOAT, "bool": T.BOOL, "str": T.STR,
           "NoneType": T.NONE, "None": T.NONE, "Any": T.ANY, "complex": T.COMPLEX,
@@ -50,22 +60,42 @@ def dotted(node: ast.AST) -> Optional[str]:
 
 class CodeFile:
     """One parsed ``code/...py`` file, and its debug ranges (:mod:`.debug_info`)
-    when the archive has them: nodes are then located in the user's source."""
+    when the archive has them: nodes are then located in the user's source.
 
-    def __init__(self, part: str, text: str, debug: Optional[DebugRanges] = None) -> None:
+    The text is the archive's, so it is checked before anything walks it: UTF-8,
+    parsed by :mod:`ast` (never run), and no deeper than ``Limits.nesting`` levels
+    of statements and expressions, so that nothing that compiles it recurses
+    without bound.  Every failure is an :class:`~pyjit.errors.ArchiveCompileError`
+    at the line.
+    """
+
+    def __init__(self, part: str, raw: bytes, debug: Optional[DebugRanges] = None,
+                 limits: Limits = DEFAULT_LIMITS) -> None:
         self.part = part
         self.debug = debug
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise ArchiveError(f"{part} is not UTF-8 text ({exc.reason} at byte "
+                               f"{exc.start})") from None
         self.lines = text.splitlines()
+        #: The lines for messages: the archive's own text, never a file on disk.
+        self.source_lines = SourceLines(text)
         # Byte offsets of the lines' starts: ast's columns and the debug records
         # count bytes.
         self._starts = [0]
         for line in text.encode("utf-8").splitlines(True):
             self._starts.append(self._starts[-1] + len(line))
         try:
-            self.tree = ast.parse(text, filename=part)
+            self.tree = ast.parse(text, filename=PARSED_AS)
         except SyntaxError as exc:
-            raise ArchiveError(f"{part}:{exc.lineno}: the archive's code does not parse: "
-                               f"{exc.msg}") from None
+            raise self.error_at(exc.lineno or 1, (exc.offset or 1) - 1,
+                                f"the archive's code does not parse: {exc.msg}") from None
+        except (ValueError, RecursionError, MemoryError) as exc:
+            raise self.error_at(1, 0, f"the archive's code cannot be parsed "
+                                f"({type(exc).__name__}: {str(exc)[:120]})") from None
+        self._nesting = limits.nesting
+        self._checked: set = set()
         self.defs: Dict[str, ast.stmt] = {
             n.name: n for n in self.tree.body if isinstance(n, (ast.ClassDef, ast.FunctionDef))}
 
@@ -77,13 +107,32 @@ class CodeFile:
             original = self.debug.original(self._starts[line - 1] + col)
             if original is not None:
                 return original
-        return SourceLocation(self.part, line, col)
+        return SourceLocation(self.part, line, col, self.source_lines)
 
-    def error(self, node: ast.AST, message: str) -> CompileError:
-        line = getattr(node, "lineno", 1)
+    def check_nesting(self, node: ast.AST) -> None:
+        """``node`` nests at most ``Limits.nesting`` levels deep, so that what walks
+        it recursively (the compiler, ``type_of``, ``literal_eval``) cannot recurse
+        without bound.  Checked once per node, when it is first needed: a class's
+        declarations when the class is read, a function when it is first bound or
+        compiled."""
+        if id(node) in self._checked:
+            return
+        todo = [(node, 0)]
+        limit = self._nesting
+        while todo:
+            n, depth = todo.pop()
+            if depth > limit:
+                self.fail(n, f"the code nests more than {limit} levels deep (Limits.nesting)")
+            todo.extend((child, depth + 1) for child in ast.iter_child_nodes(n))
+        self._checked.add(id(node))
+
+    def error_at(self, line: int, col: int, message: str) -> ArchiveCompileError:
         text = self.lines[line - 1] if 0 < line <= len(self.lines) else None
-        return CompileError(message, line, getattr(node, "col_offset", 0), file=self.part,
-                            line_text=text)
+        return ArchiveCompileError(message, line, col, file=self.part, line_text=text)
+
+    def error(self, node: ast.AST, message: str) -> ArchiveCompileError:
+        return self.error_at(getattr(node, "lineno", 1), getattr(node, "col_offset", 0),
+                             message)
 
     def fail(self, node: ast.AST, message: str) -> NoReturn:
         raise self.error(node, message)
@@ -135,7 +184,8 @@ class ClassDef:
         methods: ``{name: ast.FunctionDef}``.
     """
 
-    def __init__(self, name: str, file: CodeFile, node: ast.ClassDef) -> None:
+    def __init__(self, name: str, file: CodeFile, node: ast.ClassDef,
+                 limits: Limits = DEFAULT_LIMITS) -> None:
         self.name = name
         self.file = file
         self.type = T.NamedType(name)
@@ -144,29 +194,51 @@ class ClassDef:
         self.parameters: List[str] = []
         self.buffers: List[str] = []
         self.methods: Dict[str, ast.FunctionDef] = {}
+        bases = {dotted(b) for b in node.bases}
         #: A NamedTuple: a tuple whose items are the attributes, in order.
-        self.namedtuple = any(dotted(b) == "NamedTuple" for b in node.bases)
+        self.namedtuple = "NamedTuple" in bases
+        #: An interface: any object of the archive's classes may stand for it.
+        self.interface = bool(bases & {"Interface", "ModuleInterface"})
+
+        def declare(table: Dict[str, Any], key: Any, value: Any, at: ast.AST) -> None:
+            problem = attribute_name_problem(key, limits.name_chars)
+            if problem is None and (key in self.attributes or key in self.constants or
+                                    key in self.methods):
+                problem = f"'{key}' is declared twice"
+            if problem is not None:
+                file.fail(at, f"class {name}: {problem}")
+            table[key] = value
+
         for stmt in node.body:
+            if not isinstance(stmt, ast.FunctionDef):
+                file.check_nesting(stmt)
             if isinstance(stmt, ast.FunctionDef):
+                if stmt.name in self.attributes or stmt.name in self.constants:
+                    file.fail(stmt, f"class {name}: '{stmt.name}' is an attribute and a method")
                 self.methods[stmt.name] = stmt
             elif isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name):
                 if stmt.value is not None:
-                    self.constants[stmt.target.id] = _literal(stmt.value, file)
+                    declare(self.constants, stmt.target.id, literal(stmt.value, file), stmt)
                 else:
-                    self.attributes[stmt.target.id] = type_of(stmt.annotation, file)
+                    declare(self.attributes, stmt.target.id, type_of(stmt.annotation, file),
+                            stmt)
             elif isinstance(stmt, ast.Assign) and len(stmt.targets) == 1:
                 target = stmt.targets[0]
                 if isinstance(target, ast.Name) and target.id in ("__parameters__",
                                                                    "__buffers__"):
-                    names = [_literal(e, file) for e in getattr(stmt.value, "elts", [])]
+                    names = [literal(e, file) for e in getattr(stmt.value, "elts", [])]
+                    if not all(isinstance(n, str) for n in names):
+                        file.fail(stmt, f"{target.id} lists names, as strings")
                     (self.parameters if target.id == "__parameters__" else
                      self.buffers).extend(names)
                 elif isinstance(target, ast.Subscript) and \
                         dotted(target.value) == "__annotations__":
-                    key = _literal(target.slice, file)
-                    self.attributes[key] = type_of(stmt.value, file)
+                    declare(self.attributes, literal(target.slice, file),
+                            type_of(stmt.value, file), stmt)
                 elif isinstance(target, ast.Name):
-                    self.constants[target.id] = _literal(stmt.value, file)
+                    declare(self.constants, target.id, literal(stmt.value, file), stmt)
+                else:
+                    file.fail(stmt, f"unsupported statement in the body of class {name}")
             elif not isinstance(stmt, ast.Pass):
                 file.fail(stmt, f"unsupported statement in the body of class {name}")
 
@@ -174,32 +246,43 @@ class ClassDef:
         return f"<archive class {self.name}>"
 
 
-def _literal(node: ast.AST, file: CodeFile) -> Any:
+def literal(node: ast.AST, file: CodeFile, message: str = "expected a literal value") -> Any:
+    """The value of a literal of the code (``ast.literal_eval``: nothing runs)."""
     try:
         return ast.literal_eval(node)
-    except ValueError:
-        file.fail(node, "expected a literal value")
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError) as exc:
+        # TypeError: {[1]}, an unhashable key
+        file.fail(node, f"{message} ({type(exc).__name__})")
 
 
 class Sources:
     """The ``code/`` files of an archive, parsed on demand, and the definitions
-    in them by qualified name."""
+    in them by qualified name.  All the files parsed together are at most
+    ``Limits.code_bytes`` of text."""
 
-    def __init__(self, read) -> None:
+    def __init__(self, read, limits: Limits = DEFAULT_LIMITS) -> None:
         self._read = read              # read(part) -> Optional[bytes]
+        self._limits = limits
+        self._parsed_bytes = 0
         self._files: Dict[str, Optional[CodeFile]] = {}
         self._classes: Dict[str, ClassDef] = {}
 
     def _file(self, module: str) -> Optional[CodeFile]:
         if module not in self._files:
             part = "code/" + module.replace(".", "/") + ".py"
-            raw = self._read(part)
+            raw = self._read(part) if _MODULE.fullmatch(module) else None
             if raw is None:
                 self._files[module] = None
             else:
+                self._parsed_bytes += len(raw)
+                if self._parsed_bytes > self._limits.code_bytes:
+                    raise ArchiveError(
+                        f"{part}: the archive's code is more than {self._limits.code_bytes} "
+                        "bytes (Limits.code_bytes)")
                 ranges = self._read(part + ".debug_pkl")
-                debug = DebugRanges(ranges, part + ".debug_pkl") if ranges else None
-                self._files[module] = CodeFile(part, raw.decode("utf-8"), debug)
+                debug = DebugRanges(ranges, part + ".debug_pkl", self._limits) \
+                    if ranges else None
+                self._files[module] = CodeFile(part, raw, debug, self._limits)
         return self._files[module]
 
     def find(self, qualified: str) -> Tuple[Optional[CodeFile], Optional[ast.stmt]]:
@@ -215,5 +298,9 @@ class Sources:
             f, node = self.find(qualified)
             if not isinstance(node, ast.ClassDef):
                 return None
-            c = self._classes[qualified] = ClassDef(qualified, f, node)
+            c = self._classes[qualified] = ClassDef(qualified, f, node, self._limits)
         return c
+
+
+# A module of qualified names: dotted identifiers (torch's mangled ___torch_mangle_3 too).
+_MODULE = re.compile(r"__torch__(\.[A-Za-z_][A-Za-z0-9_]*){0,32}")

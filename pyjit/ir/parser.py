@@ -58,7 +58,7 @@ from .constant_check import constant_problem
 from .literals import (TENSOR_TRAILER, Literal, TensorLiteral, annotated,
                        is_tensor_print_body)
 from .printer import format_float
-from .source import SourceLocation
+from .source import NO_LINES, SourceLocation
 from .type_relation import fits
 from .type_grammar import MAX_DEPTH, TypeReader, balanced, describe_token
 from .symbols import is_qualified, prim
@@ -113,7 +113,8 @@ _ESCAPES = {"\\": b"\\", "'": b"'", '"': b'"', "a": b"\a", "b": b"\b", "f": b"\f
 _ESCAPE_DIGITS = frozenset(")*+,-./01234567")
 
 
-def parse_ir(text: str, file: Optional[str] = None, *, lowered: bool = False) -> Graph:
+def parse_ir(text: str, file: Optional[str] = None, *, lowered: bool = False,
+             read_sources: bool = False) -> Graph:
     """Parse the text of a graph as torch (or :func:`~pyjit.ir.print_graph`) prints it.
 
     Args:
@@ -123,6 +124,11 @@ def parse_ir(text: str, file: Optional[str] = None, *, lowered: bool = False) ->
             ``str(Code(g).graph)`` prints), so ``prim::Load``, ``prim::Store`` and
             ``prim::Drop`` nodes may appear; anywhere else they are an error, as
             only those passes may insert them.
+        read_sources: a node's ``# file:line:col`` may be read from that file for
+            messages, profiles and pictures (the source line under the location).
+            Off by default: IR text may come from anyone and name any file, and
+            pyjit reads no file that untrusted text names.  Turn it on for graphs
+            you printed from your own code.
 
     Returns:
         the :class:`~pyjit.ir.Graph`; ``str()`` of it gives ``text`` back.
@@ -138,7 +144,7 @@ def parse_ir(text: str, file: Optional[str] = None, *, lowered: bool = False) ->
         # (columns on the first line count from after it, as an editor shows them).
         text = text[1:]
     with gcpause.paused():  # a parse makes objects, never garbage: see gcpause
-        parser = _Parser(text, file, lowered)
+        parser = _Parser(text, file, lowered, read_sources)
         try:
             return parser.parse()
         finally:
@@ -170,10 +176,13 @@ class _Parser:
     statement must end its line.
     """
 
-    def __init__(self, text: str, file: Optional[str], lowered: bool = False) -> None:
+    def __init__(self, text: str, file: Optional[str], lowered: bool = False,
+                 read_sources: bool = False) -> None:
         self.text = text
         self.file = file
         self.lowered = lowered
+        # What a location reads its line from: the file it names, or nothing.
+        self._lines = None if read_sources else NO_LINES
         self.pos = 0
         self.n = len(text)
         self._line_starts: Optional[List[int]] = None  # made for the first error
@@ -626,7 +635,8 @@ class _Parser:
             m = _LOCATION.match(text)
             if not m or len(m.group(2)) > _MAX_DIGITS or len(m.group(3)) > _MAX_DIGITS:
                 self.fail("expected a source location 'file:line:col' after '#'", start)
-            node.source_location = SourceLocation(m.group(1), int(m.group(2)), int(m.group(3)))
+            node.source_location = SourceLocation(m.group(1), int(m.group(2)), int(m.group(3)),
+                                                  self._lines)
             self.pos = line_end
 
     def _check_node(self, node: Node, pos: int,

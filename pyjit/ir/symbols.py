@@ -1,4 +1,4 @@
-"""Node kinds.
+"""Node kinds, and the names of attributes.
 
 A kind is a qualified string ``namespace::name`` (``prim::If``, ``aten::add``), the
 way torch spells its ``Symbol``s.  Python strings are interned and compare by
@@ -9,7 +9,11 @@ silently unmatched string.
 
 from __future__ import annotations
 
-__all__ = ["prim", "aten", "namespace_of", "unqualified", "is_qualified"]
+import re
+from typing import Any, Optional
+
+__all__ = ["prim", "aten", "namespace_of", "unqualified", "is_qualified",
+           "attribute_name_problem"]
 
 
 class prim:
@@ -61,3 +65,27 @@ def namespace_of(kind: str) -> str:
 def unqualified(kind: str) -> str:
     """``"aten::add"`` -> ``"add"`` (the seed's ``toUnqualString``)."""
     return kind.partition("::")[2]
+
+
+# TorchScript attribute names: identifiers (a class's private "__a" too), and a
+# module container's keys (ModuleList's "0", ModuleDict's "conv-1"): no dot, no
+# __dunder__, printable.
+_ATTRIBUTE = re.compile(r"(?!__.*__\Z)[^.\s\x00-\x1f\x7f]+", re.S)
+
+
+def attribute_name_problem(name: Any, max_chars: int = 256) -> Optional[str]:
+    """Why ``name`` cannot be an attribute's name (``prim::GetAttr[name=...]``, an
+    archive class's declaration), or None if it can.
+
+    An attribute name has no dot and is no ``__dunder__``: graphs and archives may
+    come from anyone, and such a name would reach Python's own attributes
+    (``__class__``, ``__globals__``) or, followed by dots, anything from there.
+    """
+    if not isinstance(name, str):
+        return f"an attribute name must be a str, not {type(name).__name__}"
+    if len(name) > max_chars:
+        return f"an attribute name of {len(name)} characters (at most {max_chars})"
+    if not _ATTRIBUTE.fullmatch(name):
+        return (f"{name[:80]!r} is not a TorchScript attribute name (no dots, spaces or "
+                "control characters, and no __dunder__)")
+    return None

@@ -233,9 +233,12 @@ def check_value(value: Any, t: T.Type) -> Any:
 
 
 Checker = Callable[[Any], Any]
+#: ``named(t)``: the checker of a named type, or None (see :func:`value_checker`).
+NamedChecks = Callable[[T.NamedType], Optional[Checker]]
 
 
-def value_checker(t: T.Type, *, items: bool = True) -> Checker:
+def value_checker(t: T.Type, *, items: bool = True,
+                  named: Optional[NamedChecks] = None) -> Checker:
     """A function that returns a value as a graph with an input of type ``t`` gets it
     (converted at the top level only), or raises :class:`ValueMismatch`.  What each
     type takes (torch's conversions from Python):
@@ -257,12 +260,17 @@ def value_checker(t: T.Type, *, items: bool = True) -> Checker:
 
     ``items=False`` checks a container's own class (and a tuple's length) but not
     what it holds: for a value the graph itself reads, as a module's attribute.
+
+    ``named`` gives the checks of the named types a caller knows how to check
+    (``named(t)`` for a :class:`~pyjit.ir.types.NamedType`: a checker, or None to
+    pass the value as it is): a loaded archive checks its classes' objects, and
+    its ``Device`` attributes, this way (:mod:`pyjit.archive.records`).
     """
     if not items:
         shallow = _container_checker(t)
         if shallow is not None:
             return shallow
-    return _checker(t, True)
+    return _checker(t, True, named)
 
 
 def _container_checker(t: T.Type) -> Optional[Checker]:
@@ -368,7 +376,7 @@ def _check_number(value: Any, convert: bool) -> Any:
     raise ValueMismatch
 
 
-def _list_of(elem: T.Type) -> Checker:
+def _list_of(elem: T.Type, named: Optional[NamedChecks] = None) -> Checker:
     """A list of ``elem``: lists of scalars by an exact class test per element
     (faster than ``set(map(type, ...))`` on CPython 3.11), the rest by the
     element's checker."""
@@ -393,7 +401,7 @@ def _list_of(elem: T.Type) -> Checker:
                     raise ValueMismatch
             return value
         return check_exact
-    each = _checker(elem, False)
+    each = _checker(elem, False, named)
 
     def check_each(value: Any) -> Any:
         if not isinstance(value, list):
@@ -405,8 +413,9 @@ def _list_of(elem: T.Type) -> Checker:
     return check_each
 
 
-def _tuple_of(elems: Sequence[T.Type], convert: bool) -> Checker:
-    each = [_checker(e, convert) for e in elems]
+def _tuple_of(elems: Sequence[T.Type], convert: bool,
+              named: Optional[NamedChecks] = None) -> Checker:
+    each = [_checker(e, convert, named) for e in elems]
     n = len(each)
 
     def check(value: Any) -> Any:
@@ -416,8 +425,8 @@ def _tuple_of(elems: Sequence[T.Type], convert: bool) -> Checker:
     return check
 
 
-def _dict_of(key: T.Type, val: T.Type) -> Checker:
-    check_key, check_value = _checker(key, False), _checker(val, False)
+def _dict_of(key: T.Type, val: T.Type, named: Optional[NamedChecks] = None) -> Checker:
+    check_key, check_value = _checker(key, False, named), _checker(val, False, named)
 
     def check(value: Any) -> Any:
         if not isinstance(value, dict):
@@ -429,12 +438,13 @@ def _dict_of(key: T.Type, val: T.Type) -> Checker:
     return check
 
 
-def _union_of(members: Sequence[T.Type], convert: bool) -> Checker:
+def _union_of(members: Sequence[T.Type], convert: bool,
+              named: Optional[NamedChecks] = None) -> Checker:
     """The first member that takes the value as it is, else the first that takes
     it converted (an int for ``Union(str, float)`` becomes a float)."""
-    passes = [[_checker(m, False) for m in members]]
+    passes = [[_checker(m, False, named) for m in members]]
     if convert:
-        passes.append([_checker(m, True) for m in members])
+        passes.append([_checker(m, True, named) for m in members])
 
     def check(value: Any) -> Any:
         reason = ""
@@ -475,7 +485,7 @@ def _optional(inner: Checker) -> Checker:
     return check
 
 
-def _checker(t: T.Type, convert: bool) -> Checker:
+def _checker(t: T.Type, convert: bool, named: Optional[NamedChecks] = None) -> Checker:
     """The checker of type ``t`` (see the module docstring for what each takes)."""
     if t == T.INT:
         return _convert_int if convert else _check_int
@@ -490,16 +500,16 @@ def _checker(t: T.Type, convert: bool) -> Checker:
     if isinstance(t, T.TensorType):
         return _instance(np.ndarray)
     if isinstance(t, T.OptionalType):
-        inner = _checker(t.elem, convert)
+        inner = _checker(t.elem, convert, named)
         return _accept if inner is _accept else _optional(inner)
     if isinstance(t, T.ListType):
-        return _list_of(t.elem)
+        return _list_of(t.elem, named)
     if isinstance(t, T.TupleType):
-        return _tuple_of(t.elems, convert)
+        return _tuple_of(t.elems, convert, named)
     if isinstance(t, T.DictType):
-        return _dict_of(t.key, t.value)
+        return _dict_of(t.key, t.value, named)
     if isinstance(t, T.UnionType):
-        return _union_of(t.elems, convert)
+        return _union_of(t.elems, convert, named)
     if t == T.NUMBER:
         return functools.partial(_check_number, convert=convert)
     if t == T.COMPLEX:
@@ -508,4 +518,8 @@ def _checker(t: T.Type, convert: bool) -> Checker:
         return _enum_member(t)
     if isinstance(t, T.GenericType) and t.name == "Future":
         return _future_like  # the IR knows no runtime class: what aten::wait calls
+    if named is not None and isinstance(t, T.NamedType):
+        check = named(t)
+        if check is not None:
+            return check
     return _accept  # Any, and types pyjit cannot check (Device, classes...)

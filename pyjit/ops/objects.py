@@ -43,6 +43,7 @@ import threading
 from typing import Any, Callable, Dict
 
 from ..ir import types as T
+from ..ir.symbols import attribute_name_problem
 from ..ir.types import class_type_name
 from ..ir.type_relation import ValueMismatch, describe_value, value_checker
 from ..registry import default_registry as R
@@ -54,6 +55,9 @@ def _name(node) -> str:
     name = node.attrs.get("name") if node.attrs else None
     if not isinstance(name, str) or not name:
         raise ValueError(f"{node.kind} needs the attribute's name: {node.kind}[name=\"...\"]")
+    problem = attribute_name_problem(name)
+    if problem is not None:
+        raise ValueError(f"{node.kind}: {problem}")
     return name
 
 
