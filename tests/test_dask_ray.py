@@ -113,7 +113,6 @@ def test_a_fork_runs_on_a_dask_worker(client):
 
 
 @needs_dask
-@models.needs_loaded_model_pickling
 def test_client_map_and_submit_over_a_loaded_model(client):
     model = models.load_int_math()
     args = [a for a, _ in models.INT_MATH_CALLS]
@@ -153,7 +152,6 @@ def test_an_error_in_a_ray_task_is_the_located_error(ray):
 
 
 @needs_ray
-@models.needs_loaded_model_pickling
 def test_a_ray_task_calls_a_loaded_model_from_the_object_store(ray):
     call = ray.remote(models.call_with)
     shared = ray.put(models.load_int_math())

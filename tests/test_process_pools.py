@@ -162,7 +162,6 @@ def test_a_run_given_a_process_executor_resumes_here():
 
 # -- loaded models ---------------------------------------------------------------------------
 
-@models.needs_loaded_model_pickling
 @pytest.mark.parametrize("method", METHODS)
 def test_pool_map_over_a_loaded_model(method):
     model = models.load_int_math()
@@ -173,7 +172,6 @@ def test_pool_map_over_a_loaded_model(method):
             [r for _, r in models.INT_MATH_CALLS]
 
 
-@models.needs_loaded_model_pickling
 def test_process_pool_executor_map_over_a_loaded_model(executor):
     model = models.load_int_math()
     args = [a for a, _ in models.INT_MATH_CALLS]
@@ -181,7 +179,6 @@ def test_process_pool_executor_map_over_a_loaded_model(executor):
         [r for _, r in models.INT_MATH_CALLS]
 
 
-@models.needs_loaded_model_pickling
 def test_a_pickled_model_is_about_the_size_of_its_archive():
     path = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
                         "examples", "small_cnn.pt")

@@ -8,8 +8,6 @@ from __future__ import annotations
 import os
 from typing import List
 
-import pytest
-
 import pyjit
 from pyjit.pickling import register_registry
 from pyjit.registry import Registry
@@ -18,7 +16,7 @@ from . import frontend_programs
 
 __all__ = ["MUL_ADD", "FORKING", "mul_add", "forking", "collatz_steps", "steps_all",
            "call_with", "worker_pid", "prepare", "PID_REGISTRY", "cache_misses", "INT_MATH",
-           "INT_MATH_CALLS", "needs_loaded_model_pickling", "load_int_math"]
+           "INT_MATH_CALLS", "load_int_math"]
 
 #: ``x * y + 1`` over ints, with locations for error messages.
 MUL_ADD = """
@@ -96,14 +94,6 @@ INT_MATH = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__
                         "fixtures", "archives", "int_math.pt")
 INT_MATH_CALLS = [((17, 5), (3, 2, 12, 3.4, True)), ((-7, 2), (-4, 1, 9, -3.5, True)),
                   ((3, 0), (0, 0, 0, 0.0, False))]
-
-#: Loaded models pickle with the lead's rewrite of pyjit/archive (objects as
-#: records); until it lands on main, the tests of loaded models are skipped.
-LOADED_MODELS_PICKLE = False
-needs_loaded_model_pickling = pytest.mark.skipif(
-    not LOADED_MODELS_PICKLE,
-    reason="loaded models (pyjit.load) do not pickle yet: that is the archive rewrite's "
-           "('archive: loaded models pickle'), not on main when this was written")
 
 
 def load_int_math():
