@@ -164,6 +164,19 @@ def test_a_ray_task_calls_a_loaded_model_from_the_object_store(ray):
 EXAMPLE = CHECKOUT / "examples" / "batch_inference.py"
 
 
+def test_the_readmes_saved_model_on_a_process_pool_prints_what_it_says(tmp_path):
+    readme = (CHECKOUT / "README.md").read_text(encoding="utf-8")
+    block = next(b for b in re.findall(r"```python\n(.*?)```", readme, re.S)
+                 if "ProcessPoolExecutor" in b and "small_cnn.pt" in b)
+    path = tmp_path / "saved_model_pool.py"
+    path.write_text(block)
+    out = subprocess.run([sys.executable, str(path)], cwd=CHECKOUT, capture_output=True,
+                         text=True, env=checkout_env(), timeout=300, check=True).stdout
+    shown = [line.split("# ", 1)[1] for line in block.splitlines()
+             if line.strip().startswith("print(")]
+    assert out.splitlines() == shown == ["(128, 10)"]
+
+
 def test_the_readme_shows_the_example_file():
     readme = (CHECKOUT / "README.md").read_text(encoding="utf-8")
     blocks = re.findall(r"```python\n(.*?)```", readme, re.S)

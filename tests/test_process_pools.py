@@ -7,6 +7,7 @@ import os
 import pickle
 from concurrent.futures import ProcessPoolExecutor
 
+import numpy as np
 import pytest
 
 import pyjit
@@ -179,8 +180,23 @@ def test_process_pool_executor_map_over_a_loaded_model(executor):
         [r for _, r in models.INT_MATH_CALLS]
 
 
+SMALL_CNN = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                         "examples", "small_cnn.pt")
+
+
 def test_a_pickled_model_is_about_the_size_of_its_archive():
-    path = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
-                        "examples", "small_cnn.pt")
-    model = pyjit.load(path)
-    assert len(pickle.dumps(model)) <= 1.2 * os.path.getsize(path) + 64 * 1024
+    model = pyjit.load(SMALL_CNN)
+    assert len(pickle.dumps(model)) <= 1.2 * os.path.getsize(SMALL_CNN) + 64 * 1024
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "pyjit/archive/pickling.py (_Storages.place) writes a 0-dim tensor that is no "
+    "longer a view of a storage it read (BatchNorm's num_batches_tracked, once the "
+    "model ran) through np.ascontiguousarray, which makes it 1-dim: the archive read "
+    "back refuses 'size () and stride (1,)'.  The archive's to mend"))
+def test_a_saved_model_that_ran_pickles_too():
+    model = pyjit.load(SMALL_CNN)
+    x = np.ones((2, 3, 12, 12), np.float32)
+    want = model(x)
+    back = pickle.loads(pickle.dumps(model))
+    np.testing.assert_array_equal(back(x), want)
