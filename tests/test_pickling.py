@@ -295,8 +295,11 @@ def test_the_compiled_loop_by_name_needs_it_built():
 # -- script functions --------------------------------------------------------------------------
 
 def test_an_importable_script_function_pickles_by_reference():
-    assert round_trip(models.collatz_steps) is models.collatz_steps
+    assert round_trip(models.steps_all) is models.steps_all
     assert round_trip(models.steps_all)([6, 7]) == [8, 16]
+    # Scripted beside its function (which other tests script too): one made from it.
+    back = round_trip(models.collatz_steps)
+    assert back.function is models.collatz_steps.function and back(27) == 111
     # A decorated function is found where the decorator left the ScriptFunction.
     assert models.steps_all.function.__qualname__ == "steps_all.function"
     assert models.steps_all.__qualname__ == "steps_all"

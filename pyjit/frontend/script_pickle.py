@@ -51,8 +51,10 @@ Record = Tuple[str, str, int, Tuple[str, ...]]   # qualname, file, first line, l
 
 
 def remember(sf) -> None:
-    """Note that ``sf`` was made from ``sf.function`` (ScriptFunction's ``__init__``)."""
-    _made_from[id(sf.function)] = sf
+    """Note that ``sf`` was made from ``sf.function`` (ScriptFunction's ``__init__``).
+    A function scripted again keeps its first ScriptFunction here while that one
+    lives (a decorated function's is the decorator's); they compute the same."""
+    _made_from.setdefault(id(sf.function), sf)
 
 
 def _lookup(module: Optional[str], qualname: str) -> Any:
