@@ -189,14 +189,22 @@ def test_a_pickled_model_is_about_the_size_of_its_archive():
     assert len(pickle.dumps(model)) <= 1.2 * os.path.getsize(SMALL_CNN) + 64 * 1024
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "pyjit/archive/pickling.py (_Storages.place) writes a 0-dim tensor that is no "
-    "longer a view of a storage it read (BatchNorm's num_batches_tracked, once the "
-    "model ran) through np.ascontiguousarray, which makes it 1-dim: the archive read "
-    "back refuses 'size () and stride (1,)'.  The archive's to mend"))
+#: What the archive's pickling did to a model that ran before main's eeaa939:
+#: pyjit/archive/pickling.py wrote a 0-dim tensor that was no longer a view of a
+#: storage it read (BatchNorm's num_batches_tracked) through np.ascontiguousarray,
+#: which makes it 1-dim, and the archive read back refused it.
+ZERO_DIM_BUG = "data.pkl: a tensor with offset 0, size () and stride (1,)"
+
+
 def test_a_saved_model_that_ran_pickles_too():
     model = pyjit.load(SMALL_CNN)
     x = np.ones((2, 3, 12, 12), np.float32)
     want = model(x)
-    back = pickle.loads(pickle.dumps(model))
+    try:
+        back = pickle.loads(pickle.dumps(model))
+    except pyjit.ArchiveError as exc:
+        if str(exc) != ZERO_DIM_BUG:
+            raise
+        pytest.xfail("the archive's pickling writes a 0-dim tensor 1-dim (fixed on main "
+                     "by eeaa939, not merged here)")
     np.testing.assert_array_equal(back(x), want)
