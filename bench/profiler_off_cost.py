@@ -9,8 +9,11 @@ plain in ``pyjit._core`` and timed in ``pyjit._timed``, each in a C file of its
 own (see ``docs/architecture.md``).  The plain loop's source has no trace of
 timing; what is left to measure is whether its machine code is as fast as the
 one a C compiler makes when there is no profiler at all.  (Until 2026-12 both
-loops were instantiations of one fused function in one C file: ``--rev
-705b53a`` builds that.)  The loop's speed also depends on where its branches
+loops were instantiations of one fused function in one C file, as 705b53a
+built them.  ``--rev`` takes revisions since the loop's cases are generated,
+``pyjit/_loop_cases.py``: an older loop has a smaller instruction set, and
+refuses to import beside today's ``pyjit.opcodes``; time such a build in a
+checkout and a process of its own.)  The loop's speed also depends on where its branches
 fall in memory, so a difference of a few percent between two builds of
 different sources is not necessarily in their code: ``--same`` builds the
 shipped source again, and ``--cflags`` builds the variant with other flags.
@@ -109,15 +112,28 @@ def compile_flags() -> List[str]:
     return extra
 
 
+def _module_at(rev: str, name: str) -> Optional[ModuleType]:
+    """``pyjit/<name>.py`` as it was at ``rev``, loaded as a module of its own
+    (it must import nothing of pyjit), or None where it did not exist."""
+    shown = subprocess.run(["git", "show", f"{rev}:pyjit/{name}.py"], cwd=SOURCE,
+                           capture_output=True, text=True)
+    if shown.returncode != 0:
+        return None
+    module = ModuleType(f"_rev_{name}")
+    exec(compile(shown.stdout, f"{rev}:pyjit/{name}.py", "exec"), module.__dict__)
+    return module
+
+
 def variant_sources(rev: Optional[str]) -> Dict[str, str]:
     """The loop's source files by name: the working tree's with ``EDITS`` made,
-    or, given ``rev``, those that existed at that git revision, unchanged.  The
-    generated ``_opcodes.pxi`` always comes from the working tree."""
+    or, given ``rev``, those that existed at that git revision, unchanged, with
+    the generated ``_opcodes.pxi`` and ``_run_loop_expanded.pxi`` made from that
+    revision's ``opcodes.py`` and ``_loop_cases.py``."""
     names = [n for n in os.listdir(SOURCE)
              if n == "_core.pyx" or n.endswith((".pxi", ".pxd"))]
     files: Dict[str, str] = {}
     for name in names:
-        if rev is None or name == "_opcodes.pxi":
+        if rev is None:
             with open(os.path.join(SOURCE, name), encoding="utf-8") as f:
                 files[name] = f.read()
             continue
@@ -126,7 +142,17 @@ def variant_sources(rev: Optional[str]) -> Dict[str, str]:
         if shown.returncode == 0:
             files[name] = shown.stdout
         elif name == "_core.pyx":
-            raise SystemExit(f"git show {rev}:pyjit/_core.pyx failed: {shown.stderr.strip()}")
+            raise SystemExit(f"git show {rev}:pyjit/{name} failed: {shown.stderr.strip()}")
+    if rev is not None:
+        opcodes, loop_cases = _module_at(rev, "opcodes"), _module_at(rev, "_loop_cases")
+        if loop_cases is None:
+            # Its _core would refuse to import beside today's pyjit.opcodes (the
+            # instruction set grew with the generated loop): time the two builds
+            # in two processes instead.
+            raise SystemExit(f"{rev} is older than pyjit/_loop_cases.py: its loop cannot be "
+                             "loaded beside this one")
+        files[loop_cases.EXPANDED] = loop_cases.expand_loop(files[loop_cases.TEMPLATE], opcodes)
+        files[loop_cases.ENUM] = loop_cases.opcode_enum(opcodes, files[loop_cases.EXPANDED])
     if rev is None:
         text = files["_core.pyx"]
         for old, new in EDITS:

@@ -140,27 +140,9 @@ cdef extern from *:
     PyObject* PyErr_Occurred()
 
 
-# CALL specialised by shape when a Program is built (CPython's habit: a cheap
-# guard, here none at all, plus an action; the generic CALL stays as it is).
-# They live only in Program._code, never in a table: negative, so they cannot
-# clash with an opcode.
-cdef enum:
-    OP_CALL1 = -1      # one input, one output:   neg, not, len, ufuncs...
-    OP_CALL2 = -2      # two inputs, one output:  add, lt, getitem...
-    # And so are FLOORDIV_I and REM_I by a constant power of two (n // 2, n % 2),
-    # a shift and a mask in place of a division; arg: the power.
-    OP_FLOORDIV_POW2 = -3
-    OP_REM_POW2 = -4
-    # By any other constant divisor d > 2: a multiplication by a precomputed
-    # reciprocal where the dividend is non-negative, the division otherwise;
-    # arg: the index of d's Divisor record.
-    OP_FLOORDIV_K = -5
-    OP_REM_K = -6
-    # REM_POW2 followed by JEQ_I or JNE_I of its result against a constant 0, the
-    # test of ``if n % 2 == 0``, when nothing jumps to the JEQ_I or JNE_I: one
-    # dispatch for both (the jump's record stays, and is stepped over).
-    OP_REM_POW2_JEQZ = -7
-    OP_REM_POW2_JNEZ = -8
+# The packed forms a Program's records may hold in place of its table's opcodes
+# (CALL1, CALL2, FLOORDIV_POW2, ..., REM_POW2_JNEZ) are OpDefs like the others:
+# their numbers are in _opcodes.pxi, their meaning in pyjit/opcodes.py.
 
 # Backward jumps between two looks at signals and at the GIL.  A scalar loop
 # iteration takes a few nanoseconds, so this is tens of microseconds of it; a loop

@@ -400,7 +400,13 @@ cdef class Program:
 
     def _takes_condition_at(self, Py_ssize_t i):
         # A JUMPZ/JUMPNZ without inputs pops the condition its ASSIGN left.
-        return (self._op[i] == OP_JUMPZ or self._op[i] == OP_JUMPNZ) and self._in_size[i] == 0
+        return _op.BY_CODE[self._op[i]].stack_condition and self._in_size[i] == 0
+
+    def packed_opcodes(self):
+        """The opcode each instruction runs as: the table's, or the packed form
+        (``CALL1``, ``REM_POW2``... of :mod:`pyjit.opcodes`) that the loop runs
+        in its place.  A list of n ints."""
+        return [self._code[i].op for i in range(self._n)]
 
 
 # How many activations a Frame may hold at once (set_max_depth).
@@ -805,7 +811,7 @@ cdef class Frame:
 #
 # In a file of its own, which pyjit._timed compiles too: see "Profiling" above.
 
-include "_run_loop.pxi"
+include "_run_loop_expanded.pxi"  # _run_loop.pxi, its cases generated
 
 
 # ---- The garbage collector sees the registers ----

@@ -45,6 +45,7 @@ from __future__ import annotations
 
 import ast
 import inspect
+import operator
 import struct
 import textwrap
 import time
@@ -64,17 +65,12 @@ _ASSIGN, _JUMP, _JUMPZ, _JUMPNZ, _WAIT, _INVOKE = (
     _op.ASSIGN, _op.JUMP, _op.JUMPZ, _op.JUMPNZ, _op.WAIT, _op.INVOKE)
 _INTRINSICS = frozenset(d.code for d in _op.OPCODES if d.implements)
 # The rest of the typed tier: moves, jumps, boxes (see _typed).
-_TYPED = frozenset(d.code for d in _op.OPCODES if not d.stack) - _INTRINSICS
-_BOXES = frozenset((_op.BOX_I, _op.BOX_F, _op.BOX_B))
-_UNBOX = {_op.UNBOX_I: _slow.unbox_int, _op.UNBOX_F: _slow.unbox_float,
-          _op.UNBOX_B: _slow.unbox_bool}
+_TYPED = frozenset(d.code for d in _op.OPCODES if not d.stack) - _INTRINSICS - _op.PACKED
+_BOXES = frozenset(_op.BOX.values())
+_UNBOX = {_op.UNBOX[kind]: fn for kind, fn in
+          (("I", _slow.unbox_int), ("F", _slow.unbox_float), ("B", _slow.unbox_bool))}
 # The fused compare-and-branch instructions: jump when test(S[in0], S[in1]).
-_COMPARE_JUMPS = {
-    _op.JLT_I: int.__lt__, _op.JLE_I: int.__le__, _op.JEQ_I: int.__eq__, _op.JNE_I: int.__ne__,
-    _op.JLT_F: float.__lt__, _op.JLE_F: float.__le__, _op.JEQ_F: float.__eq__,
-    _op.JNE_F: float.__ne__,
-    _op.JNLT_F: lambda a, b: not a < b, _op.JNLE_F: lambda a, b: not a <= b,
-}
+_COMPARE_JUMPS = {d.code: _op.TESTS[d.test] for d in _op.OPCODES if d.test}
 
 
 class _Empty:
@@ -181,25 +177,24 @@ class Program:
     def _takes_condition_at(self, i: int) -> bool:
         return self._takes_condition[i]
 
-    @property
-    def n_instructions(self) -> int:
-        """Number of instructions n; pc runs over [0, n], n meaning finished."""
-        return self._n
+    def packed_opcodes(self) -> list:
+        """The opcode each instruction runs as: the table's, or the packed form
+        (``CALL1``, ``REM_POW2``... of :mod:`pyjit.opcodes`) that the loop runs
+        in its place.  A list of n ints."""
+        return [opc for opc, _, _, _ in self._code]  # this loop packs nothing
 
-    @property
-    def register_size(self) -> int:
-        """Number of object registers in each Frame's register file."""
-        return self._register_size
-
-    @property
-    def scalar_size(self) -> int:
-        """Number of scalar registers in each Frame."""
-        return self._scalar_size
-
-    @property
-    def max_stack(self) -> int:
-        """Value-stack slots a run needs (the deepest push of any instruction)."""
-        return self._max_stack
+    # The table's sizes, read-only (ints).
+    n_instructions = property(
+        operator.attrgetter("_n"),
+        doc="Number of instructions n; pc runs over [0, n], n meaning finished.")
+    register_size = property(
+        operator.attrgetter("_register_size"),
+        doc="Number of object registers in each Frame's register file.")
+    scalar_size = property(operator.attrgetter("_scalar_size"),
+                           doc="Number of scalar registers in each Frame.")
+    max_stack = property(
+        operator.attrgetter("_max_stack"),
+        doc="Value-stack slots a run needs (the deepest push of any instruction).")
 
     def __repr__(self) -> str:
         return (f"<Program n_instructions={self._n} register_size={self._register_size} "

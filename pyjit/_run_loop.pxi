@@ -1,7 +1,10 @@
 # The dispatch loop (_run, and _drive, which runs activations until the run ends
 # or suspends) and the out-of-line helpers it calls.  One source, compiled twice,
 # each time in a C file of its own: _core.pyx includes it for plain runs, and
-# _timed.pyx for profiled ones.  The includer cimports _core.pxd's declarations,
+# _timed.pyx for profiled ones -- as _run_loop_expanded.pxi, which setup.py
+# makes from this file by replacing its `# @cases ...` and `# @jump` markers
+# with the cases pyjit/opcodes.py declares (pyjit/_loop_cases.py says how).
+# The includer cimports _core.pxd's declarations,
 # imports numpy as np and pyjit._slowpath as _slow, includes _opcodes.pxi, and
 # defines the fused type RunMode with one member, PlainRun or TimedRun; every
 # `if RunMode is TimedRun:` block below is then in the timed C file only.  The
@@ -273,15 +276,9 @@ cdef int _run(Frame self, list caller, PyObject** pending, RunMode mode) except 
             words = ins.words
 
             # ---- the typed tier: scalar registers, no stack, no objects ----
-            if opc == OP_ADD_I:
-                S[words[2]].i = <int64_t>(<uint64_t>S[words[0] >> 1].i +
-                                          <uint64_t>S[words[1] >> 1].i)
-            elif opc == OP_SUB_I:
-                S[words[2]].i = <int64_t>(<uint64_t>S[words[0] >> 1].i -
-                                          <uint64_t>S[words[1] >> 1].i)
-            elif opc == OP_MUL_I:
-                S[words[2]].i = <int64_t>(<uint64_t>S[words[0] >> 1].i *
-                                          <uint64_t>S[words[1] >> 1].i)
+            # The instructions whose action is one line (OpDef.c), generated;
+            # then those that need more.
+            # @cases if scalar ADD_I-MUL_I
             elif opc == OP_FLOORDIV_I:
                 a = S[words[0] >> 1].i
                 b = S[words[1] >> 1].i
@@ -308,12 +305,7 @@ cdef int _run(Frame self, list caller, PyObject** pending, RunMode mode) except 
                     if q != 0 and (q < 0) != (b < 0):
                         q += b
                     S[words[2]].i = q
-            elif opc == OP_FLOORDIV_POW2:
-                # floor division by 2**arg: an arithmetic shift rounds down
-                S[words[2]].i = S[words[0] >> 1].i >> ins.arg
-            elif opc == OP_REM_POW2:
-                # Python's % by 2**arg, the sign of the (positive) divisor
-                S[words[2]].i = S[words[0] >> 1].i & ((<int64_t>1 << ins.arg) - 1)
+            # @cases elif scalar FLOORDIV_POW2-REM_POW2
             elif opc == OP_FLOORDIV_K or opc == OP_REM_K:
                 a = S[words[0] >> 1].i
                 b = prog._divisors[ins.arg].d
@@ -332,54 +324,8 @@ cdef int _run(Frame self, list caller, PyObject** pending, RunMode mode) except 
                 if RunMode is TimedRun:
                     counts[ins - code] += 1  # its time is the REM's
                 if (a == 0) == (opc == OP_REM_POW2_JEQZ):
-                    target = _jump(code, ins, &ticks)
-                    if ticks == 0:
-                        ticks = TICK
-                        _tick(&released, &last_signals, ins.gil_free)
-                    ins = target
-                    continue
-            elif opc == OP_NEG_I:
-                S[words[1]].i = <int64_t>(0 - <uint64_t>S[words[0] >> 1].i)
-            elif opc == OP_ABS_I:
-                a = S[words[0] >> 1].i
-                S[words[1]].i = <int64_t>(0 - <uint64_t>a) if a < 0 else a
-            elif opc == OP_MIN_I:
-                a = S[words[0] >> 1].i
-                b = S[words[1] >> 1].i
-                S[words[2]].i = b if b < a else a
-            elif opc == OP_MAX_I:
-                a = S[words[0] >> 1].i
-                b = S[words[1] >> 1].i
-                S[words[2]].i = b if b > a else a
-            elif opc == OP_AND_I or opc == OP_AND_B:
-                S[words[2]].i = S[words[0] >> 1].i & S[words[1] >> 1].i
-            elif opc == OP_OR_I or opc == OP_OR_B:
-                S[words[2]].i = S[words[0] >> 1].i | S[words[1] >> 1].i
-            elif opc == OP_XOR_I or opc == OP_XOR_B:
-                S[words[2]].i = S[words[0] >> 1].i ^ S[words[1] >> 1].i
-            elif opc == OP_DIV_I:
-                # IEEE: x / 0 is +-inf, 0 / 0 nan, as the operator's result
-                S[words[2]].f = <double>S[words[0] >> 1].i / <double>S[words[1] >> 1].i
-            elif opc == OP_LT_I:
-                S[words[2]].i = S[words[0] >> 1].i < S[words[1] >> 1].i
-            elif opc == OP_LE_I:
-                S[words[2]].i = S[words[0] >> 1].i <= S[words[1] >> 1].i
-            elif opc == OP_GT_I:
-                S[words[2]].i = S[words[0] >> 1].i > S[words[1] >> 1].i
-            elif opc == OP_GE_I:
-                S[words[2]].i = S[words[0] >> 1].i >= S[words[1] >> 1].i
-            elif opc == OP_EQ_I or opc == OP_EQ_B:
-                S[words[2]].i = S[words[0] >> 1].i == S[words[1] >> 1].i
-            elif opc == OP_NE_I or opc == OP_NE_B:
-                S[words[2]].i = S[words[0] >> 1].i != S[words[1] >> 1].i
-            elif opc == OP_ADD_F:
-                S[words[2]].f = S[words[0] >> 1].f + S[words[1] >> 1].f
-            elif opc == OP_SUB_F:
-                S[words[2]].f = S[words[0] >> 1].f - S[words[1] >> 1].f
-            elif opc == OP_MUL_F:
-                S[words[2]].f = S[words[0] >> 1].f * S[words[1] >> 1].f
-            elif opc == OP_DIV_F:
-                S[words[2]].f = S[words[0] >> 1].f / S[words[1] >> 1].f
+                    # @jump
+            # @cases elif scalar NEG_I-DIV_F
             elif opc == OP_FLOORDIV_F:
                 x = S[words[0] >> 1].f / S[words[1] >> 1].f
                 if isfinite(x):
@@ -411,34 +357,7 @@ cdef int _run(Frame self, list caller, PyObject** pending, RunMode mode) except 
                 else:
                     _hold_gil(&released)
                     _intrinsic_slow(prog, ins, S, 1)
-            elif opc == OP_NEG_F:
-                S[words[1]].f = -S[words[0] >> 1].f
-            elif opc == OP_ABS_F:
-                S[words[1]].f = fabs(S[words[0] >> 1].f)
-            elif opc == OP_MIN_F:
-                x = S[words[0] >> 1].f
-                y = S[words[1] >> 1].f
-                S[words[2]].f = x if x < y else y
-            elif opc == OP_MAX_F:
-                x = S[words[0] >> 1].f
-                y = S[words[1] >> 1].f
-                S[words[2]].f = x if x > y else y
-            elif opc == OP_LT_F:
-                S[words[2]].i = S[words[0] >> 1].f < S[words[1] >> 1].f
-            elif opc == OP_LE_F:
-                S[words[2]].i = S[words[0] >> 1].f <= S[words[1] >> 1].f
-            elif opc == OP_GT_F:
-                S[words[2]].i = S[words[0] >> 1].f > S[words[1] >> 1].f
-            elif opc == OP_GE_F:
-                S[words[2]].i = S[words[0] >> 1].f >= S[words[1] >> 1].f
-            elif opc == OP_EQ_F:
-                S[words[2]].i = S[words[0] >> 1].f == S[words[1] >> 1].f
-            elif opc == OP_NE_F:
-                S[words[2]].i = S[words[0] >> 1].f != S[words[1] >> 1].f
-            elif opc == OP_NOT_B:
-                S[words[1]].i = not S[words[0] >> 1].i
-            elif opc == OP_I2F or opc == OP_B2F:
-                S[words[1]].f = <double>S[words[0] >> 1].i
+            # @cases elif scalar NEG_F-I2F
             elif opc == OP_F2I:
                 # C++'s cast: nan, inf and values outside int64 give INT64_MIN
                 x = S[words[0] >> 1].f
@@ -446,12 +365,7 @@ cdef int _run(Frame self, list caller, PyObject** pending, RunMode mode) except 
                     S[words[1]].i = <int64_t>x
                 else:
                     S[words[1]].i = <int64_t>(<uint64_t>1 << 63)
-            elif opc == OP_B2I:
-                S[words[1]].i = S[words[0] >> 1].i
-            elif opc == OP_I2B:
-                S[words[1]].i = S[words[0] >> 1].i != 0
-            elif opc == OP_F2B:
-                S[words[1]].i = S[words[0] >> 1].f != 0
+            # @cases elif scalar B2I-F2B
             elif opc == OP_MOVE:
                 nin = ins.n_in
                 if nin == 1:
@@ -485,111 +399,10 @@ cdef int _run(Frame self, list caller, PyObject** pending, RunMode mode) except 
                 if not (0 < S[words[0] >> 1].i and S[words[1] >> 1].i):
                     ins = code + ins.arg
                     continue
-            # Each conditional jump its own case: a second switch inside a
-            # shared case would cost a second indirect branch per jump.
-            elif opc == OP_JUMP:
-                target = _jump(code, ins, &ticks)
-                if ticks == 0:
-                    ticks = TICK
-                    _tick(&released, &last_signals, ins.gil_free)
-                ins = target
-                continue
-            elif opc == OP_JT:
-                if S[words[0] >> 1].i != 0:
-                    target = _jump(code, ins, &ticks)
-                    if ticks == 0:
-                        ticks = TICK
-                        _tick(&released, &last_signals, ins.gil_free)
-                    ins = target
-                    continue
-            elif opc == OP_JF:
-                if S[words[0] >> 1].i == 0:
-                    target = _jump(code, ins, &ticks)
-                    if ticks == 0:
-                        ticks = TICK
-                        _tick(&released, &last_signals, ins.gil_free)
-                    ins = target
-                    continue
-            elif opc == OP_JLT_I:
-                if S[words[0] >> 1].i < S[words[1] >> 1].i:
-                    target = _jump(code, ins, &ticks)
-                    if ticks == 0:
-                        ticks = TICK
-                        _tick(&released, &last_signals, ins.gil_free)
-                    ins = target
-                    continue
-            elif opc == OP_JLE_I:
-                if S[words[0] >> 1].i <= S[words[1] >> 1].i:
-                    target = _jump(code, ins, &ticks)
-                    if ticks == 0:
-                        ticks = TICK
-                        _tick(&released, &last_signals, ins.gil_free)
-                    ins = target
-                    continue
-            elif opc == OP_JEQ_I:
-                if S[words[0] >> 1].i == S[words[1] >> 1].i:
-                    target = _jump(code, ins, &ticks)
-                    if ticks == 0:
-                        ticks = TICK
-                        _tick(&released, &last_signals, ins.gil_free)
-                    ins = target
-                    continue
-            elif opc == OP_JNE_I:
-                if S[words[0] >> 1].i != S[words[1] >> 1].i:
-                    target = _jump(code, ins, &ticks)
-                    if ticks == 0:
-                        ticks = TICK
-                        _tick(&released, &last_signals, ins.gil_free)
-                    ins = target
-                    continue
-            elif opc == OP_JLT_F:
-                if S[words[0] >> 1].f < S[words[1] >> 1].f:
-                    target = _jump(code, ins, &ticks)
-                    if ticks == 0:
-                        ticks = TICK
-                        _tick(&released, &last_signals, ins.gil_free)
-                    ins = target
-                    continue
-            elif opc == OP_JLE_F:
-                if S[words[0] >> 1].f <= S[words[1] >> 1].f:
-                    target = _jump(code, ins, &ticks)
-                    if ticks == 0:
-                        ticks = TICK
-                        _tick(&released, &last_signals, ins.gil_free)
-                    ins = target
-                    continue
-            elif opc == OP_JEQ_F:
-                if S[words[0] >> 1].f == S[words[1] >> 1].f:
-                    target = _jump(code, ins, &ticks)
-                    if ticks == 0:
-                        ticks = TICK
-                        _tick(&released, &last_signals, ins.gil_free)
-                    ins = target
-                    continue
-            elif opc == OP_JNE_F:
-                if S[words[0] >> 1].f != S[words[1] >> 1].f:
-                    target = _jump(code, ins, &ticks)
-                    if ticks == 0:
-                        ticks = TICK
-                        _tick(&released, &last_signals, ins.gil_free)
-                    ins = target
-                    continue
-            elif opc == OP_JNLT_F:
-                if not (S[words[0] >> 1].f < S[words[1] >> 1].f):
-                    target = _jump(code, ins, &ticks)
-                    if ticks == 0:
-                        ticks = TICK
-                        _tick(&released, &last_signals, ins.gil_free)
-                    ins = target
-                    continue
-            elif opc == OP_JNLE_F:
-                if not (S[words[0] >> 1].f <= S[words[1] >> 1].f):
-                    target = _jump(code, ins, &ticks)
-                    if ticks == 0:
-                        ticks = TICK
-                        _tick(&released, &last_signals, ins.gil_free)
-                    ins = target
-                    continue
+            # Each jump its own case, generated from its OpDef.c: a second
+            # switch inside a shared case would cost a second indirect branch
+            # per jump.
+            # @cases elif jumps
             elif opc == OP_BOX_I or opc == OP_BOX_F or opc == OP_BOX_B:
                 _hold_gil(&released)
                 if opc == OP_BOX_I:
@@ -758,8 +571,6 @@ cdef int _run(Frame self, list caller, PyObject** pending, RunMode mode) except 
                         while sp:
                             sp -= 1
                             Py_DECREF(vs[sp])
-                    elif opc == OP_JUMP:
-                        target = code + ins.arg
                     elif opc == OP_STACKCALL:
                         k = prog._out_size[ins - code]
                         target = code + _stackcall(prog, ins - code, vs, sp, k)

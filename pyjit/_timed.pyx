@@ -55,7 +55,7 @@ cdef inline void _lap(Timed* clock, int64_t* slot) noexcept:
     clock.t = now
 
 
-include "_run_loop.pxi"
+include "_run_loop_expanded.pxi"  # _run_loop.pxi, its cases generated
 
 
 cdef object _drive_timed(Frame frame, list caller, object tallies):

@@ -13,6 +13,7 @@
     pyjit info --ops             ... and the operators by family, and op_db coverage
     pyjit bench [--quick]        benchmarks against the alternatives (see bench/)
     pyjit bench --compile        compile time and memory by graph shape and size
+    pyjit bench --models         real models against torch eager and TorchScript
 
 Bad input (a missing file, malformed IR, an unknown operator, a failing graph)
 prints one line, ``pyjit: error: ...``, and exits with status 1, never a traceback.
@@ -279,6 +280,12 @@ def cmd_bench(ns: argparse.Namespace) -> int:
         from .benchmarks import compile_scaling, main as bench_main
     except ImportError as exc:  # pragma: no cover - depends on the install
         raise CLIError(f"benchmarks are not available: {exc}") from exc
+    if ns.models:
+        from .benchmarks import models
+        try:
+            return models.main(ns)
+        except ValueError as exc:
+            raise CLIError(str(exc)) from exc
     if ns.compile:
         if ns.only:
             raise CLIError("--only names run-time workloads; with --compile give --case")
@@ -355,6 +362,11 @@ def build_parser() -> argparse.ArgumentParser:
                    "graph shape and size)")
     b.add_argument("--case", metavar="SHAPE:N", action="append",
                    help="with --compile: only these cases, e.g. chain:100000")
+    b.add_argument("--models", action="store_true",
+                   help="real models saved by torch instead (bench/models/), against torch "
+                   "eager and TorchScript, single-threaded; --only names models")
+    b.add_argument("--profile", action="store_true",
+                   help="with --models: then the operators taking pyjit's time per model")
     b.set_defaults(func=cmd_bench)
     return p
 

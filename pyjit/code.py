@@ -43,7 +43,7 @@ from .codegen.typed import TypedLowering
 from .ir import Graph, Node
 from .ir import types as T
 from .ir.traversal import walk_blocks
-from .ops.fperrors import wants_quiet_run
+from .fperrors import wants_quiet_run
 from .passes import preprocess
 from .registry import Registry, default_registry
 
@@ -188,7 +188,7 @@ class Code:
         self.bool_data.setflags(write=False)
         self.callbacks = tuple(t.callbacks)
         #: Whether a run should ignore numpy's floating-point errors once for all
-        #: its operators: some of them are faster so (pyjit.ops.fperrors).
+        #: its operators: some of them are faster so (pyjit.fperrors).
         self.quiet_fp = wants_quiet_run(self.callbacks)
         self.constants = tuple(t.constants)
         # The validated Programs of this table, one per loop module: the
@@ -249,8 +249,8 @@ class Code:
         """How many instructions box scalars into objects and unbox them back
         (``{"box": 2, "unbox": 3}``), counted in the table."""
         ops = self.columns["op"]
-        return {"box": int(np.isin(ops, (op.BOX_I, op.BOX_F, op.BOX_B)).sum()),
-                "unbox": int(np.isin(ops, (op.UNBOX_I, op.UNBOX_F, op.UNBOX_B)).sum())}
+        return {"box": int(np.isin(ops, list(op.BOX.values())).sum()),
+                "unbox": int(np.isin(ops, list(op.UNBOX.values())).sum())}
 
     def instruction(self, pc: int) -> str:
         """One instruction in the seed's dump format, e.g.

@@ -43,9 +43,7 @@ from .ir.traversal import walk_blocks
 
 __all__ = ["BasicBlock", "basic_blocks", "successors", "code_to_dot"]
 
-_TAKEN = {code: f"jump if {op.BY_CODE[code].name}" for code in op.JUMPS}
-_TAKEN.update({op.JUMP: "jump", op.JUMPZ: "jump if false", op.JUMPNZ: "jump if true",
-               op.JF: "jump if false", op.JT: "jump if true"})
+_TAKEN = {code: op.BY_CODE[code].jump_label for code in op.JUMPS}
 _FONT = "Helvetica"
 _MONO = "Courier"
 _WIDTH = 100  # longest instruction text before it is cut with an ellipsis

@@ -41,7 +41,7 @@ deep calls may nest is :func:`set_recursion_limit`'s to say.
 
 Floating-point errors: a Code whose operators run faster with numpy's
 floating-point errors ignored once for the whole run (``Code.quiet_fp``: the
-library's pointwise operators) runs between :func:`pyjit.ops.fperrors.enter`
+library's pointwise operators) runs between :func:`pyjit.fperrors.enter`
 and ``leave``; the setting is undone when the run returns or suspends.  torch
 computes infinities and NaN silently, and the library's operators ignore the
 errors anyway: the run only saves them setting it per call.  An operator of the
@@ -75,7 +75,7 @@ from .errors import (REPEATED_FRAMES_SHOWN, GraphRecursionError, InterpreterErro
 from .futures import Await, Future
 from .ir import Graph
 from .ir.printer import node_header
-from .ops.fperrors import enter as _fp_enter, leave as _fp_leave
+from .fperrors import enter as _fp_enter, leave as _fp_leave
 from .pickling import cached, loop_named, token
 from .registry import Registry
 from .workqueue import Executor, crosses_processes, default_queue
@@ -306,7 +306,7 @@ def _locate(code: Code, pcs: Union[int, Sequence[int]],
 
 def _run_frame(frame: Any, stack: List[Any], quiet: bool) -> Optional[Future]:
     """``frame.run(stack)``, with numpy's floating-point errors ignored if
-    ``quiet`` (the Code's ``quiet_fp``; see :mod:`pyjit.ops.fperrors`)."""
+    ``quiet`` (the Code's ``quiet_fp``; see :mod:`pyjit.fperrors`)."""
     fp = _fp_enter() if quiet else None
     try:
         return frame.run(stack)

@@ -34,6 +34,10 @@ How instructions map to nodes (both levels, ``Code(optimize=...)``):
 * the compiled loop runs two pairs of instructions in one dispatch (a Loop's
   ``ASSIGN`` and the jump after it; ``n % 2**k`` and the ``== 0`` jump after it):
   both are counted, and the second's time is the first's;
+* per instruction kind (:meth:`Profile.instructions`), an instruction counts
+  under the name of what the loop ran: the packed forms the compiled loop runs
+  in place of its table's instructions (``CALL1``, ``REM_POW2_JEQZ``...) under
+  theirs;
 
 * time: an instruction's time is its node's (:meth:`pyjit.Code.node_at`): a call's
   and an intrinsic's own node; a box or unbox the node that needed it; the
@@ -78,6 +82,7 @@ from .code import Code
 from .interpreter import _loops, code_of  # _loops: every loop module that imports
 from .ir import Node
 from .ir.printer import node_header
+from .opcodes import BY_CODE
 
 __all__ = ["profile", "Profile", "NodeRecord"]
 
@@ -217,18 +222,36 @@ class Profile:
         out.sort(key=lambda r: (-r.total_ns, -(r.count or 0), r.location or "", r.node))
         return out
 
+    def instructions(self) -> Dict[str, Tuple[int, int]]:
+        """Executions and time per instruction kind, over every Program that ran:
+        ``{name: (count, total_ns)}``, the most time first.  An instruction is
+        named by what the loop ran: the compiled loop's packed forms
+        (``CALL1``, ``REM_POW2``, ``REM_POW2_JEQZ``...; see
+        :data:`pyjit.opcodes.PACKED`) under their own names, not the table's."""
+        kinds: Dict[str, List[int]] = {}
+        for program, (counts, times) in list(self._tallies.items()):
+            for pc, code in enumerate(program.packed_opcodes()):
+                if counts[pc] or times[pc]:
+                    row = kinds.setdefault(BY_CODE[code].name, [0, 0])
+                    row[0] += int(counts[pc])
+                    row[1] += int(times[pc])
+        return {name: (count, ns) for name, (count, ns) in
+                sorted(kinds.items(), key=lambda item: (-item[1][1], item[0]))}
+
     @property
     def total_ns(self) -> int:
         """The time of every row, in nanoseconds."""
         return sum(r.total_ns for r in self.records())
 
     def to_json(self) -> Dict[str, Any]:
-        """The profile as JSON-ready data: ``loop``, ``wall_ns``, ``total_ns`` and
-        ``records`` (each :class:`NodeRecord` as an object with its fields)."""
+        """The profile as JSON-ready data: ``loop``, ``wall_ns``, ``total_ns``,
+        ``records`` (each :class:`NodeRecord` as an object with its fields) and
+        ``instructions`` (:meth:`instructions`, each as ``[count, total_ns]``)."""
         records = self.records()
         return {"loop": _backend.loop.__name__, "wall_ns": self.wall_ns,
                 "total_ns": sum(r.total_ns for r in records),
-                "records": [r._asdict() for r in records]}
+                "records": [r._asdict() for r in records],
+                "instructions": {k: list(v) for k, v in self.instructions().items()}}
 
     def format(self, limit: Optional[int] = None) -> str:
         """The table: a header line with the totals, then one row per node, the

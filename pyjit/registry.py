@@ -24,14 +24,29 @@ An operator is one of:
 Input type patterns follow torch's schema types: ``int``, ``float``, ``bool``,
 ``str``, ``Tensor``, ``Scalar`` (int, float or complex: not bool, as in torch), ``Any``, ``T?``,
 ``T[]``, ``Dict(K, V)``, tuples; a lower-case single letter such as ``t`` is a type
-variable matching anything (``t[]`` is any list).  When several overloads match,
-the most specific wins (the one with the fewest wildcards); among equally specific
-ones the one registered last wins, so users can override the library.
+variable matching anything (``t[]`` is any list).
+
+Which overload runs a node, when several accept its input types, is this rule:
+
+1. the most specific (the one with the fewest wildcards, :meth:`Operator.specificity`);
+2. among equally specific ones, a registration of your own (``register_operator``,
+   :meth:`Registry.register`) over the library's, whenever either was made;
+3. among your own, the last registered.  The library has no ties to break: no two
+   of its overloads of one kind have the same types (``tests/test_lazy_library.py``).
+
+The library (:mod:`pyjit.ops`) is loaded explicitly, not by importing pyjit:
+its families declare their operators in :data:`library` as they are imported, and
+a registry made with ``Registry(library=True)`` -- :data:`default_registry` is
+one -- imports them and registers those declarations into itself on its first
+lookup.  ``import pyjit.ir`` or ``import pyjit.codegen`` therefore loads no
+operator.
 """
 
 from __future__ import annotations
 
+import importlib
 import re
+import sys
 import threading
 from typing import Callable, Dict, List, NamedTuple, Optional, Sequence, Tuple, Union
 
@@ -43,7 +58,7 @@ from .ir.type_relation import concreteness, matches
 from .ir.symbols import is_qualified
 
 __all__ = ["Operator", "Registry", "register_operator", "default_registry", "Resolved",
-           "Intrinsic"]
+           "Intrinsic", "Library", "library"]
 
 TypeSpec = Union[str, T.Type]
 
@@ -58,6 +73,7 @@ class Operator(NamedTuple):
     stack: bool                           # the seed's stack protocol
     serial: int                           # registration order
     intrinsic: Optional[str] = None       # the instruction that computes exactly fn
+    library: bool = False                 # declared by pyjit.ops, not by a user
 
     def signature(self) -> str:
         if self.types is None:
@@ -67,6 +83,11 @@ class Operator(NamedTuple):
 
     def specificity(self) -> int:
         return 0 if self.types is None else sum(concreteness(t) for t in self.types)
+
+    def rank(self) -> Tuple[int, bool, int]:
+        """What the module docstring's rule compares: the overload with the highest
+        rank among those that accept a node runs it."""
+        return self.specificity(), not self.library, self.serial
 
 
 class Resolved(NamedTuple):
@@ -149,9 +170,19 @@ _FOUND_LIMIT = 4096
 
 
 class Registry:
-    """A table of operators by kind.  Thread-safe for registration and lookup."""
+    """A table of operators by kind.  Thread-safe for registration and lookup.
 
-    def __init__(self) -> None:
+    Args:
+        library: load the operator library (:data:`library`) on the first
+            lookup (``find``, ``lookup``, ``overloads``, ``kinds``); a registry
+            made without it holds only what is registered in it.
+    """
+
+    def __init__(self, library: bool = False) -> None:
+        self._library_pending = library
+        self._library_lock = threading.RLock()
+        self._library_loading = False
+        self._library_count = 0   # declarations registered so far
         self._ops: Dict[str, List[Operator]] = {}
         self._serial = 0
         self._lock = threading.Lock()
@@ -165,7 +196,7 @@ class Registry:
     def register(self, kind: str, fn: Optional[Callable] = None, *,
                  types: Optional[Sequence[TypeSpec]] = None, schema: Optional[str] = None,
                  factory: Optional[Callable] = None, varargs: bool = False,
-                 stack: bool = False, intrinsic: Optional[str] = None):
+                 stack: bool = False, intrinsic: Optional[str] = None, _library: bool = False):
         """Register an operator for ``kind``; see the module docstring.
 
         Args:
@@ -224,19 +255,49 @@ class Registry:
             _check_intrinsic(kind, intrinsic, pattern, varargs)
         with self._lock:
             self._serial += 1
-            op = Operator(kind, fn, factory, pattern, varargs, stack, self._serial, intrinsic)
+            op = Operator(kind, fn, factory, pattern, varargs, stack, self._serial, intrinsic,
+                          _library)
             self._ops.setdefault(kind, []).append(op)
             self._found = {}
         return fn if fn is not None else factory
 
+    def load_library(self) -> None:
+        """Register the operator library here, if this registry wants it and has
+        not got it yet (the first lookup calls this).  Its families are imported
+        in the order :data:`pyjit.ops.LIBRARY` declares; the rule of the module
+        docstring makes that order matter to nothing."""
+        with self._library_lock:
+            if not self._library_pending:
+                return
+            if self._library_loading:
+                raise RuntimeError("a family of pyjit.ops looked an operator up while the "
+                                   "library was loading: a family may only declare its "
+                                   "operators (import what it calls from its module)")
+            self._library_loading = True
+            try:
+                importlib.import_module("pyjit.ops")
+                # From where a failed load stopped, if one did: none twice.
+                for kind, fn, options in library.declarations()[self._library_count:]:
+                    self.register(kind, fn, _library=True, **options)
+                    self._library_count += 1
+                self._library_pending = False
+            finally:
+                self._library_loading = False
+
     def overloads(self, kind: str) -> List[Operator]:
+        if self._library_pending:
+            self.load_library()
         return list(self._ops.get(kind, ()))
 
     def kinds(self) -> List[str]:
+        if self._library_pending:
+            self.load_library()
         return sorted(self._ops)
 
     def find(self, kind: str, input_types: Sequence[T.Type]) -> Optional[Operator]:
         """The best overload of ``kind`` for these input types, or None."""
+        if self._library_pending:
+            self.load_library()
         found = self._found
         key = (kind, tuple(input_types))
         try:
@@ -254,7 +315,7 @@ class Registry:
         for op in self._ops.get(kind, ()):
             if not _accepts(op, input_types):
                 continue
-            if best is None or (op.specificity(), op.serial) > (best.specificity(), best.serial):
+            if best is None or op.rank() > best.rank():
                 best = op
         return best
 
@@ -327,8 +388,69 @@ def _accepts(op: Operator, input_types: Sequence[T.Type]) -> bool:
     return all(matches(a, p) for a, p in zip(input_types, pattern))
 
 
-#: The registry the library fills and ``register_operator`` adds to.
-default_registry = Registry()
+class Library:
+    """The operator library's declarations: what :mod:`pyjit.ops`'s families
+    register, recorded as each is imported, for :meth:`Registry.load_library`.
+
+    A family declares its operators exactly as it would register them in a
+    registry (``R.register("aten::add", operator.add, types=["int", "int"])``,
+    or as a decorator); nothing is looked up here, so a family never depends on
+    another having been loaded first.
+    """
+
+    def __init__(self) -> None:
+        self._declared: List[Tuple[str, Optional[Callable], dict]] = []
+        self._families: List[str] = []   # the module that made each declaration
+        self._lock = threading.Lock()
+
+    def register(self, kind: str, fn: Optional[Callable] = None, **options):
+        """Declare an operator (the arguments of :meth:`Registry.register`)."""
+        family = _declaring_module()
+        if fn is None and options.get("factory") is None:
+            def decorate(f: Callable) -> Callable:
+                self._declare(family, kind, f, options)
+                return f
+            return decorate
+        self._declare(family, kind, fn, options)
+        return fn if fn is not None else options["factory"]
+
+    def _declare(self, family: str, kind: str, fn: Optional[Callable], options: dict) -> None:
+        with self._lock:
+            self._declared.append((kind, fn, options))
+            self._families.append(family)
+
+    def declarations(self) -> List[Tuple[str, Optional[Callable], dict]]:
+        """Every declaration so far, in the order made: ``(kind, fn, options)``."""
+        with self._lock:
+            return list(self._declared)
+
+    def kinds_by_family(self) -> Dict[str, List[str]]:
+        """The kinds each module of the library declares, by its name
+        (``{"pyjit.ops.fft": ["aten::fft_fft", ...]}``), sorted."""
+        with self._lock:
+            pairs = list(zip(self._families, self._declared))
+        by: Dict[str, set] = {}
+        for family, (kind, _, _) in pairs:
+            by.setdefault(family, set()).add(kind)
+        return {family: sorted(kinds) for family, kinds in by.items()}
+
+
+def _declaring_module() -> str:
+    """The module whose import is making a declaration: the nearest caller that
+    is a module's top level (a family may declare through another's helper, as
+    ``activations`` does through ``pointwise.register_unary``)."""
+    frame = sys._getframe(2)
+    while frame is not None and frame.f_code.co_name != "<module>":
+        frame = frame.f_back
+    return frame.f_globals.get("__name__", "?") if frame is not None else "?"
+
+
+#: Where the families of :mod:`pyjit.ops` declare their operators.
+library = Library()
+
+#: The registry that ``Code`` uses by default and ``register_operator`` adds to;
+#: it loads the library on its first lookup.
+default_registry = Registry(library=True)
 
 
 def register_operator(kind: str, fn: Optional[Callable] = None, **options):

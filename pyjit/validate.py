@@ -15,7 +15,8 @@ What the loop relies on, and so what is checked, in this order:
    ``(register, value)`` pairs for distinct object registers;
 2. the nine arrays: 1-D numpy arrays of exactly int32 (``bool_data``: uint8), the
    seven per-instruction columns of one length ``n``;
-3. known opcodes; non-negative list sizes; every list handle inside its arena
+3. known opcodes, none a packed form (``OpDef.specialises``: the compiled loop
+   makes those from the table); non-negative list sizes; every list handle inside its arena
    (``in``/``out`` in ``int_data``, the input flags in ``bool_data``);
 4. every flag 0 or 1, and 0 for a scalar input (a scalar is never moved); every
    register number inside its file: ``[0, register_size)`` for an object
@@ -41,7 +42,7 @@ one: ``"instruction 4 (JUMPZ): jump target 12 is outside [0, 10]"``.
 
 from __future__ import annotations
 
-from typing import Any, List, NamedTuple, Optional, Tuple
+from typing import Any, Callable, List, NamedTuple, Optional, Tuple
 
 import numpy as np
 
@@ -92,6 +93,15 @@ class Table(NamedTuple):
 
 def _fail(i: int, op: int, what: str) -> ValueError:
     return ValueError(f"instruction {i} ({_NAMES.get(op, op)}): {what}")
+
+
+def _refuse_operand(bad: Optional[int], owner: np.ndarray, op: np.ndarray,
+                    what: Callable[[int], str]) -> None:
+    """If ``bad`` is an operand (an index into ``owner``, each operand's
+    instruction), fail naming its instruction, with ``what(bad)`` saying why."""
+    if bad is not None:
+        i = int(owner[bad])
+        raise _fail(i, int(op[i]), what(bad))
 
 
 def _copy_array(name: str, a: Any, dtype: type) -> np.ndarray:
@@ -225,6 +235,11 @@ def validate_table(op, in_start, in_size, flag_start, out_start, out_size, arg,
     i = _first(~np.isin(op, list(_NAMES)))
     if i is not None:
         raise _fail(i, int(op[i]), "unknown opcode")
+    i = _first(np.isin(op, list(_op.PACKED)))
+    if i is not None:
+        raise _fail(i, int(op[i]), f"is a packed form of {_op.BY_CODE[int(op[i])].specialises}, "
+                                   "which only the compiled loop makes: a table holds "
+                                   "the instruction it packs")
     for name, size in (("input count", in_size), ("output count", out_size)):
         i = _first(size < 0)
         if i is not None:
@@ -269,24 +284,17 @@ def validate_table(op, in_start, in_size, flag_start, out_start, out_size, arg,
     out_kind = _kinds(out_owner, _positions(out_size), op, "outputs")
     _, flag_index = _gather(flag_start, in_size)
     flags = bdata[flag_index]
-    bad = _first(flags > 1)
-    if bad is not None:
-        i = int(in_owner[bad])
-        raise _fail(i, int(op[i]), f"input flag {int(flags[bad])} is not 0 or 1")
-    bad = _first((flags != 0) & (in_kind != 0))
-    if bad is not None:
-        i = int(in_owner[bad])
-        raise _fail(i, int(op[i]), "a scalar input cannot be moved (its flag must be 0)")
+    _refuse_operand(_first(flags > 1), in_owner, op,
+                    lambda j: f"input flag {int(flags[j])} is not 0 or 1")
+    _refuse_operand(_first((flags != 0) & (in_kind != 0)), in_owner, op,
+                    lambda j: "a scalar input cannot be moved (its flag must be 0)")
     for name, owner, index, kind in (("input", in_owner, in_index, in_kind),
                                      ("output", out_owner, out_index, out_kind)):
         regs = idata[index]
         limit = np.where(kind == 0, register_size, scalar_size)
-        bad = _first((regs < 0) | (regs >= limit))
-        if bad is not None:
-            i = int(owner[bad])
-            file = "" if kind[bad] == 0 else "scalar "
-            raise _fail(i, int(op[i]), f"{name} {file}register {int(regs[bad])} is outside "
-                                       f"[0, {int(limit[bad])})")
+        _refuse_operand(_first((regs < 0) | (regs >= limit)), owner, op,
+                        lambda j: f"{name} {'' if kind[j] == 0 else 'scalar '}register "
+                                  f"{int(regs[j])} is outside [0, {int(limit[j])})")
 
     # 5b. A scalar register is used as its declared kind; a MOVE keeps the kind.
     declared = np.array([_KIND_CODES[k] for k in scalar_kinds], dtype=np.int8)
@@ -294,22 +302,18 @@ def validate_table(op, in_start, in_size, flag_start, out_start, out_size, arg,
                                      ("output", out_owner, out_index, out_kind)):
         typed = np.flatnonzero((kind >= 1) & (kind <= 3))
         regs = idata[index][typed]
-        bad = _first(declared[regs] != kind[typed])
-        if bad is not None:
-            i = int(owner[typed[bad]])
-            raise _fail(i, int(op[i]), f"scalar register {int(regs[bad])} holds "
-                                       f"{_KIND_NAMES[declared[regs[bad]]]}, read as "
-                                       f"{_KIND_NAMES[kind[typed[bad]]]}")
+        _refuse_operand(_first(declared[regs] != kind[typed]), owner[typed], op,
+                        lambda j: f"scalar register {int(regs[j])} holds "
+                                  f"{_KIND_NAMES[declared[regs[j]]]}, read as "
+                                  f"{_KIND_NAMES[kind[typed[j]]]}")
     anykind_in = np.flatnonzero(in_kind == 4)
     anykind_out = np.flatnonzero(out_kind == 4)
     if len(anykind_in):  # the S-operand instructions take as many inputs as outputs
         src, dst = idata[in_index][anykind_in], idata[out_index][anykind_out]
-        bad = _first(declared[src] != declared[dst])
-        if bad is not None:
-            i = int(in_owner[anykind_in[bad]])
-            raise _fail(i, int(op[i]), f"moves scalar register {int(src[bad])} "
-                                       f"({_KIND_NAMES[declared[src[bad]]]}) into "
-                                       f"{int(dst[bad])} ({_KIND_NAMES[declared[dst[bad]]]})")
+        _refuse_operand(_first(declared[src] != declared[dst]), in_owner[anykind_in], op,
+                        lambda j: f"moves scalar register {int(src[j])} "
+                                  f"({_KIND_NAMES[declared[src[j]]]}) into "
+                                  f"{int(dst[j])} ({_KIND_NAMES[declared[dst[j]]]})")
 
     # 6. Operands.
     for uses, table, what in (("uses_callback", callbacks, "callback"),
@@ -344,9 +348,9 @@ def validate_table(op, in_start, in_size, flag_start, out_start, out_size, arg,
                                    f"expects a condition on the stack")
 
     # Deepest push: max(inputs, outputs) of one instruction that uses the stack
-    # (MOVE borrows it, empty between instructions, as scratch); a zero-input jump
-    # pops the one condition its ASSIGN left.
-    stacked = np.isin(op, [d.code for d in _op.OPCODES if d.stack or d.code == _op.MOVE])
+    # (or borrows it, empty between instructions, as scratch: OpDef.scratch); a
+    # zero-input jump pops the one condition its ASSIGN left.
+    stacked = np.isin(op, [d.code for d in _op.OPCODES if d.stack or d.scratch])
     max_stack = int(max(np.where(stacked, np.maximum(in_size, out_size), 0).max(initial=0),
                         1 if takes.any() else 0))
     scalar_input = (in_kind != 0).astype(np.uint8)

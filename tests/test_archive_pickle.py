@@ -63,6 +63,9 @@ def test_views_of_one_storage_and_shared_objects_stay_shared():
     assert m2.t.tolist() == [[0, 1], [30, 3]] and m.t.tolist() == [[0, 1], [2, 3]]
     m.t = np.full((3,), 7, np.float32)        # a tensor of no storage: one of its own
     assert pickle.loads(pickle.dumps(m)).t.tolist() == [7, 7, 7]
+    m.t = np.array(2.5, np.float32)           # 0-dim, as a run leaves a counter
+    t = pickle.loads(pickle.dumps(m)).t
+    assert t.shape == () and t.dtype == np.float32 and t == 2.5
 
 
 def test_a_method_pickles_with_its_module(loop):

@@ -19,6 +19,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from pyjit import opcodes
+
 from helpers.asm import asm
 from helpers.memory import traced_growth
 from helpers.signals import alarm, needs_setitimer
@@ -779,6 +781,12 @@ def _uses(draw, lo, hi):
     return regs, [draw(move) for _ in regs]
 
 
+def _counts(side, most=3):
+    """How many operands one side of an instruction may have (its OpDef's
+    shape), at most ``most``: the bounds for drawing them."""
+    return side.min, min(side.max if side.max is not None else most, most)
+
+
 @st.composite
 def _instruction(draw):
     """One random instruction: [name, ins, flags, outs, arg, safe-to-jump-to]."""
@@ -792,19 +800,23 @@ def _instruction(draw):
         return ["CALL", ins, flags, draw(st.lists(reg, min_size=nout, max_size=nout)), fn, True]
     if kind == "CONST":
         return ["CONST", [], [], [draw(reg)], draw(st.integers(0, len(CONSTANTS) - 1)), True]
+    d = opcodes.BY_NAME[kind]
     if kind in ("DROP", "ASSIGN"):
-        ins, flags = draw(_uses(0, 3))
-        outs = draw(st.lists(reg, min_size=len(ins), max_size=len(ins))) if kind == "ASSIGN" else []
-        return [kind, ins, flags, outs, 0, True]
+        ins, flags = draw(_uses(*_counts(d.inputs)))
+        nout = len(ins) if d.leaves_condition else 0  # a condition: in _loop below
+        return [kind, ins, flags, draw(st.lists(reg, min_size=nout, max_size=nout)), 0, True]
     if kind == "STACKCALL":
         fn = draw(st.sampled_from([SC_REV, SC_GROW, SC_SKIP, SC_FAR]))
         ins, flags = draw(_uses(0, 3))
         nout = len(ins) + (fn == SC_GROW) + draw(st.sampled_from([0, 0, 0, 0, 1]))
         return ["STACKCALL", ins, flags, draw(st.lists(reg, min_size=nout, max_size=nout)), fn, True]
     if kind == "WAIT":
-        ins, flags = draw(_uses(1, 1))
-        return ["WAIT", ins, flags, [draw(reg)], 0, True]
-    ins, flags = draw(_uses(1, 1)) if kind != "JUMP" else ([], [])
+        ins, flags = draw(_uses(*_counts(d.inputs)))
+        return ["WAIT", ins, flags, draw(st.lists(reg, min_size=d.outputs.min,
+                                                  max_size=d.outputs.min)), 0, True]
+    # A jump: its condition as an input (JUMPZ's without one is _loop's, after
+    # an ASSIGN that leaves it), or none for JUMP.
+    ins, flags = draw(_uses(d.inputs.max, d.inputs.max))
     return [kind, ins, flags, [], ("fwd", draw(st.integers(0, 6))), True]
 
 

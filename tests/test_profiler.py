@@ -304,7 +304,7 @@ def test_cli_table(capsys):
 def test_cli_json(capsys):
     assert cli.main(["run", "--json", "-O0", FIB, "7"]) == 0
     data = json.loads(capsys.readouterr().out)
-    assert set(data) == {"loop", "wall_ns", "total_ns", "records", "outputs"}
+    assert set(data) == {"loop", "wall_ns", "total_ns", "records", "instructions", "outputs"}
     assert data["outputs"] == ["13"]
     assert data["loop"] == pyjit._backend.loop.__name__
     assert data["total_ns"] == sum(r["total_ns"] for r in data["records"])

@@ -14,7 +14,8 @@ from hypothesis.extra import numpy as hnp
 from pyjit import Function, InterpreterError
 from pyjit.code import Code
 from pyjit.ir.parser import parse_ir
-from pyjit.ops import fperrors, pointwise, ufunc_direct
+from pyjit import fperrors
+from pyjit.ops import pointwise, ufunc_direct
 from pyjit.registry import Registry, default_registry
 
 from helpers.backends import import_compiled

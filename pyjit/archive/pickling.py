@@ -177,7 +177,7 @@ class _Storages:
                 continue
             return (self._key(s), s, (start - base) // item,
                     tuple(st // item for st in a.strides))
-        own = np.ascontiguousarray(a)
+        own = np.array(a, order="C", copy=True)      # a 0-dim tensor stays 0-dim
         return self._key(own), own, 0, tuple(st // item for st in own.strides)
 
     def _key(self, s: np.ndarray) -> str:

@@ -56,19 +56,12 @@ from .table import TableBuilder, listing_name
 
 __all__ = ["TypedLowering"]
 
-_BOX = {"I": op.BOX_I, "F": op.BOX_F, "B": op.BOX_B}
-_UNBOX = {"I": op.UNBOX_I, "F": op.UNBOX_F, "B": op.UNBOX_B}
 _ZERO = {T.INT: 0, T.FLOAT: 0.0, T.BOOL: False}
 _SCALAR_TYPES = {"I": int, "F": float, "B": bool}
 
 # Fused compare-and-branch: comparison -> (opcode, operands swapped), jumping when
 # the comparison holds; and when it does not.
-_JUMP_IF = {
-    "LT_I": (op.JLT_I, False), "LE_I": (op.JLE_I, False), "GT_I": (op.JLT_I, True),
-    "GE_I": (op.JLE_I, True), "EQ_I": (op.JEQ_I, False), "NE_I": (op.JNE_I, False),
-    "LT_F": (op.JLT_F, False), "LE_F": (op.JLE_F, False), "GT_F": (op.JLT_F, True),
-    "GE_F": (op.JLE_F, True), "EQ_F": (op.JEQ_F, False), "NE_F": (op.JNE_F, False),
-}
+_JUMP_IF = op.BRANCHES
 
 def _negated(code: int, swap: bool) -> Tuple[int, bool]:
     name, swap_again = op.NEGATIONS[op.BY_CODE[code].name]
@@ -155,7 +148,7 @@ class TypedLowering:
         if k is None:
             return self.reg[v], flag
         tmp = self._new_reg()
-        self.table.emit(_BOX[k], f"BOX_{k}", node, [self.sreg[v._unique]], [False], [tmp])
+        self.table.emit(op.BOX[k], f"BOX_{k}", node, [self.sreg[v._unique]], [False], [tmp])
         return tmp, True
 
     def s_in(self, node: Node, v: Value, kind: str) -> int:
@@ -219,7 +212,7 @@ class TypedLowering:
         at = self.table.emit(opcode, name, node, [r for r, _ in ins], [f for _, f in ins],
                              outs, arg)
         for k, tmp, v in unbox:
-            self.table.emit(_UNBOX[k], f"UNBOX_{k}", node, [tmp], [True], [self.s_out(v)])
+            self.table.emit(op.UNBOX[k], f"UNBOX_{k}", node, [tmp], [True], [self.s_out(v)])
         return at
 
     def emit_node(self, node: Node) -> None:

@@ -1,7 +1,13 @@
-"""pyjit's operator library: importing this package fills the default registry.
+"""pyjit's operator library, loaded when a registry first needs it.
 
-``import pyjit`` imports it, first of all, and nothing else imports it for that
-effect: whoever holds :data:`pyjit.registry.default_registry` holds the library.
+Importing this package imports every family (in the order of :data:`LIBRARY`),
+and each declares its operators in :data:`pyjit.registry.library` as it is
+imported: nothing is registered anywhere yet.  A registry that wants the library
+-- :data:`pyjit.registry.default_registry` does -- imports this package and
+registers those declarations into itself on its first lookup
+(:meth:`pyjit.registry.Registry.load_library`), so ``import pyjit`` and ``import
+pyjit.ir`` load no operator.  Which of two overloads runs a node never depends
+on the order they were declared in: see :mod:`pyjit.registry`'s rule.
 
 Every operator a TorchScript graph uses, on Python values and numpy arrays, with
 TorchScript's semantics (checked against torch 2.13), one module per kind of value.
@@ -22,7 +28,6 @@ operator of an existing family is one row.
 ``formatting``         TorchScript's text of values: ``str``, ``format``, ``%``
 ``dtypes``             torch's ScalarType codes, dtype names and type promotion
 ``dims``               dimensions and shapes as torch checks them
-``fperrors``           numpy's floating-point warnings silenced, as torch never warns
 ``ufunc_direct``       the pointwise family's ufunc calls without its generic wrapper
 ``pointwise``          unary and binary pointwise tensor operators (with ``_`` and
                        ``out=`` forms), clamp, where, lerp, addcmul
@@ -78,6 +83,17 @@ from . import grad_mode  # noqa: F401
 from . import hashing  # noqa: F401
 from .formatting import torch_str
 
+#: Every family, in the order they are imported (and their operators declared).
+#: Two are not declarations yet: ``prim`` and ``objects`` (being rewritten for the
+#: archive's safety) still register into the default registry as they are
+#: imported, which the default registry's first lookup does; another
+#: ``Registry(library=True)`` has the rest of the library without them.
+LIBRARY = (dicts, enums, formatting, lists, objects, prim, scalars, strings, pointwise,
+           activations, reductions, numerics, tensor_shapes, indexing, conversions,
+           implicit, tensor_factories, linalg, fft, nn_conv, nn_norm, nn_resample, nn_loss,
+           nn_layers, nn_attention, nn_recurrent, nested, random, warn, awaitables,
+           tensor_lists, grad_mode, hashing)
+
 #: The tensor operator families, for ``pyjit info --ops``: (title, modules).
 FAMILIES = [
     ("pointwise", (pointwise, activations)),
@@ -93,4 +109,4 @@ FAMILIES = [
     ("nested tensors (refused)", (nested,)),
 ]
 
-__all__ = ["torch_str", "FAMILIES"]
+__all__ = ["torch_str", "FAMILIES", "LIBRARY"]

@@ -8,7 +8,9 @@ family's generic implementation gives it its functional, ``_`` in-place and
     aten::elu(%x, %alpha, %scale, %input_scale)
     aten::gelu(%x, %approximate)              # "none" or "tanh"
 
-The kernels compute in the input's float dtype, so float32 stays float32.
+The kernels compute in the input's float dtype, so float32 stays float32; a
+float32 ``gelu``, ``silu``, ``hardswish`` or softmax is one of :mod:`.kernels`'
+(gelu's erf is Abramowitz and Stegun's, as torch's vectorised one is).
 ``softmax``/``log_softmax`` (with an optional ``dtype``), ``glu`` and ``prelu``
 follow the table.
 """
@@ -20,10 +22,10 @@ from typing import List
 
 import numpy as np
 
-from ..registry import default_registry as R
-from . import special
+from ..registry import library as R
+from . import kernels, special
+from ..fperrors import ignoring, prefers_quiet_run
 from .dims import as_array, wrap_dim
-from .fperrors import ignoring
 from .dtypes import DEFAULT_FLOAT, to_dtype
 from .pointwise import FLOAT, SAME, Unary, register_unary
 
@@ -69,6 +71,8 @@ def _hardsigmoid(x):
 
 
 def _hardswish(x):
+    if kernels.is_float32(x):
+        return kernels.pointwise("hardswish", x)
     return x * np.clip(x + _t(x, 3), _t(x, 0), _t(x, 6)) / _t(x, 6)
 
 
@@ -87,6 +91,8 @@ def _softplus(x, beta=1.0, threshold=20.0):
 
 
 def _silu(x):
+    if kernels.is_float32(x):
+        return kernels.pointwise("silu", x)
     return x / (_t(x, 1) + np.exp(-x))
 
 
@@ -100,6 +106,8 @@ def _log_sigmoid(x):
 
 
 def _gelu(x, approximate="none"):
+    if kernels.is_float32(x):
+        return kernels.pointwise("gelu", x, approximate == "tanh")
     if approximate == "tanh":
         inner = _t(x, math.sqrt(2 / math.pi)) * (x + _t(x, 0.044715) * x * x * x)
         return _t(x, 0.5) * x * (_t(x, 1) + np.tanh(inner))
@@ -123,19 +131,22 @@ _N = "Scalar"
 #: Activation functions, as pointwise rows.
 ACTIVATIONS: List[Unary] = [
     Unary("relu", _relu, SAME, refuse=("b", '"clamp_min_scalar_cpu" not implemented for '
-                                            "'{dtype}'")),
-    Unary("relu6", _relu6, FLOAT),
+                                            "'{dtype}'"),
+          direct=lambda a: np.maximum(a, _t(a, 0), out=a)),
+    Unary("relu6", _relu6, FLOAT, direct=lambda a: np.clip(a, _t(a, 0), _t(a, 6), out=a)),
     Unary("leaky_relu", _leaky_relu, FLOAT, params=(_N,)),
     Unary("elu", _elu, FLOAT, params=(_N, _N, _N)),
     Unary("selu", _selu, FLOAT),
     Unary("celu", _celu, FLOAT, params=(_N,)),
-    Unary("hardtanh", _hardtanh, FLOAT, params=(_N, _N)),
+    Unary("hardtanh", _hardtanh, FLOAT, params=(_N, _N),
+          direct=lambda a, lo=-1.0, hi=1.0: np.clip(a, _t(a, lo), _t(a, hi), out=a)),
     Unary("hardsigmoid", _hardsigmoid, FLOAT),
-    Unary("hardswish", _hardswish, FLOAT),
+    Unary("hardswish", _hardswish, FLOAT,
+          direct=lambda a: kernels.pointwise("hardswish", a, out=a)),
     Unary("hardshrink", _hardshrink, FLOAT, params=(_N,)),
     Unary("softshrink", _softshrink, FLOAT, params=(_N,)),
     Unary("softplus", _softplus, FLOAT, params=(_N, _N)),
-    Unary("silu", _silu, FLOAT),
+    Unary("silu", _silu, FLOAT, direct=lambda a: kernels.pointwise("silu", a, out=a)),
     Unary("mish", _mish, FLOAT),
     Unary("log_sigmoid", _log_sigmoid, FLOAT, inplace=False),
     Unary("gelu", _gelu, FLOAT, params=("str",)),
@@ -157,6 +168,8 @@ def softmax(a, dim: int, dtype=None, log: bool = False):
     d = wrap_dim(dim, x.ndim)
     if x.ndim == 0:
         return as_array(np.zeros((), x.dtype) if log else np.ones((), x.dtype))
+    if kernels.is_float32(x) and x.size:
+        return kernels.softmax(x, d, log)
     with ignoring():
         m = np.max(x, axis=d, keepdims=True) if x.size else x
         m = np.where(np.isfinite(m), m, 0)
@@ -207,4 +220,5 @@ R.register("aten::_prelu_kernel", prelu, types=[_T, _T])
 
 #: The family's operator names, for ``pyjit info --ops``.
 FAMILY = sorted({name for row in ACTIVATIONS for name in row.names.split()} |
-                {"softmax", "log_softmax", "glu", "prelu", "_softmax_backward_data"})
+                {"softmax", "log_softmax", "special_softmax", "special_log_softmax", "glu",
+                 "prelu", "_softmax_backward_data"})

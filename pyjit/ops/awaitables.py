@@ -21,7 +21,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..futures import Await
-from ..registry import default_registry as R
+from ..registry import library as R
 
 __all__ = ["awaitable_nowait", "awaitable_wait"]
 

@@ -26,7 +26,7 @@ from typing import Any, Optional
 
 import numpy as np
 
-from ..registry import default_registry as R
+from ..registry import library as R
 from .dims import as_array
 from .dtypes import (STRIDED, can_cast, code_of, promote_types, result_type, to_dtype,
                      torch_name)
@@ -206,4 +206,6 @@ FAMILY = sorted(["to", "type_as", "cpu", "dtype", "device", "layout", "type", "r
                  "is_cuda", "get_device", "is_autocast_enabled", "is_floating_point", "is_complex", "is_signed",
                  "is_contiguous", "element_size", "promote_types", "can_cast", "result_type",
                  "item", "Float", "Int", "Bool", "is_nonzero", "ScalarImplicit", "tolist",
-                 "clone", "contiguous", "detach", "requires_grad_"])
+                 "clone", "contiguous", "detach", "requires_grad_", "ComplexImplicit",
+                 "lift_fresh", "is_meta", "is_mkldnn", "is_mps", "is_nested", "is_quantized",
+                 "is_sparse", "is_vulkan", "is_xpu"])

@@ -21,7 +21,7 @@ import builtins
 import operator
 from typing import Any, Dict
 
-from ..registry import default_registry as R
+from ..registry import library as R
 
 __all__ = ["KeyError", "getitem", "keys", "values", "items", "dict_pop", "dict_delete",
            "popitem", "dict_construct", "nan_keys"]

@@ -19,7 +19,7 @@ from __future__ import annotations
 import enum
 import operator
 
-from ..registry import default_registry as R
+from ..registry import library as R
 
 __all__ = ["enum_value", "enum_name", "same_member", "other_member"]
 

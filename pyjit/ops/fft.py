@@ -13,7 +13,7 @@ from typing import Callable, Dict, Tuple
 
 import numpy as np
 
-from ..registry import default_registry as R
+from ..registry import library as R
 from .dims import as_array, wrap_dim, wrap_dims
 from .dtypes import DEFAULT_FLOAT
 

@@ -26,7 +26,7 @@ from typing import Any, Tuple
 
 import numpy as np
 
-from ..registry import default_registry as R
+from ..registry import library as R
 from .strings import canonical, from_bytes, to_bytes
 from .tensor_format import format_tensor
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 import threading
 from typing import Any
 
-from ..registry import default_registry as R
+from ..registry import library as R
 
 __all__ = ["is_grad_enabled", "set_grad_enabled", "GRAD_MODE_CLASSES", "enter_grad_mode",
            "exit_grad_mode"]

@@ -24,7 +24,7 @@ from typing import Any, Callable, Optional
 import numpy as np
 
 from ..ir import types as T
-from ..registry import default_registry as R
+from ..registry import library as R
 
 __all__ = ["torch_hash", "hash_operator"]
 

@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from ..registry import default_registry as R
+from ..registry import library as R
 from .dtypes import torch_name
 
 __all__ = ["int_implicit", "float_implicit", "scalar_implicit"]

@@ -30,7 +30,7 @@ from typing import List, Optional, Sequence
 
 import numpy as np
 
-from ..registry import default_registry as R
+from ..registry import library as R
 from .dims import as_array, broadcast_shapes, shape_list, wrap_dim
 from .dtypes import BOOL, DEFAULT_FLOAT, INT64, meta_name, torch_name
 
@@ -496,8 +496,8 @@ R.register("aten::_index_put_impl_", lambda a, i, v, acc=False, unsafe=False:
            index_put_(a, i, v, acc), types=[_T, "Tensor?[]", _T, "bool", "bool"])
 R.register("aten::copy_", copy_, types=[_T, _T, "bool"])
 R.register("aten::copy_", copy_, types=[_T, _T])
+R.register("aten::copy_", copy_, types=[_T, "Scalar", "bool"])
 for _v in ("Scalar", _T):
-    R.register("aten::copy_", copy_, types=[_T, _v, "bool"])
     R.register("aten::fill_", fill_, types=[_T, _v])
     R.register("aten::fill", lambda a, v: fill_(a.copy(), v), types=[_T, _v])
 R.register("aten::zero_", lambda a: fill_(a, 0), types=[_T])
@@ -569,5 +569,5 @@ FAMILY = sorted(["index", "index_put_", "index_put", "copy_", "fill_", "fill", "
                  "scatter_reduce", "index_select", "index_add", "index_copy", "index_fill",
                  "index_reduce", "masked_fill", "masked_fill_", "masked_select",
                  "masked_scatter", "take", "take_along_dim", "put", "nonzero", "argwhere",
-                 "nonzero_static", "where", "searchsorted", "bucketize", "isin",
+                 "nonzero_static", "nonzero_numpy", "where", "searchsorted", "bucketize", "isin",
                  "_unique2", "unique_dim", "unique_consecutive", "bincount", "histc"])

@@ -22,10 +22,10 @@ import math
 
 import numpy as np
 
-from ..registry import default_registry as R
+from ..registry import library as R
 from .dims import as_array, reduce_axes, wrap_dim, wrap_dims
 from .dtypes import meta_name, to_dtype, torch_name
-from .fperrors import ignoring
+from ..fperrors import ignoring
 from .pointwise import out_form
 
 __all__ = ["mm", "matmul", "bmm", "addmm", "einsum", "vector_norm", "matrix_norm", "FAMILY"]
@@ -791,6 +791,9 @@ FAMILY = sorted(["matmul", "mm", "bmm", "mv", "dot", "vdot", "inner", "outer", "
                  "linalg_eigvalsh", "linalg_pinv", "pinverse", "linalg_matrix_rank",
                  "linalg_lu_factor", "linalg_lu", "lu_unpack", "linalg_lu_solve", "lu_solve",
                  "linalg_solve_triangular", "triangular_solve", "linalg_householder_product",
-                 "geqrf", "ormqr", "linalg_lstsq",
+                 "geqrf", "ormqr", "linalg_lstsq", "chain_matmul", "cholesky", "det", "ger",
+                 "inverse", "linalg_cholesky_ex", "linalg_cross", "linalg_inv_ex",
+                 "linalg_lu_factor_ex", "linalg_solve_ex", "matrix_exp", "matrix_power",
+                 "orgqr", "qr", "slogdet",
                  "linalg_vander", "linalg_matrix_exp", "linalg_tensorinv",
                  "linalg_tensorsolve"])

@@ -29,7 +29,7 @@ from __future__ import annotations
 import operator
 from typing import Any, List, Optional
 
-from ..registry import default_registry as R
+from ..registry import library as R
 from .scalars import int_add
 from .slicing import torch_slice
 

@@ -11,7 +11,7 @@ says why.  ``prim::is_nested`` (with the other device and layout queries in
 
 from __future__ import annotations
 
-from ..registry import default_registry as R
+from ..registry import library as R
 
 __all__ = ["FAMILY"]
 

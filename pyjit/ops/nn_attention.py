@@ -4,9 +4,10 @@
 their scripted ``forward`` chooses in eval mode when no input requires a
 gradient -- always, for numpy arrays.
 
-Each computes what torch's kernel computes, in the input's dtype with the
-matrix products and the softmax in float64 first (well within torch's float32
-results): the fused layer is exactly the slow path's composition::
+Each computes what torch's kernel computes: float32 inputs in float32, as
+torch does (float32 matrix products, the softmax of :mod:`.kernels`), other
+dtypes with the matrix products and the softmax in float64 first; the fused
+layer is exactly the slow path's composition::
 
     x = src (+ self-attention of norm1(src) when norm_first)
     x = norm1(src + attention(src))          # post-norm, the default
@@ -26,7 +27,8 @@ import math
 
 import numpy as np
 
-from ..registry import default_registry as R
+from ..registry import library as R
+from . import kernels
 from .activations import _gelu, softmax
 from .dims import as_array
 from .nn_layers import linear
@@ -40,9 +42,12 @@ def _attend(q, k, v, mask=None, scale=None, is_causal=False):
     """``softmax(q @ kᵀ * scale + mask) @ v`` over the last two dimensions, and
     the attention weights; a query that may attend to nothing gets weights 0
     rather than NaN, as torch's CPU kernels give it."""
-    qd, kd, vd = (t.astype(np.float64) for t in (q, k, v))
+    work = np.float32 if kernels.is_float32(q, k, v) and (
+        mask is None or mask.dtype in (np.bool_, np.float32)) else np.float64
+    qd, kd, vd = (t.astype(work, copy=False) for t in (q, k, v))
     scale = 1 / math.sqrt(q.shape[-1]) if scale is None else scale
-    scores = np.matmul(qd, np.swapaxes(kd, -1, -2)) * scale
+    scores = np.matmul(qd, np.swapaxes(kd, -1, -2))
+    scores *= work(scale)
     if is_causal:
         t, s = scores.shape[-2:]
         scores = np.where(np.tril(np.ones((t, s), bool)), scores, -np.inf)
@@ -62,7 +67,7 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
         raise ValueError("scaled_dot_product_attention: dropout_p > 0 needs a random "
                          "generator in training mode; pyjit runs models in eval mode")
     out, _ = _attend(query, key, value, attn_mask, scale, is_causal)
-    return as_array(out.astype(query.dtype))
+    return as_array(out.astype(query.dtype, copy=False))
 
 
 def _heads(x, n_heads):
@@ -95,7 +100,7 @@ def native_multi_head_attention(query, key, value, embed_dim: int, num_head: int
     b, t, _ = q.shape
     out, weights = _attend(_heads(q, num_head), _heads(k, num_head), _heads(v, num_head),
                            _mask_for(mask, mask_type, b, k.shape[1]))
-    out = out.transpose(0, 2, 1, 3).reshape(b, t, e).astype(query.dtype)
+    out = out.transpose(0, 2, 1, 3).reshape(b, t, e).astype(query.dtype, copy=False)
     out = linear(out, proj_weight, proj_bias)
     if not need_weights:
         return as_array(out), np.empty((0,), query.dtype)

@@ -2,11 +2,13 @@
 stride, padding, dilation), their transposes, max/avg/adaptive pooling, and
 ``im2col``/``col2im``.
 
-One N-dimensional implementation serves 1, 2 and 3 spatial dimensions.  A
+A float32 convolution or pooling is computed in float32 by :mod:`.kernels`
+(as torch does: GEMMs, im2col, direct depthwise loops).  For every other dtype,
+one N-dimensional implementation serves 1, 2 and 3 spatial dimensions: a
 convolution pads its input, takes every kernel-sized window as a strided view
 (``sliding_window_view``, dilation and stride as steps over it) and contracts
-windows with the weight per group.  Sums are accumulated in double and rounded
-once to the input's dtype, so a float32 result is within rounding of torch's.
+windows with the weight per group, the sums accumulated in double and rounded
+once to the input's dtype.
 Inputs may be batched ``(N, C, *spatial)`` or not ``(C, *spatial)``, as torch
 accepts both.
 
@@ -25,7 +27,8 @@ from typing import List, Sequence
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
-from ..registry import default_registry as R
+from ..registry import library as R
+from . import kernels
 
 __all__ = ["conv", "conv_transpose", "max_pool", "avg_pool", "adaptive_avg_pool", "FAMILY"]
 
@@ -76,13 +79,19 @@ def conv(x, weight, bias, stride, padding, dilation, groups: int, nd: int):
             pads = [(t // 2, t - t // 2) for t in total]
     else:
         pads = [(p, p) for p in _tuple(padding, nd)]
-    xp = np.pad(x, [(0, 0), (0, 0)] + pads)
+    padded = [x.shape[2 + i] + lo + hi for i, (lo, hi) in enumerate(pads)]
     for i, k in enumerate(kernel):
-        if xp.shape[2 + i] < dilation[i] * (k - 1) + 1:
+        if padded[i] < dilation[i] * (k - 1) + 1:
             raise ValueError(f"Calculated padded input size per channel: "
-                             f"({' x '.join(map(str, xp.shape[2:]))}). Kernel size: "
+                             f"({' x '.join(map(str, padded))}). Kernel size: "
                              f"({' x '.join(map(str, kernel))}). Kernel size can't be greater "
                              f"than actual input size")
+    if kernels.is_float32(x, weight, bias) and x.size and weight.size:
+        out = _conv_float32(x, weight, bias, stride, [lo for lo, _ in pads], dilation, groups,
+                            [(p - d * (k - 1) - 1) // s + 1
+                             for p, d, k, s in zip(padded, dilation, kernel, stride)])
+        return out[0] if unbatched else out
+    xp = np.pad(x, [(0, 0), (0, 0)] + pads)
     win = _windows(xp, kernel, stride, dilation)
     n, c = x.shape[:2]
     out_sp = win.shape[2:2 + nd]
@@ -97,6 +106,18 @@ def conv(x, weight, bias, stride, padding, dilation, groups: int, nd: int):
         out = out + bias.reshape((1, -1) + (1,) * nd)
     out = out.astype(np.result_type(x.dtype, weight.dtype))
     return out[0] if unbatched else out
+
+
+def _conv_float32(x, weight, bias, stride, padding, dilation, groups, out_size):
+    """A float32 convolution by :mod:`.kernels`: 2-d by the 2-d kernels, 1-d as a
+    2-d one of height 1, 3-d by the N-d im2col."""
+    if len(out_size) == 2:
+        return kernels.conv2d(x, weight, bias, stride, padding, dilation, groups, out_size)
+    if len(out_size) == 1:
+        out = kernels.conv2d(x[:, :, None], weight[:, :, None], bias, (1, stride[0]),
+                             (0, padding[0]), (1, dilation[0]), groups, (1, out_size[0]))
+        return out[:, :, 0]
+    return kernels.conv_nd(x, weight, bias, stride, padding, dilation, groups, out_size)
 
 
 def conv_transpose(x, weight, bias, stride, padding, output_padding, groups: int, dilation,
@@ -162,6 +183,18 @@ def _pad_for_windows(x, kernel, stride, padding, dilation, ceil_mode, fill):
     return xp, outs
 
 
+def _pool_float32(x, kind, kernel, stride, padding, dilation, outs, count_include_pad=True,
+                  divisor_override=None):
+    """Float32 max or average pooling by :mod:`.kernels`, 1-d as 2-d of height 1."""
+    if len(outs) == 1:
+        geometry = [(1, g[0]) for g in (kernel, stride, padding, dilation, outs)]
+        geometry[2] = (0, padding[0])
+        return kernels.pool2d(x[:, :, None], kind, *geometry, count_include_pad,
+                              divisor_override)[:, :, 0]
+    return kernels.pool2d(x, kind, kernel, stride, padding, dilation, outs, count_include_pad,
+                          divisor_override)
+
+
 def max_pool(x, kernel, stride, padding, dilation, ceil_mode, nd: int,
              with_indices: bool = False):
     x, unbatched = _batched(x, nd, f"max_pool{nd}d")
@@ -170,6 +203,11 @@ def max_pool(x, kernel, stride, padding, dilation, ceil_mode, nd: int,
         if p > k // 2:
             raise ValueError(f"pad should be at most half of effective kernel size, but got "
                              f"pad={p}, kernel_size={k} and dilation={dilation[0]}")
+    if not with_indices and nd <= 2 and kernels.is_float32(x) and x.size:
+        outs = [_pool_size(x.shape[2 + i], kernel[i], stride[i], padding[i], dilation[i],
+                           ceil_mode) for i in range(nd)]
+        values = _pool_float32(x, "max", kernel, stride, padding, dilation, outs)
+        return values[0] if unbatched else values
     fill = -np.inf if x.dtype.kind == "f" else np.iinfo(x.dtype).min
     xp, outs = _pad_for_windows(x, kernel, stride, padding, dilation, ceil_mode, fill)
     win = _windows(xp, kernel, stride, dilation)
@@ -207,6 +245,10 @@ def avg_pool(x, kernel, stride, padding, ceil_mode, count_include_pad, divisor_o
                              f"kernel_size={k}")
     outs = [_pool_size(x.shape[2 + i], kernel[i], stride[i], padding[i], 1, ceil_mode)
             for i in range(nd)]
+    if nd <= 2 and kernels.is_float32(x) and x.size:
+        out = _pool_float32(x, "avg", kernel, stride, padding, [1] * nd, outs,
+                            count_include_pad, divisor_override)
+        return out[0] if unbatched else out
     out = np.zeros(x.shape[:2] + tuple(outs), np.float64)
     xd = x.astype(np.float64)
     for pos in np.ndindex(*outs):
@@ -236,6 +278,12 @@ def _adaptive_bounds(length: int, out: int):
 def adaptive_avg_pool(x, output_size, nd: int):
     x, unbatched = _batched(x, nd, f"adaptive_avg_pool{nd}d")
     sizes = [x.shape[2 + i] if o is None else o for i, o in enumerate(_tuple(output_size, nd))]
+    if nd <= 2 and kernels.is_float32(x) and x.size and \
+            all(sizes[i] and x.shape[2 + i] % sizes[i] == 0 for i in range(nd)):
+        # even windows: an average pooling with kernel = stride = length / size
+        steps = [x.shape[2 + i] // sizes[i] for i in range(nd)]
+        out = _pool_float32(x, "avg", steps, steps, [0] * nd, [1] * nd, sizes)
+        return out[0] if unbatched else out
     bounds = [_adaptive_bounds(x.shape[2 + i], sizes[i]) for i in range(nd)]
     out = np.zeros(x.shape[:2] + tuple(sizes), x.dtype)
     for pos in np.ndindex(*sizes):

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..registry import default_registry as R
+from ..registry import library as R
 from .dims import as_array
 from .linalg import _same_dtype, _shape_text
 

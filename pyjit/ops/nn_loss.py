@@ -14,9 +14,9 @@ import math
 
 import numpy as np
 
-from ..registry import default_registry as R
+from ..registry import library as R
 from .dims import as_array, broadcast_shapes, shape_list, wrap_dim
-from .fperrors import ignoring
+from ..fperrors import ignoring
 
 __all__ = ["reduce_loss", "nll_loss", "cross_entropy", "FAMILY"]
 

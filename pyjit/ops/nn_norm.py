@@ -1,7 +1,9 @@
 """Normalization layers: batch, instance, layer, group and RMS normalization.
 
-Statistics are computed in double and the result rounded once to the input's
-dtype.  Variances are biased (divided by n), as torch's normalizations use them.
+A float32 tensor is computed in float32 by :mod:`.kernels` (statistics summed
+in double, inference batch norm one pass ``x * scale + shift``); other dtypes
+have their statistics computed in double and the result rounded once to the
+input's dtype.  Variances are biased (divided by n), as torch's normalizations use them.
 ``batch_norm`` with ``training=False`` and running statistics is inference;
 with ``training=True`` it normalizes by the batch statistics and, like torch,
 updates the running statistics in place (``momentum``, the running variance
@@ -15,7 +17,8 @@ from typing import Optional, Sequence
 
 import numpy as np
 
-from ..registry import default_registry as R
+from ..registry import library as R
+from . import kernels
 from .dims import as_array
 
 __all__ = ["batch_norm", "layer_norm", "group_norm", "FAMILY"]
@@ -55,6 +58,9 @@ def batch_norm(x, weight, bias, running_mean, running_var, training, momentum, e
                cudnn_enabled=True):
     if x.ndim < 2:
         raise ValueError(f"batch_norm: expected at least 2D input (got {x.ndim}D input)")
+    if not training and running_mean is not None and x.size and \
+            kernels.is_float32(x, weight, bias, running_mean, running_var):
+        return kernels.batch_norm_inference(x, weight, bias, running_mean, running_var, eps)
     mean, var, _ = _batch_stats(x, running_mean, running_var, training, momentum, eps)
     shape = _channel_shape(x)
     y = (x.astype(np.float64) - mean.reshape(shape)) / np.sqrt(var.reshape(shape) + eps)
@@ -100,6 +106,11 @@ def layer_norm(x, normalized_shape, weight=None, bias=None, eps=1e-5, cudnn_enab
 
 def native_layer_norm(x, normalized_shape, weight, bias, eps):
     axes = _layer_axes(x, normalized_shape)
+    if x.size and kernels.is_float32(x, weight, bias):
+        y, mean, rstd = kernels.layer_norm(x, int(np.prod(normalized_shape)), weight, bias, eps)
+        stats = x.shape[:x.ndim - len(axes)] + (1,) * len(axes)
+        return (y, as_array(mean.astype(x.dtype).reshape(stats)),
+                as_array(rstd.astype(x.dtype).reshape(stats)))
     xd = x.astype(np.float64)
     mean = xd.mean(axis=axes, keepdims=True)
     var = xd.var(axis=axes, keepdims=True)
@@ -118,6 +129,9 @@ def native_group_norm(x, weight, bias, n: int, c: int, hw: int, groups: int, eps
     if c % groups:
         raise ValueError(f"Expected number of channels in input to be divisible by num_groups, "
                          f"but got input of shape {list(x.shape)} and num_groups={groups}")
+    if x.size and kernels.is_float32(x, weight, bias):
+        out, mean, rstd = kernels.group_norm(x, groups, weight, bias, eps)
+        return out, as_array(mean.astype(x.dtype)), as_array(rstd.astype(x.dtype))
     xd = x.astype(np.float64).reshape(n, groups, -1)
     mean = xd.mean(axis=-1, keepdims=True)
     var = xd.var(axis=-1, keepdims=True)

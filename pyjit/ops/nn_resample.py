@@ -21,7 +21,7 @@ from typing import Optional, Sequence
 
 import numpy as np
 
-from ..registry import default_registry as R
+from ..registry import library as R
 from .dims import as_array
 
 __all__ = ["pad", "upsample", "grid_sampler", "FAMILY"]

@@ -15,10 +15,10 @@ from typing import List, Optional
 
 import numpy as np
 
-from ..registry import default_registry as R
+from ..registry import library as R
 from .dims import as_array, wrap_dim
 from .dtypes import DEFAULT_FLOAT
-from .fperrors import ignoring
+from ..fperrors import ignoring
 
 __all__ = ["diff", "gradient", "trapezoid", "cov", "quantile", "histogram", "segment_reduce",
            "FAMILY"]

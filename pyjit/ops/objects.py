@@ -46,7 +46,7 @@ from ..ir import types as T
 from ..ir.symbols import attribute_name_problem
 from ..ir.types import class_type_name
 from ..ir.type_relation import ValueMismatch, describe_value, value_checker
-from ..registry import default_registry as R
+from ..registry import library as R
 
 __all__ = ["get_attr", "set_attr", "ScriptObject", "object_class", "create_object"]
 

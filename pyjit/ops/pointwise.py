@@ -35,7 +35,7 @@ non-singleton dimension 1``).
 
 numpy warns on division by zero, overflow and NaN; torch does not, so the generic
 implementations run with numpy's floating-point errors ignored
-(:mod:`pyjit.ops.fperrors`), which a run of a graph holding them sets once for
+(:mod:`pyjit.fperrors`), which a run of a graph holding them sets once for
 all its operators.  A binary operator whose generic implementation ends in a
 plain ufunc call for same-dtype operands is a C callable making that call itself
 inside such a run (:mod:`pyjit.ops.ufunc_direct`), and the generic
@@ -54,16 +54,16 @@ from typing import Any, Callable, List, NamedTuple, Optional, Sequence
 
 import numpy as np
 
-from ..registry import default_registry as R
-from . import special
+from ..registry import library as R
+from . import kernels, special
 from .dims import as_array, broadcast_shapes, check_inplace_shape
 from .dtypes import (BOOL, DEFAULT_FLOAT, FLOAT64, INT64, c_name, check_cast, meta_name,
                      result_type, torch_name)
-from .fperrors import enter, leave, prefers_quiet_run
+from ..fperrors import enter, leave, prefers_quiet_run
 from .ufunc_direct import direct as direct_call
 
 __all__ = ["Unary", "Binary", "UNARY", "BINARY", "unary", "binary", "inplace", "out_form",
-           "add", "sub", "clamp", "where", "FAMILY"]
+           "add", "sub", "clamp", "where", "function_of", "FAMILY"]
 
 _ndarray = np.ndarray
 
@@ -119,6 +119,12 @@ class Unary(NamedTuple):
     params: Sequence[str] = ()
     inplace: bool = True
     refuse: Optional[tuple] = None   # (kinds, message)
+    #: ``direct(a, *params)`` writing the result into ``a`` itself, for the
+    #: ``name_`` form of a float32 tensor the kernels may write
+    #: (:func:`~pyjit.ops.kernels.writes_in_place`), as torch's in-place kernels
+    #: do; the generic in-place form (the result computed, then copied in) serves
+    #: every other tensor.
+    direct: Optional[Callable] = None
 
 
 def _ufunc(u: np.ufunc) -> Callable:
@@ -233,8 +239,14 @@ def _keep_int(u: np.ufunc) -> Callable:
 
 
 def _sigmoid(x):
+    if kernels.is_float32(x):
+        return kernels.pointwise("sigmoid", x)
     one = x.dtype.type(1)
     return np.divide(one, one + np.exp(np.negative(x)), out=...)
+
+
+def _erf(x):
+    return kernels.pointwise("erf", x) if kernels.is_float32(x) else special.erf(x)
 
 
 def _bitwise_not(x):
@@ -325,7 +337,7 @@ UNARY: List[Unary] = [
     Unary("angle", _angle, FLOAT, inplace=False),
     Unary("logit special_logit", _logit, FLOAT, params=("float?",)),
     Unary("logit special_logit", _logit, FLOAT),
-    Unary("erf special_erf", special.erf, FLOAT),
+    Unary("erf special_erf", _erf, FLOAT),
     Unary("erfc special_erfc", special.erfc, FLOAT),
     Unary("erfinv special_erfinv", special.erfinv, FLOAT),
     Unary("lgamma special_gammaln", special.lgamma, FLOAT),
@@ -780,6 +792,12 @@ _T, _S = "Tensor", "Scalar"
 _BY_NAME = {}
 
 
+def function_of(name: str) -> Callable:
+    """The functional form of pointwise operator ``name`` (``"eq"``): what
+    ``aten::<name>(Tensor, Tensor)`` runs, for another family to call."""
+    return _BY_NAME[name]
+
+
 def register_unary(row: Unary) -> None:
     functional = unary(row)
     params = list(row.params)
@@ -788,7 +806,20 @@ def register_unary(row: Unary) -> None:
         R.register(f"aten::{name}", functional, types=[_T] + params)
         R.register(f"aten::{name}", out_form(functional), types=[_T] + params + [_T])
         if row.inplace:
-            R.register(f"aten::{name}_", inplace(functional, name), types=[_T] + params)
+            op = inplace(functional, name)
+            if row.direct is not None:
+                op = _writing_in_place(op, row.direct)
+            R.register(f"aten::{name}_", op, types=[_T] + params)
+
+
+def _writing_in_place(generic: Callable, direct: Callable) -> Callable:
+    def op(a, *params):
+        if kernels.writes_in_place(a):
+            direct(a, *params)
+            return a
+        return generic(a, *params)
+    op.__name__, op.__doc__ = generic.__name__, generic.__doc__
+    return prefers_quiet_run(op)
 
 
 def _operand_patterns(scalars: str):
@@ -851,7 +882,6 @@ for _name in ("div", "divide"):
     for _a, _b in _operand_patterns("other"):
         R.register(f"aten::{_name}", div, types=[_a, _b, "str?"])
         R.register(f"aten::{_name}", out_form(div), types=[_a, _b, "str?", _T])
-        R.register(f"aten::{_name}", out_form(_true_div), types=[_a, _b, _T])   # div.out
         R.register(f"aten::{_name}_", inplace(div, _name), types=[_a, _b, "str?"])
 
 
@@ -1010,5 +1040,6 @@ R.register("aten::__not__", np.logical_not, types=[_T])
 
 #: The family's operator names, for ``pyjit info --ops``.
 FAMILY = sorted(set(_BY_NAME) | {"rsub", "clamp", "clip", "clamp_min", "clamp_max", "where",
-                                 "lerp", "addcmul", "addcdiv", "frexp", "polygamma", "isclose",
+                                 "lerp", "addcmul", "addcdiv", "frexp", "polygamma", "special_polygamma",
+                                 "isclose",
                                  "complex", "polar", "view_as_complex", "view_as_real"})

@@ -41,7 +41,7 @@ from ..ir.type_relation import is_member_of
 from ..ir.types import class_type_name
 from .grad_mode import GRAD_MODE_CLASSES, enter_grad_mode, exit_grad_mode
 from .objects import ScriptObject
-from ..registry import default_registry as R
+from ..registry import library as R
 
 __all__ = ["tuple_construct", "raise_exception", "print_values", "isinstance_check",
            "type_check"]

@@ -20,7 +20,7 @@ from typing import Optional
 
 import numpy as np
 
-from ..registry import default_registry as R
+from ..registry import library as R
 from .dims import as_array
 from .dtypes import DEFAULT_FLOAT, INT64, code_of, to_dtype, torch_name
 

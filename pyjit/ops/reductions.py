@@ -28,9 +28,9 @@ from typing import Any, Callable, List, NamedTuple, Optional
 
 import numpy as np
 
-from ..registry import default_registry as R
+from ..registry import library as R
 from .dims import as_array, reduce_axes, wrap_dim
-from .fperrors import ignoring
+from ..fperrors import ignoring
 from .dtypes import DEFAULT_FLOAT, INT64, to_dtype, torch_name
 
 __all__ = ["Reduction", "REDUCTIONS", "BY_NAME", "DTYPE_FORMS", "reduction", "sort", "topk",

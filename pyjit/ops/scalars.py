@@ -47,7 +47,7 @@ import re
 import numpy as np
 
 from .. import opcodes
-from ..registry import Intrinsic, default_registry as R
+from ..registry import Intrinsic, library as R
 
 __all__ = ["int_abs", "true_divide", "int_floordiv", "float_floordiv", "int_remainder",
            "float_remainder", "float_pow", "float_min", "float_max", "to_int", "str_to_int",

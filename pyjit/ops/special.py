@@ -16,7 +16,7 @@ import decimal
 import math
 
 import numpy as np
-from .fperrors import ignoring
+from ..fperrors import ignoring
 
 __all__ = ["erf", "erfc", "erfinv", "lgamma", "digamma", "polygamma", "zeta", "ndtr",
            "ndtri", "log_ndtr", "erfcx", "i0e", "i1", "i1e", "entr", "sinc", "xlogy",

@@ -35,7 +35,7 @@ from __future__ import annotations
 import operator
 from typing import List, Optional, Tuple
 
-from ..registry import default_registry as R
+from ..registry import library as R
 from .slicing import torch_slice
 
 __all__ = ["to_bytes", "from_bytes", "canonical", "string_len", "string_getitem",

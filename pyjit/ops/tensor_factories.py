@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 
 from ..ir import types as T
-from ..registry import default_registry as R
+from ..registry import library as R
 from .dtypes import BOOL, DEFAULT_FLOAT, INT64, to_dtype
 
 __all__ = ["zeros", "ones", "full", "arange", "tensor", "linspace", "eye", "FAMILY"]

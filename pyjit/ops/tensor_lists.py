@@ -31,10 +31,9 @@ from __future__ import annotations
 
 from typing import Any, List
 
-from ..ir import types as T
-from ..registry import default_registry as R
-from . import pointwise  # noqa: F401  (registers the tensor comparisons used below)
+from ..registry import library as R
 from .conversions import is_nonzero
+from .pointwise import function_of
 from .tensor_format import format_tensor
 
 __all__ = ["tensor_list_eq", "tensor_list_ne", "tensor_list_index", "tensor_list_count",
@@ -42,8 +41,8 @@ __all__ = ["tensor_list_eq", "tensor_list_ne", "tensor_list_index", "tensor_list
 
 # The graph's own aten::eq and aten::lt of two tensors: promotion, broadcasting and
 # their errors as any pointwise comparison.
-_eq = R.find("aten::eq", (T.TENSOR, T.TENSOR)).fn
-_lt = R.find("aten::lt", (T.TENSOR, T.TENSOR)).fn
+_eq = function_of("eq")
+_lt = function_of("lt")
 
 
 def _equal(a: Any, b: Any) -> bool:

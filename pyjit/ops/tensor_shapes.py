@@ -24,7 +24,7 @@ from typing import Callable, Dict, List, Optional, Sequence
 
 import numpy as np
 
-from ..registry import default_registry as R
+from ..registry import library as R
 from .dims import as_array, broadcast_shapes, shape_list, wrap_dim, wrap_dims
 from .dtypes import promote_types
 
@@ -625,8 +625,9 @@ VIEWS: Dict[str, list] = {
 for _name, _forms in VIEWS.items():
     for _fn, _args in _forms:
         R.register(f"aten::{_name}", _fn, types=[_T] + _args)
-        R.register(f"aten::{_name}_copy", (lambda f: lambda *a: np.array(f(*a)))(_fn),
-                   types=[_T] + _args)
+        if (_name, _args) != ("narrow", ["int", "int", "int"]):  # contiguous: below
+            R.register(f"aten::{_name}_copy", (lambda f: lambda *a: np.array(f(*a)))(_fn),
+                       types=[_T] + _args)
 
 R.register("aten::size", size, types=[_T])
 R.register("aten::size", size, types=[_T, "int"])
@@ -735,4 +736,6 @@ FAMILY = sorted(set(VIEWS) | {name + "_copy" for name in VIEWS} | {
     "vstack", "dstack", "column_stack", "atleast_1d", "atleast_2d", "atleast_3d", "meshgrid",
     "broadcast_tensors", "broadcast_shapes", "block_diag", "cartesian_prod", "combinations",
     "kron", "repeat_interleave", "diagonal_scatter", "select_scatter", "slice_scatter",
-    "as_strided_scatter", "_chunk_cat", "resize_as_"})
+    "as_strided_scatter", "_chunk_cat", "resize_as_", "concat", "concatenate", "row_stack",
+    "native_channel_shuffle", "ndimension", "sym_size", "split_copy", "split_with_sizes_copy",
+    "unbind_copy", "unsafe_chunk", "unsafe_split", "unsafe_split_with_sizes"})

@@ -2,7 +2,7 @@
 
 A binary operator of :mod:`pyjit.ops.pointwise` is a generic Python function:
 torch's type promotion, its checks and error texts, numpy's floating-point errors
-ignored for the call (:mod:`pyjit.ops.fperrors`).  Its most common case -- two
+ignored for the call (:mod:`pyjit.fperrors`).  Its most common case -- two
 arrays of one dtype, as in ``x * y`` on float32 tensors -- ends in a plain
 ``ufunc(a, b, out=...)``.  On 16 elements the ufunc costs about 0.35 µs and the
 generic function around it as much again (the errors' setting alone 0.2 µs)::
@@ -19,7 +19,7 @@ The in-place forms (``x.add_(y)``) are made the same way, with
 :func:`direct` makes the callable on the right, with the same results, dtypes
 and errors as ``generic`` (anything the ufunc refuses goes to ``generic``, which
 raises torch's message).  It runs straight only where a run has set the errors
-ignored once for all its operators (:func:`pyjit.ops.fperrors.enter`; the
+ignored once for all its operators (:func:`pyjit.fperrors.enter`; the
 interpreter does for a Code holding a callable made here), and is ``generic``
 elsewhere.  When the library was built, the callable is C
 (:mod:`pyjit.ops._ufunc_direct`): no Python frame between the run loop and the
@@ -33,7 +33,7 @@ from typing import Callable, Optional, Tuple
 
 import numpy as np
 
-from . import fperrors
+from .. import fperrors
 
 __all__ = ["direct", "direct_python", "is_direct", "COMPILED"]
 
@@ -92,7 +92,7 @@ def direct(ufunc: np.ufunc, generic: Callable, same: Optional[Tuple[np.dtype, ..
     """``generic`` with ``ufunc`` called straight in the cases :func:`direct_python`
     lists, in C when the library was built; ``generic`` itself where numpy keeps
     no context variable for its errors (numpy < 2).  The callable is declared to
-    :func:`~pyjit.ops.fperrors.prefers_quiet_run`, and :func:`is_direct`."""
+    :func:`~pyjit.fperrors.prefers_quiet_run`, and :func:`is_direct`."""
     if fperrors.CONTEXT_VAR is None:
         return generic
     make = _direct_c if _direct_c is not None else direct_python

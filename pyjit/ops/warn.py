@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import warnings
 
-from ..registry import default_registry as R
+from ..registry import library as R
 
 __all__ = ["warn"]
 

@@ -1,0 +1,145 @@
+# cython: boundscheck=False, wraparound=False, initializedcheck=False, cdivision=True
+"""The float32 activation and softmax kernels in C: see :mod:`pyjit.ops.kernels`.
+
+Each function here has the signature and results of its numpy reference there
+(``<name>_numpy``); tests/test_kernels.py runs one suite against both.  The
+pointwise ones take the flat input and the flat output (which may be the
+input: every element is read before it is written) and run, the GIL released,
+a loop of ``_kernels_math.h``: float math that vectorises, compiled for the
+CPU's widest vectors.
+"""
+
+from libc.math cimport erff, expf, isnan, INFINITY, logf, tanhf
+
+cdef extern from "_kernels_math.h" nogil:
+    void pj_gelu_erf_loop(const float* x, float* out, Py_ssize_t n)
+    void pj_gelu_tanh_loop(const float* x, float* out, Py_ssize_t n)
+    void pj_silu_loop(const float* x, float* out, Py_ssize_t n)
+    void pj_sigmoid_loop(const float* x, float* out, Py_ssize_t n)
+    void pj_hardswish_loop(const float* x, float* out, Py_ssize_t n)
+    void pj_exp_shifted_loop(const float* x, float shift, float* out, Py_ssize_t n)
+
+
+ctypedef void (*_loop)(const float*, float*, Py_ssize_t) noexcept nogil
+
+
+cdef inline void _run(_loop loop, const float[::1] x, float[::1] out) noexcept:
+    cdef Py_ssize_t n = x.shape[0]
+    if n == 0:
+        return
+    with nogil:
+        loop(&x[0], &out[0], n)
+
+
+def gelu(const float[::1] x, float[::1] out, bint tanh_approximation):
+    """``x * Phi(x)``, Phi the standard normal's distribution function through
+    ``erf``, or torch's tanh approximation of it."""
+    _run(pj_gelu_tanh_loop if tanh_approximation else pj_gelu_erf_loop, x, out)
+
+
+def erf(const float[::1] x, float[::1] out):
+    """The error function, elementwise, by libm's ``erff`` (within an ulp: the
+    operator ``erf`` itself, where gelu's approximation would be too coarse
+    for small ``x``)."""
+    cdef Py_ssize_t i, n = x.shape[0]
+    with nogil:
+        for i in range(n):
+            out[i] = erff(x[i])
+
+
+def silu(const float[::1] x, float[::1] out):
+    """``x * sigmoid(x)``."""
+    _run(pj_silu_loop, x, out)
+
+
+def sigmoid(const float[::1] x, float[::1] out):
+    """``1 / (1 + exp(-x))``."""
+    _run(pj_sigmoid_loop, x, out)
+
+
+def hardswish(const float[::1] x, float[::1] out):
+    """``x * relu6(x + 3) / 6``; a NaN stays NaN."""
+    _run(pj_hardswish_loop, x, out)
+
+
+cdef inline double _sum(const float* p, Py_ssize_t n) noexcept nogil:
+    """The sum of ``p[:n]`` in double, four running sums interleaved (a chain
+    a quarter as long for the adder)."""
+    cdef double s0 = 0, s1 = 0, s2 = 0, s3 = 0
+    cdef Py_ssize_t i = 0
+    while i + 4 <= n:
+        s0 += p[i]
+        s1 += p[i + 1]
+        s2 += p[i + 2]
+        s3 += p[i + 3]
+        i += 4
+    while i < n:
+        s0 += p[i]
+        i += 1
+    return (s0 + s1) + (s2 + s3)
+
+
+cdef inline float _max(const float* p, Py_ssize_t n) noexcept nogil:
+    """The largest of ``p[:n]`` (-inf if none), or NaN if one is."""
+    cdef float m = -INFINITY, v
+    cdef Py_ssize_t i
+    for i in range(n):
+        v = p[i]
+        if v > m:
+            m = v
+        elif isnan(v):
+            return v
+    return m
+
+
+def softmax_rows(const float[:, ::1] x, float[:, ::1] out, bint log):
+    """Softmax (``log``: log-softmax) of every row: the row's maximum, the sum of
+    ``exp(x - max)`` in double, then each element; a row whose maximum is not
+    finite is shifted by 0, as torch does."""
+    cdef Py_ssize_t r, j, rows = x.shape[0], d = x.shape[1]
+    cdef const float* src
+    cdef float* dst
+    cdef float m, scale
+    if rows == 0 or d == 0:
+        return
+    with nogil:
+        for r in range(rows):
+            src = &x[r, 0]
+            dst = &out[r, 0]
+            m = _max(src, d)
+            if (m - m) == 0:
+                pj_exp_shifted_loop(src, m, dst, d)
+            else:
+                # an infinite or NaN maximum (m - m is NaN): shifted by 0, and
+                # libm's expf for infinities exact where x - m has them
+                m = 0
+                for j in range(d):
+                    dst[j] = expf(src[j])
+            if log:
+                scale = logf(<float>_sum(dst, d))
+                for j in range(d):
+                    dst[j] = (src[j] - m) - scale
+            else:
+                scale = <float>(1 / _sum(dst, d))
+                for j in range(d):
+                    dst[j] = dst[j] * scale
+
+
+cdef inline float _sigmoid(float v) noexcept nogil:
+    return 1 / (1 + expf(-v))
+
+
+def lstm_cell(const float[:, ::1] gates, float[:, ::1] c, float[:, ::1] h):
+    """One LSTM step from its pre-activation ``gates`` (``(B, 4H)``: input,
+    forget, cell and output gates): ``c = σ(f) c + σ(i) tanh(g)`` in place and
+    ``h = σ(o) tanh(c)``, with libm's ``expf`` and ``tanhf`` (a row is a few
+    hundred elements: one pass, no temporaries)."""
+    cdef Py_ssize_t b, j, rows = gates.shape[0], n = c.shape[1]
+    cdef float cn
+    with nogil:
+        for b in range(rows):
+            for j in range(n):
+                cn = _sigmoid(gates[b, n + j]) * c[b, j] + \
+                    _sigmoid(gates[b, j]) * tanhf(gates[b, 2 * n + j])
+                c[b, j] = cn
+                h[b, j] = _sigmoid(gates[b, 3 * n + j]) * tanhf(cn)

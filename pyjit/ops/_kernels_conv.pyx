@@ -1,0 +1,164 @@
+# cython: boundscheck=False, wraparound=False, initializedcheck=False, cdivision=True
+"""The float32 convolution and pooling kernels in C: see :mod:`pyjit.ops.kernels`.
+
+Each function here has the signature, the arguments' meaning and the results of
+its numpy reference there (``<name>_numpy``), which a build without a compiler
+uses; tests/test_kernels.py runs one suite against both.  Every loop runs with
+the GIL released, on one image (``(C, H, W)``, C-contiguous): the caller loops
+over the batch and the groups, and gives the GEMMs to numpy's float32 BLAS.
+"""
+
+from libc.math cimport INFINITY
+
+cdef extern from "_kernels_math.h" nogil:
+    void pj_axpy_row(float k, const float* x, Py_ssize_t stride, float* o, Py_ssize_t n)
+    void pj_max_row(const float* x, Py_ssize_t stride, float* o, Py_ssize_t n)
+
+# A row shorter than this is summed inline: the vectorised loops of
+# _kernels_math.h are reached through the CPU dispatch of target_clones, a call
+# that costs more than a 7-wide row of a late MobileNet layer.
+cdef Py_ssize_t _LONG_ROW = 16
+
+
+cdef inline void _inside(Py_ssize_t n, Py_ssize_t stride, Py_ssize_t offset, Py_ssize_t length,
+                         Py_ssize_t* lo, Py_ssize_t* hi) noexcept nogil:
+    """``[lo, hi)``: the outputs ``o < n`` whose input ``o*stride + offset`` is
+    inside ``[0, length)`` (a tap's columns outside it read the padding)."""
+    lo[0] = 0
+    while lo[0] < n and lo[0] * stride + offset < 0:
+        lo[0] += 1
+    hi[0] = n
+    while hi[0] > lo[0] and (hi[0] - 1) * stride + offset >= length:
+        hi[0] -= 1
+
+
+def im2col2d(const float[:, :, ::1] x, float[:, :, ::1] cols, int kh, int kw, int sh, int sw,
+             int ph, int pw, int dh, int dw):
+    """Fill ``cols`` (``(C*kh*kw, oh, ow)``) with the windows of ``x`` (``(C, H,
+    W)``): ``cols[(c*kh + i)*kw + j, oy, ox]`` is the input under kernel tap
+    ``(i, j)`` of the window at ``(oy*sh - ph, ox*sw - pw)``, 0 in the padding."""
+    cdef Py_ssize_t c_n = x.shape[0], h = x.shape[1], w = x.shape[2]
+    cdef Py_ssize_t oh = cols.shape[1], ow = cols.shape[2]
+    cdef Py_ssize_t c, i, j, oy, ox, iy, ix, row, lo, hi
+    with nogil:
+        for c in range(c_n):
+            for i in range(kh):
+                for j in range(kw):
+                    row = (c * kh + i) * kw + j
+                    _inside(ow, sw, j * dw - pw, w, &lo, &hi)
+                    for oy in range(oh):
+                        iy = oy * sh - ph + i * dh
+                        if iy < 0 or iy >= h:
+                            for ox in range(ow):
+                                cols[row, oy, ox] = 0
+                            continue
+                        for ox in range(lo):
+                            cols[row, oy, ox] = 0
+                        ix = lo * sw - pw + j * dw
+                        if sw == 1:
+                            for ox in range(lo, hi):
+                                cols[row, oy, ox] = x[c, iy, ix + ox - lo]
+                        else:
+                            for ox in range(lo, hi):
+                                cols[row, oy, ox] = x[c, iy, ix + (ox - lo) * sw]
+                        for ox in range(hi, ow):
+                            cols[row, oy, ox] = 0
+
+
+def depthwise2d(const float[:, :, ::1] x, const float[:, :, ::1] weight, float[:, :, ::1] out,
+                int sh, int sw, int ph, int pw, int dh, int dw):
+    """``out[o] += sum over taps (i, j) of weight[o, i, j] * x[o // m]`` shifted
+    by the tap, for ``m = out channels / x channels``: a convolution whose every
+    group is one input channel.  ``out`` holds the bias (or 0) on entry; the
+    sum runs tap by tap over whole output rows (``pj_axpy_row``, vectorised)."""
+    cdef Py_ssize_t h = x.shape[1], w = x.shape[2]
+    cdef Py_ssize_t oc = out.shape[0], oh = out.shape[1], ow = out.shape[2]
+    cdef Py_ssize_t m = oc // x.shape[0]
+    cdef Py_ssize_t kh = weight.shape[1], kw = weight.shape[2]
+    cdef Py_ssize_t o, c, i, j, oy, ox, iy, ix0, lo, hi
+    cdef float k
+    with nogil:
+        for o in range(oc):
+            c = o // m
+            for i in range(kh):
+                for j in range(kw):
+                    k = weight[o, i, j]
+                    _inside(ow, sw, j * dw - pw, w, &lo, &hi)
+                    if lo >= hi:
+                        continue
+                    ix0 = j * dw - pw
+                    for oy in range(oh):
+                        iy = oy * sh - ph + i * dh
+                        if iy < 0 or iy >= h:
+                            continue
+                        if hi - lo >= _LONG_ROW:
+                            pj_axpy_row(k, &x[c, iy, lo * sw + ix0], sw, &out[o, oy, lo],
+                                        hi - lo)
+                        else:
+                            for ox in range(lo, hi):
+                                out[o, oy, ox] += k * x[c, iy, ox * sw + ix0]
+
+
+def max_pool2d(const float[:, :, ::1] x, float[:, :, ::1] out, int kh, int kw, int sh, int sw,
+               int ph, int pw, int dh, int dw):
+    """``out[p, oy, ox]``: the largest element of ``x[p]`` under the window at
+    ``(oy*sh - ph, ox*sw - pw)`` (taps ``dh``/``dw`` apart, those outside ``x``
+    skipped), or NaN if the window holds one, as torch's max pooling says.  As
+    :func:`depthwise2d`, tap by tap over whole output rows (``pj_max_row``, a
+    loop of selects that vectorises)."""
+    cdef Py_ssize_t planes = x.shape[0], h = x.shape[1], w = x.shape[2]
+    cdef Py_ssize_t oh = out.shape[1], ow = out.shape[2]
+    cdef Py_ssize_t p, oy, ox, i, j, iy, ix0, lo, hi
+    cdef float v
+    with nogil:
+        for p in range(planes):
+            for oy in range(oh):
+                for ox in range(ow):
+                    out[p, oy, ox] = -INFINITY
+            for i in range(kh):
+                for j in range(kw):
+                    _inside(ow, sw, j * dw - pw, w, &lo, &hi)
+                    if lo >= hi:
+                        continue
+                    ix0 = j * dw - pw
+                    for oy in range(oh):
+                        iy = oy * sh - ph + i * dh
+                        if iy < 0 or iy >= h:
+                            continue
+                        if hi - lo >= _LONG_ROW:
+                            pj_max_row(&x[p, iy, lo * sw + ix0], sw, &out[p, oy, lo], hi - lo)
+                        else:
+                            for ox in range(lo, hi):
+                                v = x[p, iy, ox * sw + ix0]
+                                if v > out[p, oy, ox] or v != v:
+                                    out[p, oy, ox] = v
+
+
+def avg_pool2d(const float[:, :, ::1] x, float[:, :, ::1] out, int kh, int kw, int sh, int sw,
+               int ph, int pw, bint count_include_pad, long divisor_override):
+    """``out[p, oy, ox]``: the mean of ``x[p]`` under the window at ``(oy*sh -
+    ph, ox*sw - pw)``, summed in double and divided as torch does: by
+    ``divisor_override`` if not 0, else by the window's size clipped to the
+    padded input (``count_include_pad``) or to the input."""
+    cdef Py_ssize_t planes = x.shape[0], h = x.shape[1], w = x.shape[2]
+    cdef Py_ssize_t oh = out.shape[1], ow = out.shape[2]
+    cdef Py_ssize_t p, oy, ox, iy, ix, y0, y1, x0, x1, divide
+    cdef double total
+    with nogil:
+        for p in range(planes):
+            for oy in range(oh):
+                y0 = oy * sh - ph
+                y1 = min(y0 + kh, h + ph)
+                for ox in range(ow):
+                    x0 = ox * sw - pw
+                    x1 = min(x0 + kw, w + pw)
+                    divide = (y1 - y0) * (x1 - x0)
+                    total = 0
+                    for iy in range(max(y0, 0), min(y1, h)):
+                        for ix in range(max(x0, 0), min(x1, w)):
+                            total += x[p, iy, ix]
+                    if divisor_override:
+                        divide = divisor_override
+                    elif not count_include_pad:
+                        divide = (min(y1, h) - max(y0, 0)) * (min(x1, w) - max(x0, 0))
+                    out[p, oy, ox] = <float>(total / divide)

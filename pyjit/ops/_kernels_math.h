@@ -1,0 +1,138 @@
+/* The innermost loops of the kernels (pyjit/ops/_kernels_activations.pyx and
+ * _kernels_conv.pyx), in C so that they vectorise: the element functions make
+ * no calls and take no branches (selects only, float constants only; libm's
+ * expf and erff are calls, which GCC leaves scalar), and each loop is compiled
+ * for AVX-512, AVX2 and the baseline, the one the CPU has chosen when the
+ * module loads (target_clones).  On the AVX-512
+ * machine this was written on, silu ran at 0.38 ns an element against 1.5 ns
+ * with SSE2 alone, as fast as numpy's own exp. */
+#ifndef PYJIT_KERNELS_MATH_H
+#define PYJIT_KERNELS_MATH_H
+
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+#include <Python.h>  /* Py_ssize_t */
+
+/* exp(x) = 2**n * exp(r), n the integer nearest x / ln 2 and |r| <= ln(2)/2,
+ * exp(r) its Taylor polynomial to degree 7 (relative error below 2e-8, under
+ * the float rounding that follows).  Exact at the ends: inf above 88.73, 0
+ * below -104, a NaN stays NaN (every select is written so that a NaN passes
+ * it); only a result under 2.3e-38 (a denormal, x below -86.6) is that
+ * instead. */
+static inline float pj_expf(float x) {
+    float c = x > 88.72f ? 88.72f : x;
+    c = c < -86.6f ? -86.6f : c;
+    float t = c * 1.44269504088896340736f;
+    /* t rounded to the nearest integer by 1.5*2**23: |t| < 2**22 after the clamp */
+    float nf = (t + 12582912.0f) - 12582912.0f;
+    int32_t n = (int32_t)nf;
+    /* ln 2 in two parts, the first exact in float: r loses nothing */
+    float r = (c - nf * 0.693145751953125f) - nf * 1.42860682030941723212e-6f;
+    float p = 1.0f / 5040.0f;
+    p = p * r + 1.0f / 720.0f;
+    p = p * r + 1.0f / 120.0f;
+    p = p * r + 1.0f / 24.0f;
+    p = p * r + 1.0f / 6.0f;
+    p = p * r + 0.5f;
+    p = p * r + 1.0f;
+    p = p * r + 1.0f;
+    int32_t bits = (n + 126) << 23;   /* 2**(n-1): n reaches 128 at the top */
+    float scale;
+    memcpy(&scale, &bits, sizeof scale);
+    p = p * scale * 2.0f;
+    p = x > 88.73f ? INFINITY : p;
+    return x < -104.0f ? 0.0f : p;
+}
+
+/* erf(x) by Abramowitz and Stegun 7.1.26 (|error| < 1.5e-7), the
+ * approximation torch's vectorised float erf makes too. */
+static inline float pj_erff(float x) {
+    float a = x < 0.0f ? -x : x;
+    float t = 1.0f / (1.0f + 0.3275911f * a);
+    float poly = ((((1.061405429f * t - 1.453152027f) * t + 1.421413741f) * t - 0.284496736f)
+                  * t + 0.254829592f) * t;
+    float r = 1.0f - poly * pj_expf(-a * a);
+    return x < 0.0f ? -r : r;
+}
+
+/* tanh(x) = 1 - 2 / (exp(2x) + 1): absolute error a few 1e-8, meant for
+ * 1 + tanh as in gelu's approximation. */
+static inline float pj_tanh_for_gelu(float x) {
+    return 1.0f - 2.0f / (pj_expf(2.0f * x) + 1.0f);
+}
+
+/* (unused: each module including this uses some of the loops) */
+#if defined(__GNUC__) && defined(__x86_64__) && defined(__linux__)
+#define PJ_CLONES __attribute__((target_clones("avx512f", "avx2", "default"), unused))
+#elif defined(__GNUC__)
+#define PJ_CLONES __attribute__((unused))
+#else
+#define PJ_CLONES
+#endif
+
+#define PJ_SQRT1_2 0.70710678118654752440f
+#define PJ_SQRT_2_OVER_PI 0.79788456080286535588f
+
+/* Each loop reads x[i] before it writes out[i]: out may be x. */
+
+PJ_CLONES static void pj_gelu_erf_loop(const float* x, float* out, Py_ssize_t n) {
+    for (Py_ssize_t i = 0; i < n; i++) {
+        float v = x[i];
+        out[i] = 0.5f * v * (1.0f + pj_erff(v * PJ_SQRT1_2));
+    }
+}
+
+PJ_CLONES static void pj_gelu_tanh_loop(const float* x, float* out, Py_ssize_t n) {
+    for (Py_ssize_t i = 0; i < n; i++) {
+        float v = x[i];
+        out[i] = 0.5f * v * (1.0f + pj_tanh_for_gelu(PJ_SQRT_2_OVER_PI *
+                                                      (v + 0.044715f * v * v * v)));
+    }
+}
+
+PJ_CLONES static void pj_silu_loop(const float* x, float* out, Py_ssize_t n) {
+    for (Py_ssize_t i = 0; i < n; i++)
+        out[i] = x[i] / (1.0f + pj_expf(-x[i]));
+}
+
+PJ_CLONES static void pj_sigmoid_loop(const float* x, float* out, Py_ssize_t n) {
+    for (Py_ssize_t i = 0; i < n; i++)
+        out[i] = 1.0f / (1.0f + pj_expf(-x[i]));
+}
+
+/* x * relu6(x + 3) / 6: selects, not fmaxf, which would not vectorise; a NaN
+ * fails both comparisons and the factor v keeps it. */
+PJ_CLONES static void pj_hardswish_loop(const float* x, float* out, Py_ssize_t n) {
+    for (Py_ssize_t i = 0; i < n; i++) {
+        float v = x[i], t = v + 3.0f;
+        t = t < 0.0f ? 0.0f : t;
+        t = t > 6.0f ? 6.0f : t;
+        out[i] = v * t / 6.0f;
+    }
+}
+
+/* out[i] = exp(x[i] - shift): softmax's middle pass. */
+PJ_CLONES static void pj_exp_shifted_loop(const float* x, float shift, float* out,
+                                          Py_ssize_t n) {
+    for (Py_ssize_t i = 0; i < n; i++)
+        out[i] = pj_expf(x[i] - shift);
+}
+
+/* Along one output row of a convolution or pooling tap: o[i] += k * x[i*stride]
+ * (depthwise convolution), and o[i] = the larger of o[i] and x[i*stride], a NaN
+ * winning and staying (max pooling, as torch's: (v > o) || isnan(v)). */
+PJ_CLONES static void pj_axpy_row(float k, const float* x, Py_ssize_t stride, float* o,
+                                  Py_ssize_t n) {
+    for (Py_ssize_t i = 0; i < n; i++)
+        o[i] += k * x[i * stride];
+}
+
+PJ_CLONES static void pj_max_row(const float* x, Py_ssize_t stride, float* o, Py_ssize_t n) {
+    for (Py_ssize_t i = 0; i < n; i++) {
+        float v = x[i * stride], c = o[i];
+        o[i] = ((v > c) | (v != v)) ? v : c;
+    }
+}
+
+#endif

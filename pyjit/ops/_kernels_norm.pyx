@@ -1,0 +1,69 @@
+# cython: boundscheck=False, wraparound=False, initializedcheck=False, cdivision=True
+"""The float32 normalization kernels in C: see :mod:`pyjit.ops.kernels`.
+
+Each function here has the signature and results of its numpy reference there
+(``<name>_numpy``); tests/test_kernels.py runs one suite against both.  They
+run with the GIL released; statistics are summed in double.
+"""
+
+from libc.math cimport sqrt
+
+
+def plane_affine(const float[:, ::1] x, const float[::1] scale, const float[::1] shift,
+                 float[:, ::1] out):
+    """``out[p] = x[p] * scale[p % len(scale)] + shift[...]`` for every plane
+    ``p`` of ``x`` (``(N*C, spatial)``): inference batch norm in one pass."""
+    cdef Py_ssize_t p, j, planes = x.shape[0], size = x.shape[1], c = scale.shape[0]
+    cdef float a, b
+    with nogil:
+        for p in range(planes):
+            a = scale[p % c]
+            b = shift[p % c]
+            for j in range(size):
+                out[p, j] = x[p, j] * a + b
+
+
+def row_stats(const float[:, ::1] x, double eps, double[::1] mean, double[::1] rstd):
+    """Each row's mean and ``1/sqrt(var + eps)``, the variance biased (divided by
+    the row's length) and summed about the mean in a second pass."""
+    cdef Py_ssize_t r, j, rows = x.shape[0], d = x.shape[1]
+    cdef double total, dev, m
+    with nogil:
+        for r in range(rows):
+            total = 0
+            for j in range(d):
+                total += x[r, j]
+            m = total / d if d else 0
+            total = 0
+            for j in range(d):
+                dev = x[r, j] - m
+                total += dev * dev
+            mean[r] = m
+            rstd[r] = 1 / sqrt((total / d if d else 0) + eps)
+
+
+def layer_norm_rows(const float[:, ::1] x, const float[::1] weight, const float[::1] bias,
+                    double eps, float[:, ::1] out, double[::1] mean, double[::1] rstd):
+    """``(x - mean) * rstd * weight + bias`` along every row (``weight`` and
+    ``bias`` of the row's length, or None), the rows' statistics left in
+    ``mean`` and ``rstd``."""
+    row_stats(x, eps, mean, rstd)
+    cdef Py_ssize_t r, j, rows = x.shape[0], d = x.shape[1]
+    cdef float m, s
+    cdef bint has_w = weight is not None, has_b = bias is not None
+    with nogil:
+        for r in range(rows):
+            m = <float>mean[r]
+            s = <float>rstd[r]
+            if has_w and has_b:
+                for j in range(d):
+                    out[r, j] = (x[r, j] - m) * s * weight[j] + bias[j]
+            elif has_w:
+                for j in range(d):
+                    out[r, j] = (x[r, j] - m) * s * weight[j]
+            elif has_b:
+                for j in range(d):
+                    out[r, j] = (x[r, j] - m) * s + bias[j]
+            else:
+                for j in range(d):
+                    out[r, j] = (x[r, j] - m) * s

@@ -1,0 +1,513 @@
+"""float32 tensor kernels: computed in float32, as torch computes them.
+
+The operator families (:mod:`.nn_conv`, :mod:`.nn_norm`, :mod:`.activations`)
+compute a float32 tensor here and every other dtype on their own generic path,
+which sums in double.  A kernel is one of two renderings of one function:
+
+* C, compiled from ``_kernels_conv.pyx``, ``_kernels_norm.pyx`` and
+  ``_kernels_activations.pyx``: typed memoryview loops that release the GIL;
+* numpy, the ``<name>_numpy`` functions below: the reference, with the same
+  signature and results, and what a build without a compiler uses.
+
+Both write into an output array the caller gives (``out``), C-contiguous
+float32 like their inputs.  :data:`COMPILED` and :data:`NUMPY` hold the two
+sets and :data:`ACTIVE` the one the operators use; the drivers here
+(:func:`conv2d`, :func:`batch_norm_inference`, ...) take the set as their last
+argument so that tests/test_kernels.py runs one suite against both.
+
+A convolution is as torch's CPU convolution is: a 1x1 convolution is one
+float32 GEMM over the image (``W (O, C) @ x (C, H*W)``); a general one copies
+the windows into columns (im2col, into a buffer each thread reuses) and makes
+one GEMM per image and group; a depthwise one (a group per input channel) sums
+tap by tap over whole output rows.  The GEMMs are numpy's float32 ``matmul``
+(its BLAS, which releases the GIL), so sums are blocked as torch's are and
+results are within torch's own float32 error of the exact value.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+import threading
+from types import SimpleNamespace
+from typing import Optional, Sequence, Tuple
+
+import numpy as np
+from numpy.lib.stride_tricks import sliding_window_view
+
+__all__ = ["COMPILED", "NUMPY", "ACTIVE", "is_float32", "disabled", "conv2d", "conv_nd",
+           "pool2d", "batch_norm_inference", "layer_norm", "group_norm", "softmax", "pointwise",
+           "writes_in_place", "lstm_step"]
+
+F32 = np.dtype(np.float32)
+
+
+_enabled = True
+
+
+def is_float32(*arrays) -> bool:
+    """Whether every array given (None skipped) is a float32 ndarray: the
+    tensors these kernels compute (none inside :func:`disabled`)."""
+    return _enabled and all(a is None or (type(a) is np.ndarray and a.dtype == F32)
+                            for a in arrays)
+
+
+@contextlib.contextmanager
+def disabled():
+    """Within it, every operator takes its generic float64 path, as before these
+    kernels: what ``pyjit bench --models`` measures as ``pyjit-float64``.  For
+    measurement only: it holds for every thread."""
+    global _enabled
+    saved, _enabled = _enabled, False
+    try:
+        yield
+    finally:
+        _enabled = saved
+
+
+def _c(a: np.ndarray) -> np.ndarray:
+    return np.ascontiguousarray(a, F32)
+
+
+# -- numpy references ---------------------------------------------------------------------
+
+def _windows(xp: np.ndarray, kernel, stride, dilation, out_size) -> np.ndarray:
+    """``(C, *out, *kernel)``: the windows of a padded ``(C, *spatial)`` input,
+    a strided view."""
+    nd = len(kernel)
+    extent = [d * (k - 1) + 1 for k, d in zip(kernel, dilation)]
+    w = sliding_window_view(xp, extent, axis=tuple(range(1, 1 + nd)))
+    index = (slice(None),) + tuple(slice(0, o * s, s) for o, s in zip(out_size, stride)) + \
+        tuple(slice(None, None, d) for d in dilation)
+    return w[index]
+
+
+def _padded(x: np.ndarray, kernel, stride, padding, dilation, out_size, fill=0.0):
+    """``x`` (``(C, *spatial)``) padded by ``padding`` before and as much after as
+    the last window needs."""
+    pads = [(0, 0)]
+    for i, (k, s, p, d, o) in enumerate(zip(kernel, stride, padding, dilation, out_size)):
+        need = (o - 1) * s + d * (k - 1) + 1
+        pads.append((p, max(need - x.shape[1 + i] - p, 0)))
+    return np.pad(x, pads, constant_values=fill)
+
+
+def im2col_numpy(x, cols, kernel, stride, padding, dilation):
+    """The N-d form of :func:`im2col2d_numpy`: ``cols`` is ``(C*prod(kernel),
+    *out)``."""
+    out_size = cols.shape[1:]
+    win = _windows(_padded(x, kernel, stride, padding, dilation, out_size), kernel, stride,
+                   dilation, out_size)
+    nd = len(kernel)
+    # (C, *out, *kernel) -> (C, *kernel, *out)
+    order = (0,) + tuple(range(1 + nd, 1 + 2 * nd)) + tuple(range(1, 1 + nd))
+    np.copyto(cols.reshape((x.shape[0],) + tuple(kernel) + tuple(out_size)),
+              win.transpose(order))
+
+
+def im2col2d_numpy(x, cols, kh, kw, sh, sw, ph, pw, dh, dw):
+    """Fill ``cols`` (``(C*kh*kw, oh, ow)``) with the windows of ``x`` (``(C, H,
+    W)``): ``cols[(c*kh + i)*kw + j, oy, ox]`` is the input under kernel tap
+    ``(i, j)`` of the window at ``(oy*sh - ph, ox*sw - pw)``, 0 in the padding."""
+    im2col_numpy(x, cols, (kh, kw), (sh, sw), (ph, pw), (dh, dw))
+
+
+def depthwise2d_numpy(x, weight, out, sh, sw, ph, pw, dh, dw):
+    """``out[o] += sum over taps (i, j) of weight[o, i, j] * x[o // m]`` shifted
+    by the tap, for ``m = out channels / x channels``: a convolution whose every
+    group is one input channel.  ``out`` holds the bias (or 0) on entry."""
+    oc, oh, ow = out.shape
+    kh, kw = weight.shape[1:]
+    m = oc // x.shape[0]
+    xp = _padded(x, (kh, kw), (sh, sw), (ph, pw), (dh, dw), (oh, ow))
+    if m > 1:
+        xp = np.repeat(xp, m, axis=0)
+    for i in range(kh):
+        for j in range(kw):
+            tap = xp[:, i * dh:i * dh + (oh - 1) * sh + 1:sh, j * dw:j * dw + (ow - 1) * sw + 1:sw]
+            out += weight[:, i, j, None, None] * tap
+
+
+def max_pool2d_numpy(x, out, kh, kw, sh, sw, ph, pw, dh, dw):
+    """``out[p, oy, ox]``: the largest element of ``x[p]`` under the window at
+    ``(oy*sh - ph, ox*sw - pw)`` (taps ``dh``/``dw`` apart, those outside ``x``
+    skipped), or NaN if the window holds one, as torch's max pooling says."""
+    oh, ow = out.shape[1:]
+    xp = _padded(x, (kh, kw), (sh, sw), (ph, pw), (dh, dw), (oh, ow), fill=-np.inf)
+    out[...] = -np.inf
+    for i in range(kh):
+        for j in range(kw):
+            tap = xp[:, i * dh:i * dh + (oh - 1) * sh + 1:sh, j * dw:j * dw + (ow - 1) * sw + 1:sw]
+            np.maximum(out, tap, out=out)  # np.maximum propagates a NaN, as torch does
+
+
+def avg_pool2d_numpy(x, out, kh, kw, sh, sw, ph, pw, count_include_pad, divisor_override):
+    """``out[p, oy, ox]``: the mean of ``x[p]`` under the window at ``(oy*sh -
+    ph, ox*sw - pw)``, summed in double and divided as torch does: by
+    ``divisor_override`` if not 0, else by the window's size clipped to the
+    padded input (``count_include_pad``) or to the input."""
+    oh, ow = out.shape[1:]
+    h, w = x.shape[1:]
+    xp = _padded(x.astype(np.float64), (kh, kw), (sh, sw), (ph, pw), (1, 1), (oh, ow))
+    total = np.zeros(out.shape, np.float64)
+    for i in range(kh):
+        for j in range(kw):
+            total += xp[:, i:i + (oh - 1) * sh + 1:sh, j:j + (ow - 1) * sw + 1:sw]
+    if divisor_override:
+        divide = np.float64(divisor_override)
+    else:
+        y0 = np.arange(oh) * sh - ph
+        x0 = np.arange(ow) * sw - pw
+        y1, x1 = np.minimum(y0 + kh, h + ph), np.minimum(x0 + kw, w + pw)
+        if not count_include_pad:
+            y0, x0 = np.maximum(y0, 0), np.maximum(x0, 0)
+            y1, x1 = np.minimum(y1, h), np.minimum(x1, w)
+        divide = ((y1 - y0)[:, None] * (x1 - x0)[None, :]).astype(np.float64)
+    np.divide(total, divide, out=out, casting="same_kind")
+
+
+# Abramowitz and Stegun 7.1.26 (|error| < 1.5e-7), the approximation torch's
+# vectorised float erf makes too.
+_AS_P = np.float32(0.3275911)
+_AS_A = [np.float32(v) for v in (1.061405429, -1.453152027, 1.421413741, -0.284496736,
+                                 0.254829592)]
+
+
+def _erf_as(x: np.ndarray) -> np.ndarray:
+    """erf by Abramowitz and Stegun 7.1.26 in float32 (|error| < 1.5e-7), the
+    approximation torch's vectorised float erf makes too: gelu's."""
+    a = np.abs(x)
+    t = np.float32(1) / (np.float32(1) + _AS_P * a)
+    poly = np.full_like(t, _AS_A[0])
+    for c in _AS_A[1:]:
+        poly *= t
+        poly += c
+    poly *= t
+    return np.copysign(np.float32(1) - poly * np.exp(-a * a), x)
+
+
+def erf_numpy(x, out):
+    """The error function, elementwise, by libm's ``erff`` (within an ulp: the
+    operator ``erf`` itself, where gelu's approximation would be too coarse
+    for small ``x``)."""
+    from .special import erf
+    np.copyto(out, erf(x), casting="same_kind")
+
+
+def gelu_numpy(x, out, tanh_approximation):
+    """``x * Phi(x)``, Phi the standard normal's distribution function through
+    ``erf``, or torch's tanh approximation of it."""
+    if tanh_approximation:
+        inner = np.float32(math.sqrt(2 / math.pi)) * (x + np.float32(0.044715) * x * x * x)
+        np.multiply(np.float32(0.5) * x, np.float32(1) + np.tanh(inner), out=out)
+    else:
+        cdf = _erf_as(x * np.float32(math.sqrt(0.5)))
+        cdf += np.float32(1)
+        np.multiply(np.float32(0.5) * x, cdf, out=out)
+
+
+def silu_numpy(x, out):
+    """``x * sigmoid(x)``."""
+    np.divide(x, np.float32(1) + np.exp(-x), out=out)
+
+
+def sigmoid_numpy(x, out):
+    """``1 / (1 + exp(-x))``."""
+    np.divide(np.float32(1), np.float32(1) + np.exp(-x), out=out)
+
+
+def hardswish_numpy(x, out):
+    """``x * relu6(x + 3) / 6``; a NaN stays NaN."""
+    np.multiply(x, np.clip(x + np.float32(3), np.float32(0), np.float32(6)) / np.float32(6),
+                out=out)
+
+
+def softmax_rows_numpy(x, out, log):
+    """Softmax (``log``: log-softmax) of every row: the row's maximum, the sum of
+    ``exp(x - max)`` in double, then each element; a row whose maximum is not
+    finite is shifted by 0, as torch does."""
+    m = np.max(x, axis=1, keepdims=True) if x.shape[1] else np.zeros((x.shape[0], 1), F32)
+    m[~np.isfinite(m)] = 0
+    shifted = x - m
+    e = np.exp(shifted)
+    total = np.sum(e, axis=1, keepdims=True, dtype=np.float64)
+    if log:
+        np.subtract(shifted, np.log(total.astype(F32)), out=out)
+    else:
+        np.multiply(e, (1 / total).astype(F32), out=out)
+
+
+def plane_affine_numpy(x, scale, shift, out):
+    """``out[p] = x[p] * scale[p % len(scale)] + shift[...]`` for every plane
+    ``p`` of ``x`` (``(N*C, spatial)``): inference batch norm in one pass."""
+    reps = x.shape[0] // max(scale.shape[0], 1)
+    np.multiply(x, np.tile(scale, reps)[:, None], out=out)
+    out += np.tile(shift, reps)[:, None]
+
+
+def row_stats_numpy(x, eps, mean, rstd):
+    """Each row's mean and ``1/sqrt(var + eps)``, the variance biased (divided by
+    the row's length) and summed about the mean in a second pass."""
+    xd = x.astype(np.float64)
+    mean[...] = xd.mean(axis=1) if x.shape[1] else 0
+    var = ((xd - mean[:, None]) ** 2).mean(axis=1) if x.shape[1] else 0
+    rstd[...] = 1 / np.sqrt(var + eps)
+
+
+def layer_norm_rows_numpy(x, weight, bias, eps, out, mean, rstd):
+    """``(x - mean) * rstd * weight + bias`` along every row (``weight`` and
+    ``bias`` of the row's length, or None), the rows' statistics left in
+    ``mean`` and ``rstd``."""
+    row_stats_numpy(x, eps, mean, rstd)
+    np.multiply(x - mean[:, None].astype(F32), rstd[:, None].astype(F32), out=out)
+    if weight is not None:
+        out *= weight
+    if bias is not None:
+        out += bias
+
+
+def lstm_cell_numpy(gates, c, h):
+    """One LSTM step from its pre-activation ``gates`` (``(B, 4H)``: input,
+    forget, cell and output gates): ``c = σ(f) c + σ(i) tanh(g)`` in place and
+    ``h = σ(o) tanh(c)``."""
+    n = c.shape[1]
+    s = np.empty_like(gates)
+    sigmoid_numpy(gates.reshape(-1), s.reshape(-1))   # the g columns are not used
+    c *= s[:, n:2 * n]
+    c += s[:, :n] * np.tanh(gates[:, 2 * n:3 * n])
+    np.multiply(s[:, 3 * n:], np.tanh(c), out=h)
+
+
+_NAMES = ("im2col2d", "depthwise2d", "max_pool2d", "avg_pool2d", "erf", "gelu", "silu",
+          "sigmoid", "hardswish", "softmax_rows", "plane_affine", "row_stats", "layer_norm_rows",
+          "lstm_cell")
+
+#: The numpy references, by the kernels' names.
+NUMPY = SimpleNamespace(name="numpy", **{n: globals()[f"{n}_numpy"] for n in _NAMES})
+
+
+def _compiled() -> Optional[SimpleNamespace]:
+    try:
+        from . import _kernels_activations, _kernels_conv, _kernels_norm
+    except ImportError:  # built without a compiler (PYJIT_PUREPYTHON=1)
+        return None
+    found = {}
+    for module in (_kernels_activations, _kernels_conv, _kernels_norm):
+        found.update({n: getattr(module, n) for n in _NAMES if hasattr(module, n)})
+    return SimpleNamespace(name="compiled", **found)
+
+
+#: The compiled kernels, or None in a build without a compiler.
+COMPILED = _compiled()
+
+#: The kernels the operators use: the compiled ones where built.
+ACTIVE = COMPILED if COMPILED is not None else NUMPY
+
+
+# -- drivers ------------------------------------------------------------------------------
+
+_buffers = threading.local()
+
+
+def _scratch(shape: Tuple[int, ...]) -> np.ndarray:
+    """A float32 array of ``shape`` over this thread's reused buffer (grown as
+    needed): the im2col columns, dead once their GEMM is made."""
+    size = math.prod(shape)
+    buf = getattr(_buffers, "cols", None)
+    if buf is None or buf.size < size:
+        buf = _buffers.cols = np.empty(max(size, 1), F32)
+    return buf[:size].reshape(shape)
+
+
+def conv2d(x, weight, bias, stride: Sequence[int], padding: Sequence[int],
+           dilation: Sequence[int], groups: int, out_size: Sequence[int], k=None) -> np.ndarray:
+    """A float32 convolution of ``x`` (``(N, C, H, W)``) with ``weight`` (``(O,
+    C/groups, kh, kw)``) and ``bias`` (``(O,)`` or None), ``padding`` the
+    padding before each spatial dimension, ``out_size`` the output's ``(oh,
+    ow)`` (the padding after is what they imply).  ``k``: the kernel set
+    (:data:`ACTIVE` if None)."""
+    k = ACTIVE if k is None else k
+    x, weight = _c(x), _c(weight)
+    n, c, h, w = x.shape
+    o, cg, kh, kw = weight.shape
+    (sh, sw), (ph, pw), (dh, dw), (oh, ow) = stride, padding, dilation, out_size
+    out = np.empty((n, o, oh, ow), F32)
+    if groups == c and cg == 1:
+        out[...] = 0 if bias is None else bias.reshape(o, 1, 1)
+        w3 = weight.reshape(o, kh, kw)
+        for i in range(n):
+            k.depthwise2d(x[i], w3, out[i], sh, sw, ph, pw, dh, dw)
+        return out
+    og = o // groups
+    pointwise = kh == kw == sh == sw == 1 and ph == pw == 0
+    if pointwise and groups == 1:
+        np.matmul(weight.reshape(o, c), x.reshape(n, c, h * w), out=out.reshape(n, o, h * w))
+    else:
+        w_mats = weight.reshape(groups, og, cg * kh * kw)
+        for i in range(n):
+            for g in range(groups):
+                xg = x[i, g * cg:(g + 1) * cg]
+                if pointwise:
+                    cols = xg.reshape(cg, h * w)
+                else:
+                    cols = _scratch((cg * kh * kw, oh, ow))
+                    k.im2col2d(xg, cols, kh, kw, sh, sw, ph, pw, dh, dw)
+                    cols = cols.reshape(cg * kh * kw, oh * ow)
+                np.matmul(w_mats[g], cols, out=out[i, g * og:(g + 1) * og].reshape(og, oh * ow))
+    if bias is not None:
+        out += _c(bias).reshape(o, 1, 1)
+    return out
+
+
+def conv_nd(x, weight, bias, stride, padding, dilation, groups: int, out_size) -> np.ndarray:
+    """A float32 convolution in any number of spatial dimensions (the arguments
+    as :func:`conv2d`'s): per image and group, the numpy im2col and one GEMM."""
+    x, weight = _c(x), _c(weight)
+    n, c = x.shape[:2]
+    o, cg = weight.shape[:2]
+    kernel = weight.shape[2:]
+    og = o // groups
+    rows = cg * math.prod(kernel)
+    length = math.prod(out_size)
+    out = np.empty((n, o) + tuple(out_size), F32)
+    w_mats = weight.reshape(groups, og, rows)
+    for i in range(n):
+        for g in range(groups):
+            cols = _scratch((rows,) + tuple(out_size))
+            im2col_numpy(x[i, g * cg:(g + 1) * cg], cols, kernel, stride, padding, dilation)
+            np.matmul(w_mats[g], cols.reshape(rows, length),
+                      out=out[i, g * og:(g + 1) * og].reshape(og, length))
+    if bias is not None:
+        out += _c(bias).reshape((o,) + (1,) * len(kernel))
+    return out
+
+
+def _planes(x: np.ndarray, planes: int) -> np.ndarray:
+    return x.reshape(planes, -1)
+
+
+def pool2d(x, kind: str, kernel, stride, padding, dilation, out_size, count_include_pad=True,
+           divisor_override=0, k=None) -> np.ndarray:
+    """Max (``kind="max"``) or average pooling of ``x`` (``(N, C, H, W)``)
+    float32, the windows' geometry as torch gives it and ``out_size`` the
+    output's ``(oh, ow)``.  ``k``: the kernel set (:data:`ACTIVE` if None)."""
+    k = ACTIVE if k is None else k
+    x = _c(x)
+    n, c, h, w = x.shape
+    out = np.empty((n, c) + tuple(out_size), F32)
+    x3, o3 = x.reshape(n * c, h, w), out.reshape((n * c,) + tuple(out_size))
+    (kh, kw), (sh, sw), (ph, pw) = kernel, stride, padding
+    if kind == "avg" and (kh, kw) == (h, w) and tuple(out_size) == (1, 1) and ph == pw == 0:
+        # global average pooling (every SE block's): numpy's pairwise float32
+        # sum of each plane, a quarter of the time of a window loop in double
+        np.divide(x3.reshape(n * c, -1).sum(axis=1, dtype=F32),
+                  F32.type(divisor_override or h * w), out=o3.reshape(-1))
+    elif kind == "max":
+        dh, dw = dilation
+        k.max_pool2d(x3, o3, kh, kw, sh, sw, ph, pw, dh, dw)
+    else:
+        k.avg_pool2d(x3, o3, kh, kw, sh, sw, ph, pw, bool(count_include_pad),
+                     int(divisor_override or 0))
+    return out
+
+
+def batch_norm_inference(x, weight, bias, mean, var, eps: float, k=None) -> np.ndarray:
+    """Inference batch norm of a float32 ``x`` (``(N, C, *spatial)``) by running
+    statistics: ``x * scale + shift`` per channel in one pass, ``scale = weight
+    / sqrt(var + eps)`` and ``shift = bias - mean * scale`` made in double and
+    rounded once to float32.  ``k``: the kernel set (:data:`ACTIVE` if None)."""
+    k = ACTIVE if k is None else k
+    x = _c(x)
+    c = x.shape[1]
+    scale = 1 / np.sqrt(var.astype(np.float64) + eps)
+    if weight is not None:
+        scale = scale * weight
+    shift = -mean.astype(np.float64) * scale
+    if bias is not None:
+        shift = shift + bias
+    out = np.empty_like(x)
+    planes = x.shape[0] * c
+    k.plane_affine(_planes(x, planes), _c(scale), _c(shift), _planes(out, planes))
+    return out
+
+
+def layer_norm(x, rows_shape: int, weight, bias, eps: float, k=None):
+    """Layer norm of a float32 ``x`` over its last dimensions, ``rows_shape``
+    elements long: ``(out, mean, rstd)``, the statistics float64 of shape
+    ``(x.size // rows_shape,)``.  ``k``: the kernel set (:data:`ACTIVE` if
+    None)."""
+    k = ACTIVE if k is None else k
+    x = _c(x)
+    rows = x.size // rows_shape if rows_shape else 0
+    out = np.empty_like(x)
+    mean, rstd = np.empty(rows), np.empty(rows)
+    w = None if weight is None else _c(weight).reshape(-1)
+    b = None if bias is None else _c(bias).reshape(-1)
+    k.layer_norm_rows(x.reshape(rows, rows_shape), w, b, float(eps),
+                      out.reshape(rows, rows_shape), mean, rstd)
+    return out, mean, rstd
+
+
+def group_norm(x, groups: int, weight, bias, eps: float, k=None):
+    """Group norm of a float32 ``x`` (``(N, C, *spatial)``): ``(out, mean,
+    rstd)``, the statistics float64 of shape ``(N, groups)``: the groups'
+    statistics, then one per-channel pass ``x * scale + shift``."""
+    k = ACTIVE if k is None else k
+    x = _c(x)
+    n, c = x.shape[:2]
+    mean, rstd = np.empty(n * groups), np.empty(n * groups)
+    k.row_stats(x.reshape(n * groups, -1), float(eps), mean, rstd)
+    scale = np.repeat(rstd.reshape(n, groups), c // groups, axis=1)  # (N, C)
+    if weight is not None:
+        scale = scale * weight
+    shift = -np.repeat(mean.reshape(n, groups), c // groups, axis=1) * scale
+    if bias is not None:
+        shift = shift + bias
+    out = np.empty_like(x)
+    k.plane_affine(_planes(x, n * c), _c(scale.reshape(-1)), _c(shift.reshape(-1)),
+                   _planes(out, n * c))
+    return out, mean.reshape(n, groups), rstd.reshape(n, groups)
+
+
+def softmax(x, dim: int, log: bool, k=None) -> np.ndarray:
+    """Softmax or log-softmax of a float32 ``x`` over ``dim`` (already wrapped):
+    over rows when ``dim`` is the last, else on a transposed copy."""
+    k = ACTIVE if k is None else k
+    last = dim == x.ndim - 1
+    xt = _c(x if last else np.moveaxis(x, dim, -1))
+    out = np.empty_like(xt)
+    d = xt.shape[-1]
+    rows = xt.size // d if d else 0
+    k.softmax_rows(xt.reshape(rows, d), out.reshape(rows, d), bool(log))
+    return out if last else np.moveaxis(out, -1, dim)
+
+
+def pointwise(name: str, x, *args, k=None, out=None) -> np.ndarray:
+    """The pointwise kernel ``name`` (``gelu``, ``erf``, ``silu``, ``sigmoid``,
+    ``hardswish``) of a float32 ``x``, of its shape: into ``out`` if given (a
+    C-contiguous float32 array of that shape, which may be ``x``: an in-place
+    operator writes no second array)."""
+    k = ACTIVE if k is None else k
+    xc = _c(x)
+    if out is None:
+        out = np.empty_like(xc)
+    getattr(k, name)(xc.reshape(-1), out.reshape(-1), *args)
+    return out
+
+
+def writes_in_place(a) -> bool:
+    """Whether an in-place operator's kernel may write straight into ``a``: a
+    float32, C-contiguous, writeable array (anything else takes the generic
+    in-place path, which also says torch's errors)."""
+    return is_float32(a) and a.flags.c_contiguous and a.flags.writeable
+
+
+def lstm_step(gi, gh, c, k=None):
+    """An LSTM step on float32 ``gi`` and ``gh`` (``(B, 4H)``, the two
+    projections with their biases) and ``c`` (``(B, H)``, C-contiguous, updated
+    in place): the new ``h``.  ``k``: the kernel set (:data:`ACTIVE` if None)."""
+    k = ACTIVE if k is None else k
+    gates = gi + gh
+    h = np.empty_like(c)
+    k.lstm_cell(gates, c, h)
+    return h
