@@ -189,22 +189,10 @@ def test_a_pickled_model_is_about_the_size_of_its_archive():
     assert len(pickle.dumps(model)) <= 1.2 * os.path.getsize(SMALL_CNN) + 64 * 1024
 
 
-#: What the archive's pickling did to a model that ran before main's eeaa939:
-#: pyjit/archive/pickling.py wrote a 0-dim tensor that was no longer a view of a
-#: storage it read (BatchNorm's num_batches_tracked) through np.ascontiguousarray,
-#: which makes it 1-dim, and the archive read back refused it.
-ZERO_DIM_BUG = "data.pkl: a tensor with offset 0, size () and stride (1,)"
-
-
 def test_a_saved_model_that_ran_pickles_too():
+    # Its BatchNorms' 0-dim num_batches_tracked were once written 1-dim (eeaa939).
     model = pyjit.load(SMALL_CNN)
     x = np.ones((2, 3, 12, 12), np.float32)
     want = model(x)
-    try:
-        back = pickle.loads(pickle.dumps(model))
-    except pyjit.ArchiveError as exc:
-        if str(exc) != ZERO_DIM_BUG:
-            raise
-        pytest.xfail("the archive's pickling writes a 0-dim tensor 1-dim (fixed on main "
-                     "by eeaa939, not merged here)")
+    back = pickle.loads(pickle.dumps(model))
     np.testing.assert_array_equal(back(x), want)
