@@ -21,6 +21,8 @@ instructions point into with (start, size) handles.
 
 A Code is immutable once built and may be run by any number of
 :class:`~pyjit.interpreter.InterpreterState` at once, from several threads.
+It pickles as the graph it was compiled from and its options, and is compiled
+again where it is unpickled (:mod:`pyjit.code_pickle`).
 """
 
 from __future__ import annotations
@@ -111,6 +113,7 @@ class Code:
         graph: the preprocessed copy of the graph the instructions were made
             from (the graph itself when it was handed over with ``copy=False``).
         optimize: the level it was built at.
+        registry: where its operators were looked up.
         name: the graph's name (None for a graph of its own).
         unit: the unit its calls were resolved in (None for a graph of its own).
         n_inputs, n_outputs: of the original graph.
@@ -138,6 +141,7 @@ class Code:
         graph.lint()
         if registry is None:
             registry = default_registry
+        self.registry = registry
         self.optimize = default_optimize() if optimize is None else bool(optimize)
         self.n_inputs = len(graph.inputs)
         # The graph's interface, for the checks at the call boundary (the
@@ -300,6 +304,16 @@ class Code:
         return (f"<pyjit Code: {len(self)} instructions, {self.register_size} registers, "
                 f"{self.scalar_size} scalar registers, {self.n_inputs} inputs, "
                 f"{self.n_outputs} outputs, {level}>")
+
+    # A table holds operators and a lock, and cannot cross to another process: a
+    # Code pickles as what it was compiled from (pyjit.code_pickle).
+    def __reduce__(self):
+        from .code_pickle import reduce_code
+        return reduce_code(self)
+
+    def __dask_tokenize__(self) -> str:
+        from .code_pickle import code_token
+        return code_token(self)
 
 
 def _reg(kind: str, r: int) -> str:

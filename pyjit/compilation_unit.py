@@ -26,6 +26,11 @@ does, so the object needs no methods of its own.
 
 A unit also defines the enum classes its graphs use (``enums=[Color]``): a graph
 names a member (``__torch__.Color.RED``), and the unit's Python class gives it.
+
+A unit pickles as its graphs (as text), its enum classes (by reference) and the
+name of its registry (:mod:`pyjit.pickling`); so do its Codes and Functions,
+which refer to it.  The other side compiles each Code when it is first asked
+for, and a process that unpickles the same unit again gets the same one back.
 """
 
 from __future__ import annotations
@@ -41,6 +46,7 @@ from .ir import Graph
 from .ir.calls import describe_target
 from .ir.parser import parse_ir
 from .ir.types import class_type_name
+from .pickling import cached, registry_name, registry_named, token
 from .registry import Registry
 
 __all__ = ["CompilationUnit"]
@@ -247,10 +253,49 @@ class CompilationUnit:
             raise AttributeError(f"{type(self).__name__!s} has no function {name!r}")
         return self.function(name)
 
+    def _key_of(self, code: Code) -> Optional[_Key]:
+        """The function or method whose Code ``code`` is, or None (a fork's subgraph)."""
+        for (key, optimize), c in list(self._codes.items()):
+            if c is code:
+                return key
+        return None
+
+    # -- pickling (pyjit.pickling) ------------------------------------------------------
+    def _pickled(self) -> tuple:
+        """What the unit pickles as: its graphs as text, its enum classes and the
+        name of its registry; its Codes are compiled again on the other side."""
+        with self._lock:
+            callees = list(self._callees.values())
+        functions = tuple((c.key[1], str(c.graph)) for c in callees if c.key[0] is None)
+        methods = tuple((c.key, str(c.graph)) for c in callees if c.key[0] is not None)
+        return (functions, methods, tuple(self._enums.values()),
+                registry_name(self._registry, repr(self)))
+
+    def __reduce__(self):
+        return (_unpickled_unit, self._pickled())
+
+    def __dask_tokenize__(self) -> str:
+        functions, methods, enums, registry = self._pickled()
+        return token("pyjit.CompilationUnit", functions, methods,
+                     tuple(class_type_name(e) for e in enums), registry)
+
     def __repr__(self) -> str:
         n_methods = sum(len(m) for m in self.classes.values())
         return (f"<pyjit CompilationUnit: {len(self.functions)} functions, "
                 f"{len(self.classes)} classes, {n_methods} methods>")
+
+
+def _unpickled_unit(functions: tuple, methods: tuple, enums: tuple,
+                    registry: Optional[str]) -> CompilationUnit:
+    """A pickled unit, on the other side: the one the cache holds for the same
+    graphs, enums and registry (with whatever it compiled already), else a new one."""
+    def make() -> CompilationUnit:
+        tables: Dict[str, Dict[str, str]] = {}
+        for (cls, name), text in methods:
+            tables.setdefault(cls, {})[name] = text
+        return CompilationUnit(dict(functions), methods=tables, enums=enums,
+                               registry=registry_named(registry))
+    return cached(("unit", functions, methods, enums, registry), make)
 
 
 def _callees_of(code: Code) -> List[_Callee]:

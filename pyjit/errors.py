@@ -18,6 +18,7 @@
 
 from __future__ import annotations
 
+import pickle
 from typing import NamedTuple, Optional, Sequence, Tuple
 
 __all__ = ["PyjitError", "ParseError", "CompileError", "OperatorNotFoundError",
@@ -32,7 +33,34 @@ def caret_snippet(line_text: str, col: int) -> str:
 
 
 class PyjitError(Exception):
-    """Base class of pyjit's own errors."""
+    """Base class of pyjit's own errors.
+
+    Every one pickles whole, so that an error raised in a worker process comes
+    back as it was: its class, message and attributes (a location, the frames
+    of a run), and the exception it was raised from (``__cause__``, which pickle
+    leaves out of exceptions), unless that one cannot be pickled, when a
+    ``RuntimeError`` with its class and message stands in for it.
+    """
+
+    def __reduce__(self):
+        cause = self.__cause__
+        if cause is not None:
+            try:
+                pickle.dumps(cause)
+            except Exception:
+                cause = RuntimeError(f"{type(cause).__qualname__}: {cause}")
+        return (_unpickled_error, (type(self), self.args, self.__dict__, cause))
+
+
+def _unpickled_error(cls: type, args: tuple, state: dict,
+                     cause: Optional[BaseException]) -> PyjitError:
+    # Made without __init__, whose arguments (a location's parts, keywords) are
+    # not what ``args`` holds: the attributes come back as they were.
+    err = cls.__new__(cls, *args)
+    err.args = args
+    err.__dict__.update(state)
+    err.__cause__ = cause
+    return err
 
 
 class _LocatedError(PyjitError):

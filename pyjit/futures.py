@@ -9,6 +9,11 @@ Who completes a future: the run of a forked subgraph (``prim::fork``), a run
 started with ``InterpreterState.run_async``, or anything else -- an operator
 written in Python may return a Future that an I/O thread completes later, and a
 graph waits on it like on a fork's.
+
+Neither a Future nor an Await pickles: each is completed in the process that
+made it.  A fork run in another process (:mod:`pyjit.workqueue`) gets a future
+of this process, completed when the other process sends the outputs back; a
+future passed *into* such a fork is an error saying so.
 """
 
 from __future__ import annotations
@@ -145,6 +150,12 @@ class Future:
                 return
         _run_callback(fn, self)
 
+    def __reduce__(self):
+        # What cannot cross to another process: a run of this one completes it.
+        raise TypeError("a pyjit.Future cannot be pickled: a run or a thread of this "
+                        "process completes it, and another process could never see that; "
+                        "wait for it here (aten::wait) and send its value instead")
+
     def __repr__(self) -> str:
         if self._error is not None:
             state = f"failed: {self._error!r}"
@@ -194,6 +205,11 @@ class Await:
                     self._value = self._compute()  # type: ignore[misc]
                     self._compute = None  # its inputs are no longer needed
         return self._value
+
+    def __reduce__(self):
+        raise TypeError("a pyjit.Await cannot be pickled: it computes its value with a "
+                        "subgraph and inputs of this process when first waited for; wait "
+                        "for it here (prim::awaitable_wait) and send its value instead")
 
     def __repr__(self) -> str:
         return f"<pyjit.Await {'done: ' + repr(self._value) if self.done() else 'pending'}>"

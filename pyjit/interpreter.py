@@ -19,7 +19,13 @@ work queue (:mod:`pyjit.workqueue`) when it completes, inside the
 context variables seen before the wait are seen after it.  A blocking ``run``
 resumes inline instead, in the thread that waits.  ``prim::fork`` starts its
 subgraph with :func:`fork`: a new state on the forking run's executor, with the
-forking run's loop, in a copy of its context.
+forking run's loop, in a copy of its context; on an executor of other processes
+(a ``ProcessPoolExecutor``, a Dask client's), the subgraph and its inputs are
+pickled and run there whole (:mod:`pyjit.workqueue` says what cannot cross).
+
+Pickling: a :class:`Function` pickles as its Code's recipe, its loop's name and
+its signature, and is compiled at its first call on the other side
+(:mod:`pyjit.pickling`).
 
 Stopping: cancelling a run's future (:meth:`~pyjit.Future.cancel`) stops a
 suspended or queued run and frees its frame at once; an executor that cancels a
@@ -54,6 +60,7 @@ from __future__ import annotations
 
 import contextvars
 import functools
+import pickle
 import threading
 import weakref
 from types import ModuleType
@@ -69,10 +76,11 @@ from .futures import Await, Future
 from .ir import Graph
 from .ir.printer import node_header
 from .fperrors import enter as _fp_enter, leave as _fp_leave
+from .pickling import cached, loop_named, token
 from .registry import Registry
-from .workqueue import Executor, default_queue
+from .workqueue import Executor, crosses_processes, default_queue
 
-__all__ = ["InterpreterState", "Function", "located_error", "drive", "fork", "Fork",
+__all__ = ["InterpreterState", "Function", "located_error", "drive", "fork", "run_forked", "Fork",
            "Awaitable", "Link", "program_of", "code_of", "run_inline", "set_recursion_limit",
            "get_recursion_limit"]
 
@@ -483,6 +491,11 @@ class InterpreterState:
         """The index of the next instruction to run (of the failing one after an error)."""
         return self._frame.pc
 
+    def __reduce__(self):
+        raise TypeError("an InterpreterState cannot be pickled: it is one run, with its "
+                        "registers, in this process; pickle its Code (or a Function) and "
+                        "start a run over there")
+
     # -- who runs the frame -------------------------------------------------------------
     def _claim(self) -> None:
         """Take the state for a run in this thread, or say why it cannot be."""
@@ -574,7 +587,9 @@ class InterpreterState:
         del frame
         # The context as it is now, for the rest of the run (the seed keeps grad mode).
         ctx = contextvars.copy_context()
-        executor = self._executor if self._executor is not None else default_queue()
+        executor = self._executor
+        if executor is None or crosses_processes(executor):
+            executor = default_queue()   # the frame is this process's to resume
 
         def resume(_: Future) -> None:
             # On whichever thread completed `pending`: hand the frame to the executor.
@@ -628,13 +643,16 @@ def fork(code: Code, args: Sequence[Any]) -> Future:
     forks (the defaults outside a run), and starts on that executor in a copy of
     the current ``contextvars`` context.  The future fails with the run's located
     :class:`~pyjit.InterpreterError` if it fails, and with a ``RuntimeError`` if
-    the executor drops the task; cancelling it stops the run.
+    the executor drops the task; cancelling it stops the run.  On an executor of
+    other processes the run happens there, whole (:func:`_fork_elsewhere`).
 
     Raises:
         RuntimeError: the executor refused the task (e.g. it was shut down).
     """
     run = _current_run.get()
     loop, executor = run if run is not None else (_default_loop, None)
+    if executor is not None and crosses_processes(executor):
+        return _fork_elsewhere(code, args, loop, executor)
     state = InterpreterState(code, loop=loop, executor=executor)
     fut = state.get_future()
     state._state = _QUEUED
@@ -644,6 +662,45 @@ def fork(code: Code, args: Sequence[Any]) -> Future:
         ctx.run, state._resume, list(args))
     state._watch(task)
     return fut
+
+
+def _fork_elsewhere(code: Code, args: Sequence[Any], loop: ModuleType, executor: Any) -> Future:
+    """:func:`fork` on an executor of other processes (see :mod:`pyjit.workqueue`):
+    the Code and the inputs go pickled, the worker runs the subgraph to its end
+    (:func:`run_forked`), and the outputs, or the located error, complete the
+    future here.  Cancelling the future cancels the task if it has not started."""
+    fut = Future()
+    # The Code goes pickled inside the task: a Code that cannot be compiled over
+    # there (its registry unknown, say) fails the task, where unpickling it with
+    # the task would end the worker process (concurrent.futures cannot report it).
+    task = executor.submit(run_forked, pickle.dumps(code), loop.__name__, tuple(args))
+
+    def task_done(t: Any) -> None:
+        if t.cancelled():
+            fut._try_complete(None, RuntimeError("the executor cancelled the fork before "
+                                                 "it ran (was it shut down?)"))
+            return
+        error = t.exception()
+        fut._try_complete(None if error is not None else t.result(), error)
+
+    def fork_done(f: Future) -> None:
+        if f.cancelled():
+            task.cancel()
+
+    fut.add_callback(fork_done)
+    task.add_done_callback(task_done)
+    return fut
+
+
+def run_forked(code: bytes, loop: str, args: Sequence[Any]) -> Any:
+    """The task a fork on another process's executor runs there: the pickled
+    ``code`` on ``args`` to its end with the loop named ``loop``, its outputs
+    returned (a tuple for several); a failure raises its located
+    :class:`~pyjit.InterpreterError`, which pickles whole back to the fork."""
+    state = InterpreterState(pickle.loads(code), loop=loop_named(loop))
+    stack = list(args)
+    state.run(stack)
+    return state._outputs(stack)
 
 
 class Fork:
@@ -785,3 +842,84 @@ class Function:
 
     def __repr__(self) -> str:
         return f"<pyjit Function: {self.code!r}>"
+
+    # -- pickling (pyjit.pickling) ----------------------------------------------------------
+    def _pickled(self) -> tuple:
+        """What the Function pickles as: its Code's recipe, its loop's name and its
+        signature."""
+        from .code_pickle import recipe
+        sig = self.signature
+        return (recipe(self.code), self._loop.__name__,
+                (sig.name, sig.names, sig.types, sig.returns))
+
+    def __reduce__(self):
+        return (_unpickled_function, self._pickled())
+
+    def __dask_tokenize__(self) -> str:
+        from .code_pickle import recipe_token
+        code, loop, sig = self._pickled()
+        return token("pyjit.Function", recipe_token(code), loop,
+                     tuple(map(str, sig[2])), sig[:2], sig[3])
+
+
+def _unpickled_function(code_recipe: tuple, loop: str, signature: tuple) -> Function:
+    """A pickled Function, on the other side: the one the cache holds for the same
+    content, else a new :class:`_Uncompiled` one (compiled when first used)."""
+    def make() -> Function:
+        f = Function.__new__(_Uncompiled)
+        _SLOT["_program"].__set__(f, (code_recipe, loop, signature))
+        return f
+    return cached(("function", code_recipe, loop, signature), make)
+
+
+class _Uncompiled(Function):
+    """A Function unpickled and not yet compiled: its first call (or a look at
+    ``code`` or ``signature``) compiles its Code, through the cache of
+    :mod:`pyjit.pickling`, and makes it an ordinary Function.  Until then its
+    ``_program`` slot holds what it was pickled as.
+
+    Why a class of its own: ``Function.__call__`` is as short as a call can be
+    (a small graph costs no more to run than to call), and a test of whether the
+    Function was compiled yet would be paid by every call of every Function."""
+
+    __slots__ = ()
+
+    def __call__(self, *args: Any) -> Any:
+        return self._compile()(*args)
+
+    @property
+    def code(self) -> Code:  # type: ignore[override]
+        return self._compile().code
+
+    @property
+    def signature(self) -> Signature:  # type: ignore[override]
+        return self._compile().signature
+
+    def _pickled(self) -> tuple:
+        with _uncompiled_lock:
+            if type(self) is _Uncompiled:
+                return _SLOT["_program"].__get__(self)
+        return Function._pickled(self)
+
+    def _compile(self) -> Function:
+        from .code_pickle import code_from_recipe
+        with _uncompiled_lock:
+            if type(self) is not _Uncompiled:
+                return self
+            code_recipe, loop, sig = _SLOT["_program"].__get__(self)
+        # Compiled outside the lock: threads compiling other Functions go on, and
+        # the cache compiles the same Code once for threads compiling this one.
+        real = Function(code_from_recipe(code_recipe), loop=loop_named(loop),
+                        signature=Signature(*sig))
+        with _uncompiled_lock:
+            if type(self) is _Uncompiled:
+                for slot in _SLOT.values():
+                    slot.__set__(self, slot.__get__(real))
+                # Last: a thread that sees the class Function sees every slot set.
+                self.__class__ = Function
+        return self
+
+
+_uncompiled_lock = threading.Lock()
+# Function's slots themselves (_Uncompiled shadows two of them with properties).
+_SLOT = {name: vars(Function)[name] for name in Function.__slots__}

@@ -11,6 +11,30 @@ will :class:`WorkQueue`, the thread pool used when a run is given no executor::
     InterpreterState(code, executor=my_executor)         # or any Executor, per run
                                                          # (its forks inherit it)
 
+Executors of other processes.  A ``concurrent.futures.ProcessPoolExecutor``, or
+the executor of a Dask client (``client.get_executor()``), runs a task in
+another process, so it cannot take the tasks above, which resume a frame of
+this one.  pyjit knows such an executor (:func:`crosses_processes`) and gives it
+only whole forks: ``prim::fork`` sends the subgraph's Code and its inputs,
+pickled (:mod:`pyjit.pickling`), the worker runs the subgraph to its end, and
+its outputs, or its located error, come back to complete the fork's future
+here.  What follows from the copy:
+
+* the subgraph works on copies of its inputs: a list or an object it changes
+  is changed over there, not in the run that forked it;
+* a :class:`~pyjit.Future` cannot cross (it is completed in the process that
+  made it): a fork whose inputs hold the future of another fork fails, saying
+  so; wait for that future in the forking graph and pass its value;
+* the operators it calls must exist over there, as importable code or in a
+  registry given a name (:func:`pyjit.pickling.register_registry`);
+* the forking run's context variables (its grad mode among them) stay here:
+  the subgraph runs in the worker's own.
+
+The forking run itself stays here: it suspends on the fork's future as on any
+other, and is resumed on the :func:`default_queue` (the process executor could
+not run it).  Register any other executor class that crosses processes with
+:func:`register_process_executor`.
+
 Deadlocks.  A graph never blocks a thread to wait: ``aten::wait`` on a pending
 future suspends the run and frees its thread, so forks waiting on forks cannot
 exhaust a pool, however small.  A thread blocks only when Python code waits:
@@ -42,7 +66,7 @@ from contextlib import contextmanager
 from typing import Any, Callable, Deque, Iterator, Optional, Protocol, Tuple
 
 __all__ = ["Executor", "WorkQueue", "default_queue", "set_default_workers",
-           "default_workers", "blocking"]
+           "default_workers", "blocking", "crosses_processes", "register_process_executor"]
 
 
 class Executor(Protocol):
@@ -50,6 +74,32 @@ class Executor(Protocol):
     on some thread.  The return value is ignored; raising means the task was refused."""
 
     def submit(self, fn: Callable[..., Any], *args: Any) -> Any: ...
+
+
+# Executor classes whose tasks run in another process, besides those below.
+_process_executors: Tuple[type, ...] = ()
+
+
+def crosses_processes(executor: Any) -> bool:
+    """Whether ``executor`` runs its tasks in another process: a
+    ``ProcessPoolExecutor``, the executor of a Dask client (a class of the
+    ``distributed`` package), or a class given to :func:`register_process_executor`."""
+    cls = type(executor)
+    if cls.__module__.startswith("distributed.") or issubclass(cls, _process_executors):
+        return True
+    # Looked up, not imported: a ProcessPoolExecutor's module is loaded already.
+    process = sys.modules.get("concurrent.futures.process")
+    return process is not None and isinstance(executor, process.ProcessPoolExecutor)
+
+
+def register_process_executor(cls: type) -> None:
+    """Say that the executors of class ``cls`` run their tasks in other processes,
+    so that forks are sent to them whole (see the module docstring)."""
+    global _process_executors
+    if not isinstance(cls, type):
+        raise TypeError(f"register_process_executor takes a class, not {cls!r}")
+    if not issubclass(cls, _process_executors):
+        _process_executors = _process_executors + (cls,)
 
 
 # The queue the current thread works for (unset outside WorkQueue threads), and

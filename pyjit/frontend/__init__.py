@@ -78,7 +78,10 @@ new kind of call target a Callee kind resolved in
 as TorchScript's serialized code) gives the same emitters another scope.
 """
 
+from . import script_pickle
 from .compiler import script
 from .script_function import ScriptFunction
+
+script_pickle.script = script   # what a script function pickled by value is compiled with
 
 __all__ = ["script", "ScriptFunction"]

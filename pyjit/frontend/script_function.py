@@ -45,6 +45,7 @@ from ..arguments import Signature
 from ..compilation_unit import CompilationUnit
 from ..ir import Graph
 from ..ir import types as T
+from . import script_pickle
 from .source_map import FunctionSource
 
 __all__ = ["ScriptFunction", "CompiledFunction"]
@@ -96,6 +97,7 @@ class ScriptFunction(Generic[P, R]):
         self._lock = threading.Lock()
         self._signature = inspect.signature(fn)
         functools.update_wrapper(self, fn, updated=())
+        script_pickle.remember(self)
 
     # -- what was compiled ------------------------------------------------------------------
     @property
@@ -212,3 +214,10 @@ class ScriptFunction(Generic[P, R]):
 
     def __repr__(self) -> str:
         return f"<pyjit.ScriptFunction {self.schema}>"
+
+    # By reference, or by value under cloudpickle: see .script_pickle.
+    def __reduce__(self):
+        return script_pickle.reduce_script(self)
+
+    def __dask_tokenize__(self) -> str:
+        return script_pickle.script_token(self)

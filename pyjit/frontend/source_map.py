@@ -33,6 +33,7 @@ class FunctionSource:
     Attributes:
         file: the file name (``fn.__code__.co_filename``), as linecache knows it.
         text: the dedented source of the function (decorators included).
+        lines: the source as the file has it, line by line.
         tree: the ``ast.FunctionDef`` of the function.
         first_line: the file's line number of the snippet's first line.
         indent: the number of columns ``textwrap.dedent`` removed.
@@ -50,6 +51,7 @@ class FunctionSource:
             raise CompileError(f"cannot read the source of {self.name!r} ({exc}); pyjit.script "
                                "needs functions defined in a file", code.co_firstlineno, 0,
                                file=self.file) from None
+        self.lines = tuple(lines)   # as the file has them, for a pickle by value
         raw = "".join(lines)
         self.text = textwrap.dedent(raw)
         self.first_line = max(first_line, 1)

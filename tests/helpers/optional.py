@@ -1,7 +1,10 @@
-"""What the suite uses when it is installed and skips without: torch, Graphviz's dot.
+"""What the suite uses when it is installed and skips without: torch, Graphviz's dot,
+and the engines of ``pyjit[distributed]`` (Dask, Ray, tqdm).
 
-pyjit needs neither (CI has neither): a test that does says so with a skip mark
-from here, whose reason is the one line a skipped test shows.
+pyjit needs none of them: a test that does says so with a skip mark from here,
+whose reason is the one line a skipped test shows.  CI has no torch and no dot;
+one of its steps installs ``pyjit[distributed]``, so the tests of the engines
+run there.
 """
 
 from __future__ import annotations
@@ -12,7 +15,8 @@ import sys
 
 import pytest
 
-__all__ = ["torch_installed", "needs_torch", "needs_dot"]
+__all__ = ["torch_installed", "needs_torch", "needs_dot", "installed", "needs_dask",
+           "needs_ray", "needs_tqdm"]
 
 
 def torch_installed() -> bool:
@@ -28,3 +32,18 @@ needs_torch = pytest.mark.skipif(not torch_installed(), reason=(
 
 needs_dot = pytest.mark.skipif(shutil.which("dot") is None,
                                reason="Graphviz's dot program is not installed")
+
+
+def installed(module: str) -> bool:
+    """Whether ``module`` can be imported (found, not imported)."""
+    return importlib.util.find_spec(module) is not None
+
+
+def _needs(module: str, what: str):
+    return pytest.mark.skipif(not installed(module), reason=(
+        f"{what} is not installed: pip install 'pyjit[distributed]' brings it"))
+
+
+needs_dask = _needs("distributed", "dask.distributed")
+needs_ray = _needs("ray", "Ray")
+needs_tqdm = _needs("tqdm", "tqdm")
