@@ -13,7 +13,7 @@ import importlib.util
 import os
 from types import ModuleType
 
-__all__ = ["loop", "HAS_CEXT", "pure", "compiled", "want_pure"]
+__all__ = ["loop", "HAS_CEXT", "pure", "compiled", "want_pure", "loop_named"]
 
 
 def want_pure() -> bool:
@@ -42,3 +42,20 @@ def _select() -> ModuleType:
 #: The active loop module: provides ``Program`` and ``Frame``.
 loop: ModuleType = _select()
 HAS_CEXT: bool = loop.__name__ == "pyjit._core"
+
+
+def loop_named(name: str) -> ModuleType:
+    """The loop module a pickle names (``pyjit._core`` or ``pyjit._pure``).
+
+    Raises:
+        ImportError: the compiled loop is named but was not built here.
+    """
+    if name == "pyjit._pure":
+        return pure()
+    if name == "pyjit._core":
+        try:
+            return compiled()
+        except ImportError as exc:
+            raise ImportError("the pickle asks for the compiled loop (pyjit._core), which "
+                              "this installation of pyjit does not have") from exc
+    raise ValueError(f"{name!r} is not one of pyjit's loops")

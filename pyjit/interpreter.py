@@ -76,7 +76,8 @@ from .futures import Await, Future
 from .ir import Graph
 from .ir.printer import node_header
 from .fperrors import enter as _fp_enter, leave as _fp_leave
-from .pickling import cached, loop_named, token
+from ._backend import loop_named
+from .pickling import cached, token
 from .registry import Registry
 from .workqueue import Executor, crosses_processes, default_queue
 

@@ -47,12 +47,10 @@ import collections
 import hashlib
 import pickle
 import threading
-from types import ModuleType
 from typing import Any, Callable, Dict, Hashable, NamedTuple, Optional
 
-from . import _backend
 
-__all__ = ["register_registry", "registry_name", "registry_named", "loop_named",
+__all__ = ["register_registry", "registry_name", "registry_named",
            "cached", "cache_info", "clear_cache", "set_cache_size", "CacheInfo",
            "token", "refuse"]
 
@@ -117,23 +115,6 @@ def registry_named(name: Optional[str]) -> Any:
                           "not registered: import the module that calls "
                           f"pyjit.pickling.register_registry({name!r}, ...) first")
     return registry
-
-
-def loop_named(name: str) -> ModuleType:
-    """The loop module a pickle names (``pyjit._core`` or ``pyjit._pure``).
-
-    Raises:
-        ImportError: the compiled loop is named but was not built here.
-    """
-    if name == "pyjit._pure":
-        return _backend.pure()
-    if name == "pyjit._core":
-        try:
-            return _backend.compiled()
-        except ImportError as exc:
-            raise ImportError("the pickle asks for the compiled loop (pyjit._core), which "
-                              "this installation of pyjit does not have") from exc
-    raise ValueError(f"{name!r} is not one of pyjit's loops")
 
 
 def token(kind: str, *parts: Any) -> str:
