@@ -14,7 +14,7 @@ import pytest
 
 import pyjit
 
-from helpers.archive_cases import HERE, NAMES, assert_close, decode
+from helpers.archive_cases import HERE, NAMES, assert_close, call_model, decode
 from helpers.crafted import MODULE_CODE, archive, module_state, tensor
 
 
@@ -92,17 +92,12 @@ def test_what_an_archive_cannot_hold_does_not_pickle():
         pickle.dumps(m)
 
 
-def _forward_of(args):
-    model, x = args
-    return model(x)
-
-
 def test_a_process_pool_runs_a_loaded_model():
     m = pyjit.load(os.path.join(HERE, "sequential.pt"))
     call = _calls("sequential")[0]
     x = decode(call["args"])[0]
     ctx = multiprocessing.get_context("spawn")
     with concurrent.futures.ProcessPoolExecutor(2, mp_context=ctx) as pool:
-        outs = list(pool.map(_forward_of, [(m, x), (m, x * 2)], timeout=120))
+        outs = list(pool.map(call_model, [(m, x), (m, x * 2)], timeout=120))
     assert_close(outs[0], decode(call["result"]), "sequential in a worker")
     assert_close(outs[1], m(x * 2), "sequential in a worker, doubled")

@@ -14,6 +14,17 @@ import pytest
 from pyjit import cli
 from pyjit.benchmarks import models as M
 
+from helpers.subprocesses import CHECKOUT
+
+
+@pytest.fixture(autouse=True)
+def committed_models(monkeypatch):
+    """The small archives of this tree's bench/models, for an installed pyjit too
+    (an unpacked sdist's suite runs the pyjit installed from it)."""
+    here = CHECKOUT / "bench" / "models"
+    monkeypatch.setenv("PYJIT_BENCH_MODELS", str(here))
+    monkeypatch.setattr(M, "COMMITTED", here)
+
 
 @pytest.fixture
 def single_threaded(monkeypatch):

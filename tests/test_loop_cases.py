@@ -34,7 +34,10 @@ def test_the_compiled_loop_was_built_from_todays_table_and_template():
         "pyjit._core was built from another _run_loop.pxi or opcodes.py: rebuild it")
     for name, text in ((_loop_cases.EXPANDED, expanded),
                        (_loop_cases.ENUM, _loop_cases.opcode_enum(opcodes, expanded))):
-        with open(os.path.join(PACKAGE, name)) as f:
+        path = os.path.join(PACKAGE, name)
+        if not os.path.exists(path):
+            continue    # an installed pyjit: the build's tree, and what it generated, is gone
+        with open(path) as f:
             assert f.read() == text, f"{name} is stale: run python setup.py build_ext --inplace"
 
 

@@ -20,7 +20,7 @@ from pyjit.passes.restore_source import restore_source
 from pyjit.registry import Registry
 
 from helpers import pickled_models as models
-from helpers.subprocesses import CHECKOUT, checkout_env
+from helpers.subprocesses import CHECKOUT, PYJIT_HOME, checkout_env
 
 LOOP_GRAPH = """
 graph(%n : int, %x : float):
@@ -378,8 +378,10 @@ def test_dask_tokens_are_the_same_in_another_process_and_differ_by_content():
             models.collatz_steps.__dask_tokenize__()]
     env = checkout_env()
     env["PYTHONPATH"] = os.pathsep.join([str(CHECKOUT / "tests"), env["PYTHONPATH"]])
+    # Not in the working directory, whose pyjit/ (an unpacked sdist's source tree,
+    # without the compiled loop) `python -c` would import ahead of PYTHONPATH.
     out = subprocess.run([sys.executable, "-c", TOKEN], check=True, capture_output=True,
-                         text=True, env=env, timeout=120).stdout.split()
+                         text=True, env=env, timeout=120, cwd=str(PYJIT_HOME)).stdout.split()
     assert out == mine + [mine[0]]
     assert len(set(mine)) == 3
     other = Function(parse_ir(models.MUL_ADD.replace("value=1", "value=2")))

@@ -46,8 +46,11 @@ __all__ = ["MODELS", "Model", "cache_dir", "generate", "archive_path", "measure"
 #: The variables BLAS and OpenMP read their thread counts from when they load.
 THREAD_VARIABLES = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
 
-#: Where the committed small archives are, in a source tree.
-COMMITTED = Path(__file__).resolve().parents[2] / "bench" / "models"
+#: Where the committed small archives are: ``bench/models`` of the source tree,
+#: or the directory ``PYJIT_BENCH_MODELS`` names (an installed pyjit has no
+#: bench/; its tests name the one of the tree they come from).
+COMMITTED = Path(os.environ.get("PYJIT_BENCH_MODELS") or
+                 Path(__file__).resolve().parents[2] / "bench" / "models")
 
 
 @dataclass(frozen=True)

@@ -47,3 +47,10 @@ def assert_close(got, want, where):
         assert isinstance(got, float) and got == pytest.approx(want, rel=1e-5), f"{where}: {got}"
     else:
         assert type(got) is type(want) and got == want, f"{where}: {got!r} != {want!r}"
+
+
+def call_model(args):
+    """``model(x)`` for ``(model, x)``: what a pool's worker runs (a function of a
+    module the worker can import, as spawn needs)."""
+    model, x = args
+    return model(x)
