@@ -23,8 +23,11 @@ An operator is one of:
 
 Input type patterns follow torch's schema types: ``int``, ``float``, ``bool``,
 ``str``, ``Tensor``, ``Scalar`` (int, float or complex: not bool, as in torch), ``Any``, ``T?``,
-``T[]``, ``Dict(K, V)``, tuples; a lower-case single letter such as ``t`` is a type
-variable matching anything (``t[]`` is any list).
+``T[]``, ``Dict(K, V)``, tuples; a lower-case letter, perhaps with a digit (``t``,
+``t1``), is a type variable, one type for all the inputs of a node that it stands
+in (``aten::append(t[], t)`` takes ``int[]`` and ``int``, not ``int[]`` and
+``str``).  Which inputs a pattern takes is
+:func:`pyjit.ir.type_relation.match_argument`'s to say, without conversions.
 
 Which overload runs a node, when several accept its input types, is this rule:
 
@@ -54,7 +57,7 @@ from .errors import OperatorNotFoundError, PyjitError
 from .ir import IRError
 from .ir import types as T
 from .ir.type_grammar import parse_type
-from .ir.type_relation import concreteness, matches
+from .ir.type_relation import Bindings, concreteness, matches, widens
 from .ir.symbols import is_qualified
 
 __all__ = ["Operator", "Registry", "register_operator", "default_registry", "Resolved",
@@ -362,14 +365,15 @@ def _check_intrinsic(kind: str, name: str, types: Optional[Tuple[T.Type, ...]],
                      varargs: bool) -> None:
     """An intrinsic must exist and implement this very operator: its schema's kind and
     types are the registration's, but for an ``int`` where the instruction reads a
-    float (the code generator converts it, as torch's mixed arithmetic does)."""
+    float (:func:`~pyjit.ir.type_relation.widens`: the code generator converts it,
+    as torch's mixed arithmetic does)."""
     from . import opcodes
     d = opcodes.BY_NAME.get(name)
     if d is None or d.implements is None:
         raise ValueError(f"{name!r} is not an intrinsic instruction of pyjit.opcodes")
     skind, stypes, _ = parse_schema(d.implements)
     if types is None or varargs or skind != kind or len(stypes) != len(types) or not all(
-            t == s or (t == T.INT and s == T.FLOAT) for t, s in zip(types, stypes)):
+            t == s or widens(t, s) for t, s in zip(types, stypes)):
         sig = f"{kind}({', '.join(map(str, types))})" if types is not None else kind
         raise ValueError(f"intrinsic {name} implements {d.implements}, not {sig}")
 
@@ -378,14 +382,16 @@ def _accepts(op: Operator, input_types: Sequence[T.Type]) -> bool:
     pattern = op.types
     if pattern is None:
         return True
-    n = len(input_types)
-    if op.varargs:
-        if n < len(pattern) - 1:
-            return False
-        pattern = pattern + (pattern[-1],) * (n - len(pattern))
-    if n != len(pattern):
+    # a trailing "..." repeats the last type once or more
+    if len(input_types) < len(pattern) or (not op.varargs and len(input_types) != len(pattern)):
         return False
-    return all(matches(a, p) for a, p in zip(input_types, pattern))
+    fixed = len(pattern) - 1 if op.varargs else len(pattern)
+    env: Bindings = {}  # one call: a variable stands for one type in all its inputs...
+    if not all(matches(a, p, env) for a, p in zip(input_types[:fixed], pattern)):
+        return False
+    # ... but each of the inputs a trailing "..." repeats is matched on its own
+    # (``aten::format(str, t, ...)`` takes an int and a list)
+    return all(matches(a, pattern[-1], dict(env)) for a in input_types[fixed:])
 
 
 class Library:

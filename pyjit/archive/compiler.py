@@ -39,7 +39,7 @@ from ..frontend.builder import INT_MAX, GraphBuilder
 from ..ir import Graph, Value
 from ..ir import types as T
 from ..ir.literals import TensorValue
-from ..ir.type_relation import is_subtype, unify
+from ..ir.type_relation import Conversion, implicit_conversion, is_subtype, unify
 from .schemas import REQUIRED, match, schemas_of
 from .source import ClassDef, CodeFile, dotted, literal, type_of
 from .upgraders import upgrader
@@ -545,11 +545,8 @@ class _Compiler:
                                 T.ListType(elem), at)
         return self.b.const(value, at)
 
-    def _convert(self, v: Value, want: T.Type, at: ast.AST) -> Value:
-        if isinstance(want, T.OptionalType):
-            want = want.elem
-        kind = "aten::Float" if want == T.FLOAT else "aten::Int"
-        return self.b.emit1(kind, [v], want, at)
+    def _convert(self, v: Value, conversion: Conversion, at: ast.AST) -> Value:
+        return self.b.emit1(conversion.kind, [v], conversion.type, at)
 
     def _call_method(self, obj: Value, name: str, e: ast.Call, env: Env) -> Value:
         cls = self._class_of(obj, e.func)
@@ -584,7 +581,8 @@ class _Compiler:
               args: List[Value], kwargs: Dict[str, Value], e: ast.Call,
               label: str) -> List[Value]:
         """A call's arguments bound to parameters as Python binds them: defaults
-        filled in, an int converted for a float parameter, the types checked."""
+        filled in, torch's implicit conversions made (a bool for an int
+        parameter), the types checked."""
         if len(args) > len(names):
             self.file.fail(e, f"{label}() takes {len(names)} arguments, {len(args)} given")
         out = []
@@ -598,8 +596,9 @@ class _Compiler:
                     self._default(d, t, e)
             else:
                 self.file.fail(e, f"{label}() needs argument '{n}'")
-            if v.type == T.INT and t == T.FLOAT:
-                v = self._convert(v, t, e)
+            conversion = None if is_subtype(v.type, t) else implicit_conversion(v.type, t)
+            if conversion is not None:
+                v = self._convert(v, conversion, e)
             if not is_subtype(v.type, t):
                 self.file.fail(e, f"argument '{n}' of {label}() must be {t}, not {v.type}")
             out.append(v)

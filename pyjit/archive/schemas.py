@@ -9,7 +9,10 @@ and the output's type.  Both come from the schema torch would match, so
 registry runs (written by ``tools/archives/make_schemas.py``), and :func:`match`
 picks the overload as torch's ``matchSchemas`` does: the first schema, in
 torch's order, that the arguments fit exactly, then the first that they fit
-with its implicit conversions (an ``int`` where a ``float`` is declared)::
+with torch's implicit conversions (a ``bool`` where an ``int`` or a ``Scalar`` is
+declared, a 0-d Tensor where a ``float`` is...; never an ``int`` where a
+``float`` is), each argument by the one relation of operator matching,
+:func:`pyjit.ir.type_relation.match_argument`, type variables included::
 
     aten::add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
     aten::add.int(int a, int b) -> int
@@ -32,7 +35,7 @@ from typing import Any, Dict, List, NamedTuple, Optional, Sequence, Tuple
 
 from ..ir import types as T
 from ..ir.type_grammar import parse_type
-from ..ir.type_relation import is_subtype
+from ..ir.type_relation import NO_MATCH, Bindings, Conversion, match_argument, substitute
 from ..registry import _split_top
 
 __all__ = ["Argument", "Schema", "REQUIRED", "schemas_of", "match", "Matched"]
@@ -148,77 +151,13 @@ def schemas_of(kind: str) -> List[Schema]:
 # -- matching -------------------------------------------------------------------------------
 class Matched(NamedTuple):
     """A schema the call fits: the value (or default) for each argument, in order,
-    the conversions needed (``{index: target type}``) and the return types."""
+    the conversions needed (``{index: the node torch inserts}``) and the return
+    types, the schema's type variables substituted."""
 
     schema: Schema
     inputs: List[Any]          # a caller's argument object, or ("default", value)
-    convert: Dict[int, T.Type]
+    convert: Dict[int, Conversion]
     returns: Tuple[T.Type, ...]
-
-
-def _is_var(t: T.Type) -> bool:
-    """A schema's type variable: ``t``, ``k``, ``t1``."""
-    return isinstance(t, T.NamedType) and re.fullmatch(r"[a-z]\d?", t.name) is not None
-
-
-def _fits(actual: T.Type, want: T.Type, env: Dict[str, T.Type], convert: bool) -> bool:
-    """Whether a value of type ``actual`` may be passed for ``want``, binding the
-    type variables in ``env``; with ``convert``, torch's implicit conversions."""
-    if _is_var(want):
-        have = env.get(want.name)
-        if have is None:
-            env[want.name] = actual
-            return True
-        if _fits(actual, have, env, convert):
-            return True
-        if _fits(have, actual, {}, False):   # the wider of the two binds the variable
-            env[want.name] = actual
-            return True
-        return False
-    if want == T.ANY:
-        return True
-    if isinstance(want, T.OptionalType):
-        return actual == T.NONE or (isinstance(actual, T.OptionalType) and
-                                    _fits(actual.elem, want.elem, env, convert)) or \
-            _fits(actual, want.elem, env, convert)
-    if isinstance(want, T.TensorType):
-        return isinstance(actual, T.TensorType)
-    if want == T.NUMBER:
-        return actual in (T.INT, T.FLOAT, T.COMPLEX, T.NUMBER)
-    if isinstance(want, T.ListType):
-        if not isinstance(actual, T.ListType):
-            return False
-        return _fits(actual.elem, want.elem, env, False) or \
-            (isinstance(want.elem, T.OptionalType) and
-             _fits(actual.elem, want.elem.elem, env, False))
-    if isinstance(want, T.TupleType):
-        return isinstance(actual, T.TupleType) and len(actual.elems) == len(want.elems) and \
-            all(_fits(a, w, env, convert) for a, w in zip(actual.elems, want.elems))
-    if isinstance(want, T.DictType):
-        return isinstance(actual, T.DictType) and _fits(actual.key, want.key, env, False) \
-            and _fits(actual.value, want.value, env, False)
-    if is_subtype(actual, want):
-        return True
-    if convert:
-        if want == T.FLOAT and actual == T.INT:
-            return True
-        if want in (T.INT, T.FLOAT) and isinstance(actual, T.TensorType):
-            return True
-    return False
-
-
-def _substitute(t: T.Type, env: Dict[str, T.Type]) -> T.Type:
-    if _is_var(t):
-        return env.get(t.name, T.ANY)
-    if isinstance(t, T.ListType):
-        return T.ListType(_substitute(t.elem, env))
-    if isinstance(t, T.OptionalType):
-        return T.OptionalType(_substitute(t.elem, env))
-    if isinstance(t, T.TupleType):
-        return T.TupleType(_substitute(e, env) for e in t.elems)
-    if isinstance(t, T.DictType):
-        return T.DictType(_substitute(t.key, env), _substitute(t.value, env))
-    return t
 
 
 def _bind(schema: Schema, args: Sequence[Tuple[Any, T.Type]],
@@ -227,9 +166,9 @@ def _bind(schema: Schema, args: Sequence[Tuple[Any, T.Type]],
     positional = [a for a in params if not a.kwarg_only]
     if len(args) > len(positional) and not schema.varargs:
         return None
-    env: Dict[str, T.Type] = {}
+    env: Bindings = {}
     inputs: List[Any] = []
-    conversions: Dict[int, T.Type] = {}
+    conversions: Dict[int, Conversion] = {}
     used = set()
     for i, p in enumerate(params):
         if i < len(args) and not p.kwarg_only:
@@ -242,17 +181,18 @@ def _bind(schema: Schema, args: Sequence[Tuple[Any, T.Type]],
             continue
         else:
             return None
-        if not _fits(t, p.type, env, False):
-            if not (convert and _fits(t, p.type, env, True)):
-                return None
-            conversions[len(inputs)] = p.type
+        conversion = match_argument(t, p.type, env, conversions=convert)
+        if conversion is NO_MATCH:
+            return None
+        if conversion is not None:
+            conversions[len(inputs)] = conversion
         inputs.append(obj)
     if set(kwargs) - used:
         return None
     if schema.varargs:
         inputs.extend(obj for obj, _ in args[len(positional):])
     return Matched(schema, inputs, conversions,
-                   tuple(_substitute(r, env) for r in schema.returns))
+                   tuple(substitute(r, env) for r in schema.returns))
 
 
 def match(kind: str, args: Sequence[Tuple[Any, T.Type]],

@@ -30,6 +30,7 @@ from ..errors import ArchiveCompileError, ArchiveError
 from ..ir import SourceLocation
 from ..ir import types as T
 from ..ir.source import SourceLines
+from ..ir.type_grammar import ANNOTATION_NAMES, annotation_type
 from ..ir.symbols import attribute_name_problem
 from .debug_info import DebugRanges
 from .limits import DEFAULT_LIMITS, Limits
@@ -40,11 +41,6 @@ __all__ = ["CodeFile", "ClassDef", "Sources", "type_of", "dotted", "literal"]
 #: error, CPython opens the file of that name (relative to the working directory)
 #: to quote the line.  A path below os.devnull is no file anyone can create.
 PARSED_AS = os.path.join(os.devnull, "pyjit-archive-code")
-
-_NAMED = {"Tensor": T.TENSOR, "int": T.INT, "float": T.FLOAT, "bool": T.BOOL, "str": T.STR,
-          "NoneType": T.NONE, "None": T.NONE, "Any": T.ANY, "complex": T.COMPLEX,
-          "number": T.NUMBER, "Scalar": T.NUMBER, "Device": T.NamedType("Device")}
-
 
 def dotted(node: ast.AST) -> Optional[str]:
     """``a.b.c`` for an attribute chain of names, else None."""
@@ -139,34 +135,28 @@ class CodeFile:
 
 
 def type_of(node: ast.AST, file: CodeFile) -> T.Type:
-    """The pyjit type an annotation of serialized code denotes."""
+    """The pyjit type an annotation of serialized code denotes.  This dialect's
+    name lookup (TorchScript's names, :data:`~pyjit.ir.type_grammar.ANNOTATION_NAMES`,
+    and the archive's classes, ``__torch__.*``); the generic forms are read as a
+    scripted function's are (:func:`pyjit.ir.type_grammar.annotation_type`)."""
     if isinstance(node, ast.Constant) and node.value is None:
         return T.NONE
     name = dotted(node)
     if name is not None:
-        if name in _NAMED:
-            return _NAMED[name]
+        if name in ANNOTATION_NAMES:
+            return ANNOTATION_NAMES[name]
         if name.startswith("__torch__."):
             return T.NamedType(name)
         file.fail(node, f"unknown type '{name}'")
     if isinstance(node, ast.Subscript):
-        head = dotted(node.value)
+        head = dotted(node.value) or ""
         args = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
-        inner = [type_of(a, file) for a in args]
-        if head == "List" and len(inner) == 1:
-            return T.ListType(inner[0])
-        if head == "Optional" and len(inner) == 1:
-            return T.OptionalType(inner[0])
-        if head == "Final" and len(inner) == 1:
-            return inner[0]
-        if head == "Dict" and len(inner) == 2:
-            return T.DictType(inner[0], inner[1])
-        if head == "Tuple":
-            return T.TupleType([] if inner == [T.TupleType([])] else inner)
-        if head == "Union":
-            return T.UnionType(inner)
-        if head == "Future":
-            return T.FutureType(inner[0])
+        inner = [... if isinstance(a, ast.Constant) and a.value is Ellipsis else type_of(a, file)
+                 for a in args]
+        try:
+            return annotation_type(head, inner, ast.unparse(node))
+        except ValueError as exc:
+            file.fail(node, str(exc))
     if isinstance(node, ast.Tuple) and not node.elts:   # Tuple[()]
         return T.TupleType([])
     file.fail(node, f"unsupported type annotation {ast.unparse(node)!r}")

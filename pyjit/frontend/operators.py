@@ -27,8 +27,8 @@ A number on the left of a Tensor is swapped where the operator commutes
 (``1 - x`` is ``add(neg(x), 1, 1)``, ``2 / x`` is ``mul(reciprocal(x), 2)``).
 
 :class:`OperatorEmitter` emits them on values already computed, with Python's
-truthiness and the implicit conversions (an int stored as a float): it needs
-only the builder, never another emitter.
+truthiness and torch's implicit conversions (a bool returned as a float): it
+needs only the builder, never another emitter.
 """
 
 from __future__ import annotations
@@ -38,7 +38,7 @@ from typing import Optional
 
 from ..ir import Value
 from ..ir import types as T
-from ..ir.type_relation import is_subtype, unify
+from ..ir.type_relation import implicit_conversion, is_subtype, unify
 from .builder import GraphBuilder
 
 __all__ = ["BINARY_KINDS", "COMPARE_KINDS", "INPLACE_KINDS", "binary_result", "compare_result",
@@ -248,11 +248,16 @@ class OperatorEmitter:
                       + ("; compare it with 'is None' / 'is not None'"
                          if isinstance(t, T.OptionalType) or t == T.NONE else ""))
 
-    def coerce(self, v: Value, want: T.Type, at: ast.AST, message: str) -> Value:
-        """``v`` as a ``want``: subtypes as they are, an int turned into a float;
-        anything else is ``message`` at ``at``."""
+    def coerce(self, v: Value, want: T.Type, at: ast.AST, message: str,
+               conversions: bool = False) -> Value:
+        """``v`` as a ``want``: a subtype as it is; with ``conversions`` (a returned
+        value, as torch converts it), through torch's implicit conversion
+        (:func:`~pyjit.ir.type_relation.implicit_conversion`: ``aten::Float`` of a
+        bool for a ``float``; never of an int, which torch refuses as it refuses
+        ``x: float = 1``); anything else is ``message`` at ``at``."""
         if is_subtype(v.type, want):
             return v
-        if v.type == T.INT and want in (T.FLOAT, T.OptionalType(T.FLOAT)):
-            return self.b.emit1("aten::Float", [v], T.FLOAT, at)
+        conversion = implicit_conversion(v.type, want) if conversions else None
+        if conversion is not None:
+            return self.b.emit1(conversion.kind, [v], conversion.type, at)
         self.src.fail(at, message)

@@ -313,7 +313,8 @@ class StatementEmitter(Emitter):
         if ctx.return_annotated:
             v = ctx.ops.coerce(v, ctx.return_type, at,
                                f"the function returns {ctx.return_type} (the type of its "
-                               f"annotation) but this return gives {v.type}")
+                               f"annotation) but this return gives {v.type}",
+                               conversions=True)
             var_type = ctx.return_type
         else:
             t = v.type if ctx.return_type is None else unify(ctx.return_type, v.type)

@@ -22,6 +22,7 @@ from typing import Any, Optional
 import numpy as np
 
 from ..ir import types as T
+from ..ir.type_grammar import ANNOTATION_NAMES, annotation_type
 
 __all__ = ["type_from_annotation", "type_of_constant", "AnnotationError"]
 
@@ -30,51 +31,47 @@ class AnnotationError(Exception):
     """An annotation outside the supported types; the caller adds the location."""
 
 
-_SCALARS = {int: T.INT, float: T.FLOAT, bool: T.BOOL, str: T.STR, type(None): T.NONE,
-            None: T.NONE}
+#: The Python objects a scripted function's annotations name, by the name
+#: :data:`~pyjit.ir.type_grammar.ANNOTATION_NAMES` gives their types.
+_NAMES = {int: "int", float: "float", bool: "bool", str: "str", type(None): "NoneType",
+          None: "None"}
+
+#: The generic forms, by what ``typing.get_origin`` gives.
+_HEADS = {list: "List", dict: "Dict", tuple: "Tuple", typing.Union: "Union",
+          typing.Final: "Final"}
 
 
 def type_from_annotation(ann: Any) -> T.Type:
     """The pyjit type of an evaluated annotation (``typing`` objects or builtins).
 
+    This dialect's name lookup (the objects above, ``numpy.ndarray`` and the
+    classes ``pyjit.script`` compiled); the generic forms are read as
+    serialized TorchScript's are (:func:`pyjit.ir.type_grammar.annotation_type`).
+
     Raises :class:`AnnotationError` naming what is not supported.
     """
-    if ann in _SCALARS:
-        return _SCALARS[ann]
+    if isinstance(ann, tuple) and not ann:  # Tuple[()] before Python 3.11
+        return T.TupleType(())
+    name = next((n for obj, n in _NAMES.items() if ann is obj), None)
+    if name is not None:
+        return ANNOTATION_NAMES[name]
     scripted = vars(ann).get("__pyjit_class__") if isinstance(ann, type) else None
     if scripted is not None:  # a class pyjit.script compiled: its TorchScript type
         return scripted.type
     if ann is np.ndarray:
         return T.TENSOR
     origin = typing.get_origin(ann)
-    args = typing.get_args(ann)
     if origin is np.ndarray:  # numpy.typing.NDArray[...]
         return T.TENSOR
-    if origin in (list, typing.List):
-        if len(args) != 1:
-            raise AnnotationError("List needs an element type, e.g. List[int]")
-        return T.ListType(type_from_annotation(args[0]))
-    if origin in (dict, typing.Dict):
-        if len(args) != 2:
-            raise AnnotationError("Dict needs a key and a value type, e.g. Dict[str, int]")
-        key = type_from_annotation(args[0])
-        if key not in (T.INT, T.FLOAT, T.STR, T.BOOL):
-            raise AnnotationError(f"dict keys must be int, float, bool or str, not {key}")
-        return T.DictType(key, type_from_annotation(args[1]))
-    if origin in (tuple, typing.Tuple):
-        if len(args) == 2 and args[1] is Ellipsis:
-            raise AnnotationError("variable-length tuples (Tuple[T, ...]) are not supported; "
-                                  "use a List")
-        if args == ((),):
-            return T.TupleType(())
-        return T.TupleType(type_from_annotation(a) for a in args)
-    if origin is typing.Union or (hasattr(_pytypes, "UnionType")
-                                  and isinstance(ann, _pytypes.UnionType)):
-        rest = [a for a in args if a is not type(None)]
-        if len(rest) == 1 and len(args) == 2:
-            inner = type_from_annotation(rest[0])
-            return inner if isinstance(inner, T.OptionalType) else T.OptionalType(inner)
-        raise AnnotationError(f"Union types other than Optional[T] are not supported: {ann}")
+    if hasattr(_pytypes, "UnionType") and isinstance(ann, _pytypes.UnionType):
+        origin = typing.Union  # int | None
+    head = _HEADS.get(origin) if origin is not None else None
+    if head is not None:
+        args = [... if a is Ellipsis else type_from_annotation(a) for a in typing.get_args(ann)]
+        try:
+            return annotation_type(head, args, str(ann), unions=False)
+        except ValueError as exc:
+            raise AnnotationError(str(exc)) from None
     if ann in (list, dict, tuple):
         raise AnnotationError(f"a bare '{ann.__name__}' annotation needs element types, "
                               f"e.g. {ann.__name__.capitalize()}[int]")

@@ -60,7 +60,7 @@ from .literals import (TENSOR_TRAILER, Literal, TensorLiteral, annotated,
 from .printer import format_float
 from .source import NO_LINES, SourceLocation
 from .type_relation import fits
-from .type_grammar import MAX_DEPTH, TypeReader, balanced, describe_token
+from .type_grammar import MAX_DEPTH, Cursor, TypeReader, balanced, describe_token
 from .symbols import is_qualified, prim
 from .. import gcpause
 from ..errors import ParseError
@@ -168,7 +168,7 @@ class _Frame:
         self.pending_pos = 0
 
 
-class _Parser:
+class _Parser(Cursor):
     """A cursor over the whole text (``pos``), with one method per construct.
 
     Whitespace, newlines included, may separate tokens; only a node's trailing
@@ -178,12 +178,11 @@ class _Parser:
 
     def __init__(self, text: str, file: Optional[str], lowered: bool = False,
                  read_sources: bool = False) -> None:
-        self.text = text
+        super().__init__(text)
         self.file = file
         self.lowered = lowered
         # What a location reads its line from: the file it names, or nothing.
         self._lines = None if read_sources else NO_LINES
-        self.pos = 0
         self.n = len(text)
         self._line_starts: Optional[List[int]] = None  # made for the first error
         # Named values are numbered above every %N of the text: no collisions.
@@ -224,26 +223,9 @@ class _Parser:
         """What is at ``pos``, for messages: ``'foo'``, ``end of line``..."""
         return describe_token(self.text, self.pos if pos is None else pos)
 
-    # -- lexing ----------------------------------------------------------------------
-    def _ws(self) -> None:
-        self.pos = _WS.match(self.text, self.pos).end()
-
-    def _spaces(self) -> None:
-        self.pos = _SPACES.match(self.text, self.pos).end()
-
-    def _at(self, s: str) -> bool:
-        return self.text.startswith(s, self.pos)
-
+    # -- lexing (and Cursor's _ws, _spaces, _at, _eat) -------------------------------
     def _at_word(self, word: str) -> bool:
         return self._at(word) and bool(_WORD_END.match(self.text, self.pos + len(word)))
-
-    def _eat(self, s: str) -> bool:
-        """Skip blanks, then ``s`` if it is there."""
-        self._ws()
-        if self._at(s):
-            self.pos += len(s)
-            return True
-        return False
 
     def _expect(self, s: str, context: str = "") -> None:
         if not self._eat(s):

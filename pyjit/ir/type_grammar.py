@@ -13,6 +13,9 @@ has to import the graph parser.  The forms, from :mod:`pyjit.ir.types`::
     Float(2, 3, strides=[3, 1])  NamedTuple(...)      kept as text
     Enum<__torch__.Color>                             an enum class's members
 
+Annotations, Python's spelling of the same types (``Optional[List[int]]``), are
+read here too (:func:`annotation_type`), once for both dialects that write them.
+
 A reader works on a text and a position and reports errors through the ``fail``
 callback it is given, so the graph parser's errors keep its own line and column
 and :func:`parse_type` can report on a one-line text.
@@ -21,12 +24,13 @@ and :func:`parse_type` can report on a one-line text.
 from __future__ import annotations
 
 import re
-from typing import Callable, List, NoReturn, Optional, Tuple
+from typing import Any, Callable, Dict, List, NoReturn, Optional, Sequence, Tuple
 
 from . import types as T
 from ..errors import ParseError
 
-__all__ = ["TypeReader", "parse_type", "balanced", "describe_token"]
+__all__ = ["Cursor", "TypeReader", "parse_type", "balanced", "describe_token", "annotation_type",
+           "ANNOTATION_NAMES", "DICT_KEYS"]
 
 #: How deeply types may nest inside one another (tuples, Dict, Union..., and
 #: each postfix ``[]`` or ``?``).
@@ -79,14 +83,44 @@ def balanced(text: str, pos: int, fail: Fail) -> int:
     fail(f"'{open_}' is never closed", pos)
 
 
-class TypeReader:
-    """Reads types from ``text``; ``fail(message, pos)`` must raise."""
+class Cursor:
+    """A position (``pos``) in a text (``text``), and the moves over it that the
+    readers of torch's text share: this module's :class:`TypeReader` and the
+    graph parser, :mod:`pyjit.ir.parser`."""
 
-    __slots__ = ("text", "pos", "fail")
+    __slots__ = ("text", "pos")
 
-    def __init__(self, text: str, fail: Fail) -> None:
+    def __init__(self, text: str) -> None:
         self.text = text
         self.pos = 0
+
+    def _ws(self) -> None:
+        """Skip blanks, newlines included."""
+        self.pos = _WS.match(self.text, self.pos).end()
+
+    def _spaces(self) -> None:
+        """Skip blanks on this line."""
+        self.pos = _SPACES.match(self.text, self.pos).end()
+
+    def _at(self, s: str) -> bool:
+        return self.text.startswith(s, self.pos)
+
+    def _eat(self, s: str) -> bool:
+        """Skip blanks, then ``s`` if it is there."""
+        self._ws()
+        if self._at(s):
+            self.pos += len(s)
+            return True
+        return False
+
+
+class TypeReader(Cursor):
+    """Reads types from ``text``; ``fail(message, pos)`` must raise."""
+
+    __slots__ = ("fail",)
+
+    def __init__(self, text: str, fail: Fail) -> None:
+        super().__init__(text)
         self.fail = fail
 
     def read(self, pos: int, depth: int = 0) -> Tuple[T.Type, int]:
@@ -96,19 +130,6 @@ class TypeReader:
         return self._type(depth), self.pos
 
     # -- the grammar -------------------------------------------------------------
-    def _ws(self) -> None:
-        self.pos = _WS.match(self.text, self.pos).end()
-
-    def _at(self, s: str) -> bool:
-        return self.text.startswith(s, self.pos)
-
-    def _eat(self, s: str) -> bool:
-        self._ws()
-        if self._at(s):
-            self.pos += len(s)
-            return True
-        return False
-
     def _type(self, depth: int) -> T.Type:
         if depth > MAX_DEPTH:
             self.fail("type nested too deeply", self.pos)
@@ -221,3 +242,80 @@ def parse_type(text: str, file: Optional[str] = None) -> T.Type:
     if pos != len(text):
         fail(f"unexpected {describe_token(text, pos)} after the type", pos)
     return t
+
+
+# -- annotations: the Python spelling of types ------------------------------------------
+
+#: The types an annotation names by a bare name in TorchScript's spelling
+#: (serialized code writes ``Tensor``, ``Optional[int]``, ``number``...).  A
+#: dialect that resolves names otherwise (a scripted function's live globals)
+#: maps its objects to these names.
+ANNOTATION_NAMES: Dict[str, T.Type] = {
+    "Tensor": T.TENSOR, "int": T.INT, "float": T.FLOAT, "bool": T.BOOL, "str": T.STR,
+    "NoneType": T.NONE, "None": T.NONE, "Any": T.ANY, "complex": T.COMPLEX,
+    "number": T.NUMBER, "Scalar": T.NUMBER, "Device": T.NamedType("Device"),
+}
+
+#: The key types a dict annotation may have: torch's, but ``Tensor`` (pyjit's
+#: dicts hash their keys, and an array has no hash).
+DICT_KEYS = (T.INT, T.FLOAT, T.COMPLEX, T.STR, T.BOOL, T.NamedType("Device"))
+
+
+def annotation_type(head: str, args: Sequence[Any], text: str, *,
+                    unions: bool = True) -> T.Type:
+    """The type of the annotation ``head[args]`` (``List[int]``, ``Optional[T]``),
+    given the types of its arguments: the one reading of the generic forms that
+    both dialects of annotations share, a scripted function's (evaluated
+    ``typing`` objects) and serialized TorchScript's (``ast`` nodes).  Each
+    resolves the names and finds the head and arguments its own way, then calls
+    this.  ``args`` holds types, and ``...`` (Python's Ellipsis) where the
+    annotation wrote one; ``text`` is the annotation, for messages.
+
+    ==========================  ================================================
+    ``List[T]``                 ``T[]``
+    ``Dict[K, V]``              ``Dict(K, V)``, ``K`` one of :data:`DICT_KEYS`
+    ``Tuple[A, B]``             ``(A, B)``; ``Tuple[()]`` is ``()``; no ``...``
+    ``Optional[T]``             ``T?`` (``T`` if it is optional already)
+    ``Union[T, None]``          ``T?``; any other union is a ``Union(...)``, if
+                                ``unions`` (the frontend has none)
+    ``Final[T]``                ``T`` (a class's constant)
+    ``Future[T]``               ``Future[T]``
+    ==========================  ================================================
+
+    Raises:
+        ValueError: what is wrong, naming ``text`` where it helps.
+    """
+    if any(a is Ellipsis for a in args) and head != "Tuple":
+        raise ValueError(f"'...' is no type, in {text}")
+    if head in ("List", "Optional", "Final", "Future") and len(args) != 1:
+        raise ValueError(f"{head} takes one type, e.g. {head}[int], not {text}")
+    if head == "List":
+        return T.ListType(args[0])
+    if head == "Optional":
+        return args[0] if isinstance(args[0], T.OptionalType) else T.OptionalType(args[0])
+    if head == "Final":
+        return args[0]
+    if head == "Future":
+        return T.FutureType(args[0])
+    if head == "Dict":
+        if len(args) != 2:
+            raise ValueError("Dict needs a key and a value type, e.g. Dict[str, int]")
+        if args[0] not in DICT_KEYS:
+            raise ValueError("dict keys must be " + ", ".join(map(str, DICT_KEYS[:-1]))
+                             + f" or {DICT_KEYS[-1]}, not {args[0]}")
+        return T.DictType(args[0], args[1])
+    if head == "Tuple":
+        if len(args) == 2 and args[1] is Ellipsis:
+            raise ValueError("variable-length tuples (Tuple[T, ...]) are not supported; "
+                             "use a List")
+        if list(args) == [T.TupleType(())]:  # Tuple[()], the empty tuple
+            return T.TupleType(())
+        return T.TupleType(args)
+    if head == "Union":
+        rest = [a for a in args if a != T.NONE]
+        if len(rest) == 1 and len(args) == 2:
+            return annotation_type("Optional", rest, text)
+        if not unions:
+            raise ValueError(f"Union types other than Optional[T] are not supported: {text}")
+        return T.UnionType(args)
+    raise ValueError(f"unsupported type annotation {text!r}")

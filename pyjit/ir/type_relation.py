@@ -5,36 +5,54 @@ else.  The one relation is torch's ``isSubtypeOf`` (:func:`is_subtype`); the oth
 functions are named variants of it, each for one purpose, each documented by how
 it differs:
 
-===========================  =================================================
-:func:`is_subtype`           torch's subtyping, exactly (the frontend's checks)
-:func:`unify`                the type of a variable joined from two paths
-:func:`fits`                 a block hands a value to a node output (the
-                             parser's check): any tensor fits any tensor, and
-                             classes pyjit does not model fit what they may be
-:func:`matches`              an input type against an operator's pattern (the
-                             registry): type variables, ``Any``
-:func:`check_value`          a Python value against a type, at the boundary
-                             where callers hand values to a graph
-                             (:func:`value_checker`: the same, made once)
-===========================  =================================================
+============================  ================================================
+:func:`is_subtype`            torch's subtyping, exactly (the frontend's checks)
+:func:`unify`                 the type of a variable joined from two paths, and
+                              of a type variable bound twice
+:func:`fits`                  a block hands a value to a node output (the
+                              parser's check): any tensor fits any tensor, and
+                              classes pyjit does not model fit what they may be
+:func:`match_argument`        an argument against a declared parameter type:
+                              type variables bound (:func:`bind`,
+                              :func:`substitute`), then :func:`accepts`, then,
+                              if asked, torch's :data:`CONVERSIONS`.  The
+                              registry (:func:`matches`), the archive's choice
+                              among torch's schemas and the frontend's returns
+:func:`implicit_conversion`   the one table of conversions torch inserts
+                              (``bool`` for ``int`` is ``aten::Int``; ``int``
+                              for ``float`` is none of them)
+:func:`widens`                ``int`` read as ``float``: the run time's
+                              widening (arguments from Python, intrinsics)
+:func:`check_value`           a Python value against a type, at the boundary
+                              where callers hand values to a graph
+                              (:func:`value_checker`: the same, made once)
+:func:`instance_check`        ``prim::isinstance``: the same check of values,
+                              without conversions
+============================  ================================================
 
 ``Scalar`` (torch's ``NumberType``) is ``int``, ``float`` or ``complex``, never
-``bool``: torch converts a bool passed where a ``Scalar`` is expected with
-``aten::Int`` first, and so do the graphs it prints.
+``bool``, for types and for values: torch passes a bool where a ``Scalar`` is
+declared through ``aten::Int`` (:data:`CONVERSIONS`), and its
+``prim::isinstance[types=[Scalar]]`` is False for ``True`` (torch 2.14; pinned
+in ``tests/test_types.py``).
 """
 
 from __future__ import annotations
 
 import enum
 import functools
-from typing import Any, Callable, Optional, Sequence
+import re
+from typing import Any, Callable, Dict, NamedTuple, Optional, Sequence, Tuple
 
 import numpy as np
 
 from . import types as T
 
-__all__ = ["is_subtype", "unify", "fits", "matches", "is_type_var", "concreteness",
-           "check_value", "value_checker", "ValueMismatch", "describe_value", "is_member_of"]
+__all__ = ["is_subtype", "unify", "fits", "matches", "accepts", "is_type_var", "has_type_vars",
+           "concreteness", "bind", "substitute", "Bindings", "match_argument", "NO_MATCH",
+           "Conversion", "CONVERSIONS", "implicit_conversion", "widens",
+           "check_value", "value_checker", "ValueMismatch", "describe_value", "is_member_of",
+           "instance_check", "TENSOR_VALUES"]
 
 # Generic types whose parameter is covariant (torch: Future[int] is a
 # Future[Scalar]; an RRef[int] is no RRef[Scalar]).
@@ -84,26 +102,69 @@ def is_subtype(sub: T.Type, sup: T.Type) -> bool:
 
 def unify(a: T.Type, b: T.Type) -> Optional[T.Type]:
     """The type of a variable that is ``a`` on one path and ``b`` on another, or
-    None when no type holds both (torch's ``unifyTypes``): equal types, ``None`` and
-    ``T`` (giving ``T?``), ``T`` and ``T?``, any two tensors (``Tensor``), and
-    element-wise tuples."""
-    if a == b:
+    None when no type holds both (torch's ``unifyTypes``, without its unions):
+    the wider of two types one of which is a subtype of the other (``int`` and
+    ``int?`` give ``int?``, ``int`` and ``Any`` give ``Any``), any two tensors
+    (``Tensor``), ``None`` and ``T`` (``T?``), ``T?`` and what unifies with ``T``,
+    element-wise tuples and ``Future`` types, and containers equal but for the
+    shapes of their tensors (``Tensor[]``).  ``int`` and ``float`` do not unify:
+    torch does not join them into ``Scalar``."""
+    if a == b or is_subtype(b, a):
         return a
+    if is_subtype(a, b):
+        return b
     if isinstance(a, T.TensorType) and isinstance(b, T.TensorType):
         return T.TENSOR
     if a == T.NONE:
-        return b if isinstance(b, T.OptionalType) else T.OptionalType(b)
+        return T.OptionalType(b)
     if b == T.NONE:
-        return a if isinstance(a, T.OptionalType) else T.OptionalType(a)
-    if isinstance(a, T.OptionalType) and is_subtype(b, a):
-        return a
-    if isinstance(b, T.OptionalType) and is_subtype(a, b):
-        return b
+        return T.OptionalType(a)
+    for opt, other in ((a, b), (b, a)):
+        if isinstance(opt, T.OptionalType):
+            elem = unify(opt.elem, other)
+            return None if elem is None else T.OptionalType(elem)
     if isinstance(a, T.TupleType) and isinstance(b, T.TupleType) and len(a.elems) == len(b.elems):
         elems = [unify(x, y) for x, y in zip(a.elems, b.elems)]
         if all(e is not None for e in elems):
             return T.TupleType(elems)  # type: ignore[arg-type]
+        return None
+    if (isinstance(a, T.GenericType) and isinstance(b, T.GenericType)
+            and a.name == b.name == "Future"):
+        elem = unify(a.args[0], b.args[0])
+        return None if elem is None else T.FutureType(elem)
+    ua, ub = _unshaped(a), _unshaped(b)
+    if is_subtype(ua, ub):
+        return ub
+    if is_subtype(ub, ua):
+        return ua
     return None
+
+
+def _unshaped(t: T.Type) -> T.Type:
+    """``t`` with every refined tensor type inside it made ``Tensor`` (torch's
+    ``unshapedType``)."""
+    if isinstance(t, T.TensorType):
+        return T.TENSOR
+    if not t.contained():
+        return t
+    return _rebuild(t, [_unshaped(c) for c in t.contained()])
+
+
+def _rebuild(t: T.Type, parts: Sequence[T.Type]) -> T.Type:
+    """A type of ``t``'s kind made of ``parts`` instead of ``t.contained()``."""
+    if isinstance(t, T.ListType):
+        return T.ListType(parts[0])
+    if isinstance(t, T.OptionalType):
+        return T.OptionalType(parts[0])
+    if isinstance(t, T.DictType):
+        return T.DictType(parts[0], parts[1])
+    if isinstance(t, T.TupleType):
+        return T.TupleType(parts)
+    if isinstance(t, T.UnionType):
+        return T.UnionType(parts)
+    if isinstance(t, T.GenericType):
+        return T.GenericType(t.name, parts)
+    return t
 
 
 def fits(sub: T.Type, sup: T.Type) -> bool:
@@ -144,11 +205,23 @@ def _is_class(t: T.Type) -> bool:
     return isinstance(t, T.NamedType) and ("." in t.name or t.name.startswith("NamedTuple("))
 
 
-# -- operator patterns --------------------------------------------------------------
+# -- operator patterns: type variables -------------------------------------------------
+
+_TYPE_VAR = re.compile(r"[a-z]\d?")
+
+#: What the type variables of one call's pattern are bound to so far, by name.
+Bindings = Dict[str, T.Type]
+
 
 def is_type_var(t: T.Type) -> bool:
-    """A lower-case single letter (``t``, ``k``) in an operator pattern: any type."""
-    return isinstance(t, T.NamedType) and len(t.name) == 1 and t.name.islower()
+    """A type variable of an operator pattern or schema: a lower-case letter,
+    perhaps with a digit (``t``, ``k``, ``t1``); it stands for one type per call."""
+    return isinstance(t, T.NamedType) and _TYPE_VAR.fullmatch(t.name) is not None
+
+
+def has_type_vars(t: T.Type) -> bool:
+    """Whether ``t`` is or contains a type variable (``t``, ``Dict(k, v)``, ``Future(t)``)."""
+    return is_type_var(t) or any(has_type_vars(c) for c in t.contained())
 
 
 def concreteness(t: T.Type) -> int:
@@ -161,31 +234,180 @@ def concreteness(t: T.Type) -> int:
     return 2 + sum(concreteness(c) for c in t.contained())
 
 
-def matches(actual: T.Type, pattern: T.Type) -> bool:
-    """Whether a node input of type ``actual`` may be passed to an operator whose
-    schema declares ``pattern``: :func:`is_subtype`, where a type variable or
-    ``Any`` takes anything, any tensor type is a ``Tensor``, and containers match
-    element by element against variables (``t[]`` takes ``int[]``), and
-    ``AnyEnumType`` takes any enum type."""
-    if is_type_var(pattern) or pattern == T.ANY:
+def bind(pattern: T.Type, actual: T.Type, env: Bindings) -> bool:
+    """Bind the type variables of ``pattern`` to the parts of ``actual`` that stand
+    where they do, in ``env``; False if a variable already bound does not unify
+    with its new part (torch's ``matchTypeVariables``).  A variable bound twice is
+    bound to the :func:`unify` of the two (``t`` is ``Tensor`` for two tensors of
+    other shapes, ``int?`` for ``int`` and ``None``); ``int`` and ``float`` do not
+    unify, so ``aten::add(t[], t[])`` does not take ``int[]`` and ``float[]``.
+
+    Only the variables are decided here: whether ``actual`` is then acceptable
+    for the pattern with its variables replaced (:func:`substitute`) is
+    :func:`accepts`' question, and :func:`match_argument` asks both."""
+    if is_type_var(pattern):
+        have = env.get(pattern.name)  # type: ignore[attr-defined]
+        joined = actual if have is None else unify(have, actual)
+        if joined is None:
+            return False
+        env[pattern.name] = joined  # type: ignore[attr-defined]
         return True
-    if pattern == T.ANY_ENUM:  # torch's AnyEnumType: a member of any enum class
-        return isinstance(actual, T.EnumType)
-    if isinstance(pattern, T.TensorType):
-        return isinstance(actual, T.TensorType)
+    if not has_type_vars(pattern):
+        return True
     if isinstance(pattern, T.OptionalType):
+        if isinstance(actual, T.OptionalType):
+            return bind(pattern.elem, actual.elem, env)
+        # None says nothing of T: a variable it leaves unbound is Any (substitute)
+        return actual == T.NONE or bind(pattern.elem, actual, env)
+    if isinstance(pattern, T.GenericType):
+        same = isinstance(actual, T.GenericType) and actual.name == pattern.name
+    else:
+        same = type(actual) is type(pattern)
+    if not same or len(actual.contained()) != len(pattern.contained()):
+        return False
+    return all(bind(p, a, env) for p, a in zip(pattern.contained(), actual.contained()))
+
+
+def substitute(t: T.Type, env: Bindings) -> T.Type:
+    """``t`` with its type variables replaced by what ``env`` binds them to (an
+    unbound one, as a ``t?`` given ``None`` leaves it, is ``Any``): the declared
+    type of an argument once the call's variables are known, and the type of a
+    schema's result (``t[]`` of ``aten::list`` on an ``int[]`` is ``int[]``)."""
+    if is_type_var(t):
+        return env.get(t.name, T.ANY)  # type: ignore[attr-defined]
+    parts = t.contained()
+    if not parts:
+        return t
+    return _rebuild(t, [substitute(c, env) for c in parts])
+
+
+def accepts(actual: T.Type, declared: T.Type) -> bool:
+    """Whether a node input of type ``actual`` may be passed where an operator
+    declares ``declared`` (its type variables already substituted, or any where
+    a variable stands): :func:`is_subtype`, but any tensor type is a
+    ``Tensor`` (pyjit does not compare shapes), ``Any`` and a type variable take
+    anything, ``AnyEnumType`` takes any enum type, a ``T?`` takes a ``T?`` of what
+    ``T`` takes, and containers are compared element by element (``Tensor?[]``
+    takes the ``Tensor[]`` torch's own graphs pass to ``aten::index``)."""
+    if is_type_var(declared) or declared == T.ANY:
+        return True
+    if declared == T.ANY_ENUM:  # torch's AnyEnumType: a member of any enum class
+        return isinstance(actual, T.EnumType)
+    if isinstance(declared, T.TensorType):
+        return isinstance(actual, T.TensorType)
+    if isinstance(declared, T.OptionalType):
         if actual == T.NONE:
             return True
         if isinstance(actual, T.OptionalType):
-            return matches(actual.elem, pattern.elem)
-        return matches(actual, pattern.elem)
-    if type(pattern) is type(actual) and isinstance(pattern, (T.ListType, T.DictType, T.TupleType,
-                                                                  T.GenericType, T.UnionType)):
-        pc, ac = pattern.contained(), actual.contained()
-        if isinstance(pattern, T.GenericType) and pattern.name != actual.name:  # type: ignore[attr-defined]
+            return accepts(actual.elem, declared.elem)
+        return accepts(actual, declared.elem)
+    if type(declared) is type(actual) and isinstance(declared, (T.ListType, T.DictType, T.TupleType,
+                                                                    T.GenericType, T.UnionType)):
+        pc, ac = declared.contained(), actual.contained()
+        if isinstance(declared, T.GenericType) and declared.name != actual.name:  # type: ignore[attr-defined]
             return False
-        return len(pc) == len(ac) and all(matches(a, p) for a, p in zip(ac, pc))
-    return is_subtype(actual, pattern)
+        return len(pc) == len(ac) and all(accepts(a, p) for a, p in zip(ac, pc))
+    return is_subtype(actual, declared)
+
+
+def matches(actual: T.Type, pattern: T.Type, env: Optional[Bindings] = None) -> bool:
+    """Whether a node input of type ``actual`` may be passed to an operator whose
+    schema declares ``pattern``, binding its type variables in ``env`` (the call's
+    bindings, shared by its arguments; a fresh one if not given): :func:`bind`,
+    then :func:`accepts`.  No conversion: the registry's question."""
+    return match_argument(actual, pattern, {} if env is None else env) is not NO_MATCH
+
+
+# -- implicit conversions ---------------------------------------------------------------
+
+class Conversion(NamedTuple):
+    """The node torch inserts to pass a value where another type is declared: its
+    kind, and the type of its output."""
+
+    kind: str
+    type: T.Type
+
+
+_DEVICE = T.NamedType("Device")
+
+#: torch's implicit conversions (``tryConvertToType`` with ``allow_conversions``,
+#: torch 2.14), by the type converted and the type declared.  What is *not* here
+#: is refused, as torch refuses it: an ``int`` where a ``float`` is declared
+#: (``torch.dropout(x, 1, False)`` does not compile), and any conversion into a
+#: container.  ``bool`` for ``Scalar`` is ``aten::Int``, so a bool is never a
+#: ``Scalar`` itself.
+CONVERSIONS: Dict[Tuple[str, T.Type], Conversion] = {
+    ("Tensor", T.FLOAT): Conversion("aten::FloatImplicit", T.FLOAT),
+    ("Tensor", T.COMPLEX): Conversion("aten::ComplexImplicit", T.COMPLEX),
+    ("Tensor", T.INT): Conversion("aten::IntImplicit", T.INT),
+    ("Tensor", T.NUMBER): Conversion("aten::ScalarImplicit", T.NUMBER),
+    ("Scalar", T.FLOAT): Conversion("aten::Float", T.FLOAT),
+    ("Scalar", T.COMPLEX): Conversion("aten::Complex", T.COMPLEX),
+    ("Scalar", T.INT): Conversion("aten::Int", T.INT),
+    ("bool", T.FLOAT): Conversion("aten::Float", T.FLOAT),
+    ("bool", T.INT): Conversion("aten::Int", T.INT),
+    ("bool", T.NUMBER): Conversion("aten::Int", T.INT),
+    ("str", _DEVICE): Conversion("aten::device", _DEVICE),
+}
+
+
+def implicit_conversion(actual: T.Type, declared: T.Type) -> Optional[Conversion]:
+    """The conversion torch inserts to pass a value of type ``actual`` where
+    ``declared`` is expected and ``actual`` is no subtype of it (:data:`CONVERSIONS`),
+    or None.  A ``T?`` declared is a ``T`` for a value that is neither None nor
+    optional.  torch applies these to an operator's arguments when no overload
+    takes the call as it is (the second round of :func:`match_argument`), to the
+    arguments of a call of a TorchScript function, and to a returned value; an
+    annotated assignment, an attribute and a container's element get none."""
+    if (isinstance(declared, T.OptionalType) and actual != T.NONE
+            and not isinstance(actual, T.OptionalType)):
+        declared = declared.elem
+    source = "Tensor" if isinstance(actual, T.TensorType) else str(actual)
+    return CONVERSIONS.get((source, declared))
+
+
+def widens(actual: T.Type, declared: T.Type) -> bool:
+    """Numeric widening, an ``int`` read as a ``float``: not a conversion torch's
+    schema matching makes (see :data:`CONVERSIONS`), but one its runtime does
+    where a value is read as a number: a Python ``int`` passed for a ``float``
+    parameter (:func:`check_value`), and the mixed arithmetic of
+    ``aten::add.int_float`` and its kin, which an intrinsic reading floats computes
+    after converting the int (``I2F``, :meth:`pyjit.registry.Registry.register`)."""
+    return actual == T.INT and declared == T.FLOAT
+
+
+class _NoMatch:
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "NO_MATCH"
+
+
+#: What :func:`match_argument` returns for an argument the declaration refuses.
+NO_MATCH: Any = _NoMatch()
+
+
+def match_argument(actual: T.Type, declared: T.Type, env: Bindings, *,
+                   conversions: bool = False) -> Optional[Conversion]:
+    """How an argument of type ``actual`` is passed for a parameter declared
+    ``declared`` (torch's ``tryMatchArgument``): None if as it is, a
+    :class:`Conversion` if through one (only with ``conversions``), or
+    :data:`NO_MATCH`.  The declaration's type variables are bound in ``env``
+    (:func:`bind`) first, then substituted, and what is left is
+    :func:`accepts`' question or, refused, :func:`implicit_conversion`'s.  The
+    one relation of operator matching: the registry (no conversions), the
+    archive's choice among torch's schemas (exactly, then with conversions) and
+    the calls of TorchScript functions use it."""
+    if not bind(declared, actual, env):
+        return NO_MATCH
+    concrete = substitute(declared, env) if has_type_vars(declared) else declared
+    if accepts(actual, concrete):
+        return None
+    if conversions:
+        conv = implicit_conversion(actual, concrete)
+        if conv is not None:
+            return conv
+    return NO_MATCH
 
 
 # -- Python values --------------------------------------------------------------------
@@ -244,10 +466,13 @@ def value_checker(t: T.Type, *, items: bool = True,
     type takes (torch's conversions from Python):
 
     * ``int``: a Python int within int64 (not a bool; numpy integers are
-      converted); ``float``: a float, or an int or numpy number (converted);
+      converted); ``float``: a float, or an int (:func:`widens`) or numpy number
+      (converted);
       ``bool``: a bool or ``numpy.bool_``; ``str``; ``NoneType``: None;
-      ``Scalar``: an int or a float; ``complex``; a tensor type: a
-      ``numpy.ndarray`` (dtype and shape are not checked: pyjit keeps no shapes);
+      ``Scalar``: an int, a float or a complex (never a bool: torch's ``isinstance(True,
+      Scalar)`` is False); ``complex``; a tensor type: a ``numpy.ndarray`` or a
+      numpy scalar (:data:`TENSOR_VALUES`; dtype and shape are not checked:
+      pyjit keeps no shapes);
       ``Enum<C>``: a member of the Python ``enum.Enum`` class torch names ``C``;
     * ``T[]``: a list of ``T``; ``(A, B)``: a tuple of that length; ``Dict(K, V)``:
       a dict; ``T?``: None or ``T``; ``Union(...)``: any member; ``Future[T]``:
@@ -352,12 +577,22 @@ def _exact(cls: type) -> Checker:
     return check
 
 
-def _instance(cls: type) -> Checker:
+def _when(test: Callable[[Any], bool]) -> Checker:
+    """The checker that passes what ``test`` holds for, as it is."""
     def check(value: Any) -> Any:
-        if isinstance(value, cls):
+        if test(value):
             return value
         raise ValueMismatch
     return check
+
+
+def _instance(cls: Any) -> Checker:
+    return _when(lambda value: isinstance(value, cls))
+
+
+#: What a tensor is at run time: an array, or the numpy scalar that numpy (and so
+#: pyjit's operators) make of a 0-d result.
+TENSOR_VALUES = (np.ndarray, np.generic)
 
 
 def _check_none(value: Any) -> None:
@@ -367,7 +602,7 @@ def _check_none(value: Any) -> None:
 
 
 def _check_number(value: Any, convert: bool) -> Any:
-    if value.__class__ is float:
+    if value.__class__ is float or value.__class__ is complex:
         return value
     if value.__class__ is int or (convert and _is_int(value)):
         return _check_int(int(value))
@@ -380,25 +615,20 @@ def _list_of(elem: T.Type, named: Optional[NamedChecks] = None) -> Checker:
     """A list of ``elem``: lists of scalars by an exact class test per element
     (faster than ``set(map(type, ...))`` on CPython 3.11), the rest by the
     element's checker."""
-    if elem == T.INT:
-        def check_ints(value: Any) -> Any:
-            if not isinstance(value, list):
-                raise ValueMismatch
-            for v in value:
-                if v.__class__ is not int:
-                    raise ValueMismatch
-                if not _INT64_MIN <= v <= _INT64_MAX:
-                    raise _out_of_int64(v)
-            return value
-        return check_ints
-    exact = {T.FLOAT: float, T.BOOL: bool}.get(elem)
+    exact = {T.INT: int, T.FLOAT: float, T.BOOL: bool}.get(elem)
     if exact is not None:
+        bounded = exact is int
+
         def check_exact(value: Any) -> Any:
             if not isinstance(value, list):
                 raise ValueMismatch
             for v in value:
                 if v.__class__ is not exact:
                     raise ValueMismatch
+            # min and max in C, rather than a comparison per element in Python
+            if bounded and value and not (_INT64_MIN <= min(value) and max(value) <= _INT64_MAX):
+                raise _out_of_int64(next(v for v in value
+                                         if not _INT64_MIN <= v <= _INT64_MAX))
             return value
         return check_exact
     each = _checker(elem, False, named)
@@ -466,11 +696,7 @@ def is_member_of(value: Any, t: T.EnumType) -> bool:
 
 
 def _enum_member(t: T.EnumType) -> Checker:
-    def check(value: Any) -> Any:
-        if is_member_of(value, t):
-            return value
-        raise ValueMismatch
-    return check
+    return _when(lambda value: is_member_of(value, t))
 
 
 def _future_like(value: Any) -> Any:
@@ -498,7 +724,7 @@ def _checker(t: T.Type, convert: bool, named: Optional[NamedChecks] = None) -> C
     if t == T.NONE:
         return _check_none
     if isinstance(t, T.TensorType):
-        return _instance(np.ndarray)
+        return _instance(TENSOR_VALUES)
     if isinstance(t, T.OptionalType):
         inner = _checker(t.elem, convert, named)
         return _accept if inner is _accept else _optional(inner)
@@ -523,3 +749,39 @@ def _checker(t: T.Type, convert: bool, named: Optional[NamedChecks] = None) -> C
         if check is not None:
             return check
     return _accept  # Any, and types pyjit cannot check (Device, classes...)
+
+
+# -- prim::isinstance ---------------------------------------------------------------------
+
+def instance_check(t: T.Type, named: Optional[NamedChecks] = None) -> Callable[[Any], bool]:
+    """The test of ``prim::isinstance[types=[t]]``: whether a run-time value is of
+    type ``t``.  It is :func:`value_checker`'s check without its conversions (an
+    int is no ``float``, a bool no ``int`` and no ``Scalar``: torch 2.14's
+    ``isinstance`` on an ``Any`` holding ``True`` is true for ``bool`` only), and
+    with elements looked into, since pyjit's lists and dicts do not carry their
+    element types as torch's do (``[1, 2]`` is an ``int[]``, not a ``Tensor[]``;
+    an empty one is of every element type).  ``Any`` holds everything; a type
+    with no run-time test (``Device``, a class) is refused when the test is made.
+
+    Raises:
+        TypeError: ``prim::isinstance cannot test for type '<t>'``.
+    """
+    def untestable(n: T.NamedType) -> Optional[Checker]:
+        check = named(n) if named is not None else None
+        if check is not None:
+            return check
+        if n == T.ANY:
+            return _accept
+        if n.name == "number":  # the annotation's name for Scalar
+            return _checker(T.NUMBER, False)
+        raise TypeError(f"prim::isinstance cannot test for type {str(n)!r}")
+
+    check = _checker(t, False, untestable)
+
+    def test(value: Any) -> bool:
+        try:
+            check(value)
+        except ValueMismatch:
+            return False
+        return True
+    return test

@@ -113,8 +113,9 @@ class TensorType(Type):
         return f"{self.scalar or 'Tensor'}({self.detail})"
 
 
-class ListType(Type):
-    """``T[]``."""
+class _Of(Type):
+    """A type made of one other, its ``elem`` (the base of :class:`ListType` and
+    :class:`OptionalType`, which print it differently)."""
 
     __slots__ = ("elem",)
 
@@ -126,6 +127,12 @@ class ListType(Type):
 
     def contained(self) -> Tuple[Type, ...]:
         return (self.elem,)
+
+
+class ListType(_Of):
+    """``T[]``."""
+
+    __slots__ = ()
 
     def __str__(self) -> str:
         return f"{self.elem}[]"
@@ -168,19 +175,10 @@ class DictType(Type):
         return f"Dict({self.key}, {self.value})"
 
 
-class OptionalType(Type):
+class OptionalType(_Of):
     """``T?``: a T or None."""
 
-    __slots__ = ("elem",)
-
-    def __init__(self, elem: Type) -> None:
-        self.elem = elem
-
-    def _key(self) -> tuple:
-        return (self.elem,)
-
-    def contained(self) -> Tuple[Type, ...]:
-        return (self.elem,)
+    __slots__ = ()
 
     def __str__(self) -> str:
         return f"{self.elem}?"

@@ -11,7 +11,7 @@ A graph reads a member's name and value, and compares members::
 Members a graph names as constants (``prim::Constant[value=__torch__.Color.RED]``)
 come from the enum classes of its compilation unit
 (:func:`pyjit.codegen.constants.enum_members`); ``isinstance(x, Color)`` is
-:func:`pyjit.ops.prim.type_check`'s.
+:func:`pyjit.ir.type_relation.instance_check`'s.
 """
 
 from __future__ import annotations

@@ -20,8 +20,8 @@ loop does no counting or attribute reading:
 ``aten::_unwrap_optional`` the value of an Optional; None is "Unwrapping null optional"
 ``prim::RaiseException``   raises :class:`pyjit.errors.JITException`
 ``prim::Print``            prints its inputs as TorchScript does, space separated
-``prim::isinstance``       tests the runtime value against the ``types`` attribute,
-                           looking into lists, dicts and tuples
+``prim::isinstance``       tests the runtime value against the ``types`` attribute
+                           (:func:`~pyjit.ir.type_relation.instance_check`)
 ``prim::Enter``/``Exit``   calls ``__enter__``/``__exit__`` of the object, if any;
                            of torch's ``no_grad``/``enable_grad``, sets the grad mode
 =========================  ===================================================
@@ -33,18 +33,15 @@ import operator
 import sys
 from typing import Any, Callable, Dict, List, Optional
 
-import numpy as np
-
 from ..errors import JITException
 from ..ir import types as T
-from ..ir.type_relation import is_member_of
+from ..ir.type_relation import instance_check
 from ..ir.types import class_type_name
 from .grad_mode import GRAD_MODE_CLASSES, enter_grad_mode, exit_grad_mode
 from .objects import ScriptObject
 from ..registry import library as R
 
-__all__ = ["tuple_construct", "raise_exception", "print_values", "isinstance_check",
-           "type_check"]
+__all__ = ["tuple_construct", "raise_exception", "print_values", "isinstance_check"]
 
 _NoneType = type(None)
 
@@ -109,63 +106,15 @@ def print_values(*values: Any) -> None:
 
 # -- isinstance -------------------------------------------------------------------
 
-_SIMPLE_CHECKS: Dict[str, Callable[[Any], bool]] = {
-    "int": lambda v: isinstance(v, int) and not isinstance(v, bool),
-    "float": lambda v: isinstance(v, float),
-    "bool": lambda v: isinstance(v, bool),
-    "str": lambda v: isinstance(v, str),
-    "NoneType": lambda v: v is None,
-    "Any": lambda v: True,
-    "number": lambda v: isinstance(v, (int, float)),
-    "Scalar": lambda v: isinstance(v, (int, float)),
-}
-
-
-def _is_tensor(v: Any) -> bool:
-    return isinstance(v, (np.ndarray, np.generic))
-
-
-def type_check(t: T.Type) -> Callable[[Any], bool]:
-    """A predicate for the values of TorchScript type ``t``.
-
-    Containers are checked element by element, since pyjit's lists and dicts do
-    not carry their element types as torch's do: ``[1, 2]`` is an ``int[]`` and
-    not a ``Tensor[]``.  An empty container passes for any element type (torch
-    would know which one it was made as)."""
-    if isinstance(t, T.OptionalType):
-        inner = type_check(t.elem)
-        return lambda v: v is None or inner(v)
-    if isinstance(t, T.UnionType):
-        members = [type_check(e) for e in t.elems]
-        return lambda v: any(check(v) for check in members)
-    if isinstance(t, T.ListType):
-        elem = type_check(t.elem)
-        return lambda v: isinstance(v, list) and all(elem(x) for x in v)
-    if isinstance(t, T.DictType):
-        key, value = type_check(t.key), type_check(t.value)
-        return lambda v: isinstance(v, dict) and all(key(k) and value(x) for k, x in v.items())
-    if isinstance(t, T.TupleType):
-        elems = [type_check(e) for e in t.elems]
-        return lambda v: (isinstance(v, tuple) and len(v) == len(elems)
-                          and all(check(x) for check, x in zip(elems, v)))
-    if isinstance(t, T.TensorType):
-        return _is_tensor
-    if isinstance(t, T.EnumType):
-        return lambda v: is_member_of(v, t)
-    if isinstance(t, T.NamedType) and t.name in _SIMPLE_CHECKS:
-        return _SIMPLE_CHECKS[t.name]
-    raise TypeError(f"prim::isinstance cannot test for type {str(t)!r}")
-
-
 def isinstance_check(types: List[Any]) -> Callable[[Any], bool]:
     """The ``prim::isinstance[types=[...]]`` operator: true when the value is of
-    any of the listed types (pyjit types, or their text)."""
-    from ..ir import types as T
+    any of the listed types (pyjit types, or their text), by the type relation's
+    test of values (:func:`pyjit.ir.type_relation.instance_check`)."""
     from ..registry import parse_type_spec
     for t in types:
         if not isinstance(t, (str, T.Type)):
             raise TypeError(f"prim::isinstance cannot test for type {str(t)!r}")
-    checks = [type_check(parse_type_spec(t.strip() if isinstance(t, str) else t))
+    checks = [instance_check(parse_type_spec(t.strip() if isinstance(t, str) else t))
               for t in types]
     if len(checks) == 1:
         return checks[0]

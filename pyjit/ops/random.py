@@ -172,7 +172,7 @@ def alpha_dropout(x, p: float, train: bool, feature: bool = False):
 
 
 _T, _G = "Tensor", "Generator?"
-_OPTS = ["int?", "t", "t", "bool?"]  # dtype, layout, device, pin_memory
+_OPTS = ["int?", "t1", "t2", "bool?"]  # dtype, layout, device, pin_memory: each any type
 R.register("aten::rand", rand, types=["int[]"] + _OPTS)
 R.register("aten::rand", lambda size, gen, *opts: rand(size, *opts, gen=gen),
            types=["int[]", _G] + _OPTS)

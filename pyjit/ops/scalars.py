@@ -478,8 +478,8 @@ for _name, _fn, _i in [("__and__", operator.and_, "AND"), ("__or__", operator.or
 R.register("aten::__lshift__", lambda a, b: wrap_int64(a << b), types=["int", "int"])
 R.register("aten::__rshift__", operator.rshift, types=["int", "int"])
 R.register("aten::__not__", operator.not_, types=["bool"], intrinsic="NOT_B")
-R.register("aten::__is__", operator.is_, types=["t", "t"])
-R.register("aten::__isnot__", operator.is_not, types=["t", "t"])
+R.register("aten::__is__", operator.is_, types=["t1", "t2"])
+R.register("aten::__isnot__", operator.is_not, types=["t1", "t2"])
 R.register("aten::eq", operator.is_, types=["NoneType", "NoneType"])
 
 # -- casts -----------------------------------------------------------------------

@@ -222,7 +222,7 @@ def num_to_tensor(x):
     return np.array(x, dtype=_fill_dtype(x))
 
 
-_OPTS = ["int?", "t", "t", "bool?"]  # dtype, layout, device, pin_memory
+_OPTS = ["int?", "t1", "t2", "bool?"]  # dtype, layout, device, pin_memory: each any type
 
 R.register("aten::zeros", zeros, types=["int[]"] + _OPTS)
 R.register("aten::ones", ones, types=["int[]"] + _OPTS)
@@ -237,8 +237,8 @@ for _a in ("Scalar", "Tensor"):
         R.register("aten::logspace", logspace, types=[_a, _b, "int", "float"] + _OPTS)
 R.register("aten::eye", lambda n, dtype=None, *opts: eye(n, None, dtype), types=["int"] + _OPTS)
 R.register("aten::eye", eye, types=["int", "int"] + _OPTS)
-R.register("aten::tensor", factory=_tensor_factory, types=["t", "int?", "t", "bool"])
-R.register("aten::as_tensor", factory=_as_tensor_factory, types=["t", "int?", "t"])
+R.register("aten::tensor", factory=_tensor_factory, types=["t", "int?", "t1", "bool"])
+R.register("aten::as_tensor", factory=_as_tensor_factory, types=["t", "int?", "t1"])
 R.register("aten::scalar_tensor", lambda s, dtype=None, *opts:
            np.array(s, dtype=to_dtype(dtype, DEFAULT_FLOAT)), types=["Scalar"] + _OPTS)
 R.register("aten::zeros_like", _like(0), types=["Tensor"] + _OPTS + ["int?"])
