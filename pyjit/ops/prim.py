@@ -118,6 +118,10 @@ _SIMPLE_CHECKS: Dict[str, Callable[[Any], bool]] = {
     "Any": lambda v: True,
     "number": lambda v: isinstance(v, (int, float)),
     "Scalar": lambda v: isinstance(v, (int, float)),
+    # the bare containers (torch's ``types=[list]``): any list, tuple or dict
+    "list": lambda v: isinstance(v, list),
+    "tuple": lambda v: isinstance(v, tuple),
+    "dict": lambda v: isinstance(v, dict),
 }
 
 
