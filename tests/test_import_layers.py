@@ -82,3 +82,40 @@ def test_imports_go_down(path):
     upward = [(target, line) for target, line in _imports(path)
               if target in LAYER and LAYER[target] > LAYER[own]]
     assert upward == [], f"{own} (layer {LAYER[own]}) imports a layer above it"
+
+
+#: The emitter core inside the frontend (pyjit/frontend/core.py): what both
+#: dialects, the Python function's and the archive's, compile through.
+CORE = {"core", "builder", "environment", "lowering", "statements", "loops", "operators",
+        "intrinsics", "interfaces", "typing_rules"}
+
+
+def _frontend_imports(path):
+    """(frontend module, line) for each import of a module of pyjit.frontend, and
+    ("archive", line) for each of pyjit.archive, in ``path`` (in pyjit/frontend)."""
+    with open(path) as f:
+        tree = ast.parse(f.read())
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            module = node.module or ""
+            if node.level == 1:
+                names = [module.split(".")[0]] if module else [a.name for a in node.names]
+            elif node.level == 2 or module.startswith("pyjit."):
+                parts = module.split(".")[1:] if module.startswith("pyjit.") else \
+                    module.split(".")
+                if parts[:1] == ["archive"]:
+                    yield "archive", node.lineno
+                names = [parts[1]] if parts[:1] == ["frontend"] and len(parts) > 1 else []
+            else:
+                names = []
+            for name in names:
+                yield name, node.lineno
+
+
+@pytest.mark.parametrize("name", sorted(CORE))
+def test_the_emitter_core_imports_no_dialect(name):
+    path = os.path.join(ROOT, "frontend", f"{name}.py")
+    outside = [(target, line) for target, line in _frontend_imports(path)
+               if target not in CORE]
+    assert outside == [], f"frontend/{name}.py imports a dialect (the Python scope, calls, " \
+                          "classes..., or the archive)"

@@ -24,18 +24,35 @@ is a ``prim::If`` with that output (a branch that raises gives it
       s1 = torch.floordiv(s0, 2)         %c = aten::gt(%s1, %3)
       _0, s0 = torch.gt(s1, 3), s1       -> (%c, %s1)
 
-The graph is built with the frontend's :class:`~pyjit.frontend.builder.GraphBuilder`,
-so every node carries the location of the line it came from (``code/__torch__.py:12:4``,
-or the user's own file where the archive's debug records say, :mod:`.debug_info`).
+This module is the *archive dialect* of the emitter core
+(:mod:`pyjit.frontend.core`): the core's statement and loop emitters, the same
+that compile ``@pyjit.script`` functions, walk the statements and lower ``if``,
+``for`` and ``while`` (merging the variables of branches and loop bodies); this
+dialect says what serialized code's names and calls mean (``__torch__.``
+names, ``CONSTANTS.cN``, ``ops.prim.*``, ``torch.*`` operators by schema, the
+archive's classes), emits the expressions, and refuses, before the core emits
+anything, every statement torch does not write (:func:`_check_syntax`), so an
+archive reaches no more of Python than it did with a compiler of its own.
+``isinstance`` and ``Tensor.tolist()`` are the core's
+(:mod:`pyjit.frontend.intrinsics`).  Every node carries the location of the
+line it came from (``code/__torch__.py:12:4``, or the user's own file where the
+archive's debug records say, :mod:`.debug_info`).
 """
 
 from __future__ import annotations
 
 import ast
 import math
-from typing import Any, Dict, List, Optional, Protocol, Sequence, Tuple, Union
+from typing import Any, Dict, List, Optional, Protocol, Sequence, Tuple
 
-from ..frontend.builder import INT_MAX, GraphBuilder
+from ..frontend.builder import GraphBuilder
+from ..frontend.core import Emitter
+from ..frontend.environment import FALLS, RAISES, Condition, Env, Flow, Var
+from ..frontend.interfaces import OTHER, Callee
+from ..frontend.intrinsics import BARE_CONTAINERS, isinstance_value, tolist_value
+from ..frontend.loops import LoopEmitter
+from ..frontend.operators import OperatorEmitter
+from ..frontend.statements import StatementEmitter
 from ..ir import Graph, Value
 from ..ir import types as T
 from ..ir.literals import TensorValue
@@ -45,9 +62,6 @@ from .source import ClassDef, CodeFile, dotted, literal, type_of
 from .upgraders import upgrader
 
 __all__ = ["Signature", "REQUIRED", "compile_function"]
-
-Env = Dict[str, Any]          # name -> Value, or a tuple of Values (several outputs)
-
 
 class Signature:
     """A method's or function's parameters (names, types, defaults) and return type."""
@@ -106,31 +120,56 @@ def compile_function(program: "Program", file: CodeFile, fdef: ast.FunctionDef,
         raise file.error(fdef, "the function is too deeply nested to compile here") from None
 
 
-class _Compiler:
+class _Compiler(Emitter):
+    """The archive dialect of the emitter core (:class:`~pyjit.frontend.core.Dialect`):
+    the core's statements and loops (``stmts``, ``loops``) emit the function,
+    asking this object for what names, calls, attributes and annotations mean in
+    serialized code.  Before anything is emitted, :func:`_check_syntax` refuses
+    every statement torch does not write, so the core's richer Python
+    (``break``, ``raise``, item assignment...) is never reached from an archive."""
+
     def __init__(self, program, file: CodeFile, fdef: ast.FunctionDef,
                  owner: Optional[ClassDef]) -> None:
         self.program = program
         self.file = file
         self.fdef = fdef
         self.owner = owner
+        self.src = file
         self.b = GraphBuilder(file)  # type: ignore[arg-type]  # CodeFile: location, fail
+        super().__init__(self)
         self.graph = self.b.graph
+        self.scope = self           # annotations: annotation()
+        self.exprs = self           # emit, condition, lookup
+        self.calls = self           # resolve (``range`` for the core's loops)
+        self.attrs = self           # store, declare
+        self.items = self
+        self.ops = OperatorEmitter(self.b)
+        self.stmts = StatementEmitter(self)
+        self.loops = LoopEmitter(self)
+        self.statement_handlers = {ast.Expr: self._expr_statement, ast.With: self.with_,
+                                   ast.Assign: self._function_ref}
+        self.return_type: Optional[T.Type] = None
+        self.return_annotated = True
+        self.refs: Dict[str, FunctionRef] = {}   # _0 = __torch__...softmax
 
     # -- the function -----------------------------------------------------------------------
     def compile(self) -> Graph:
         sig = Signature(self.fdef, self.file)
-        env: Env = {}
+        self.return_type = sig.returns
+        env = Env(0)
         for name, t in zip(sig.names, sig.types):
-            env[name] = self.graph.add_input(name, t)
+            v = self.graph.add_input(name, t)
+            env.bind(name, Var(v, t, self.file.line_of(self.fdef), 0, 0, True))
         body = self.fdef.body
+        last = body[-1]
+        head = body[:-1] if isinstance(last, ast.Return) else body
+        _check_syntax(head, self.file)
         with self.b.at_end_of(self.graph.block):
-            returned = self.block(body[:-1], env) if isinstance(body[-1], ast.Return) \
-                else self.block(body, env)
-            last = body[-1]
+            flow = self.stmts.block(head, env)
             if isinstance(last, ast.Return):
                 out = self.value(self.expr(last.value, env, sig.returns), last) \
                     if last.value is not None else self.b.const(None, last)
-            elif returned:   # the body always raises
+            elif not flow.falls:   # the body always raises
                 out = self.b.uninitialized(sig.returns, last)
             else:
                 out = self.b.const(None, last)
@@ -141,178 +180,86 @@ class _Compiler:
         self.graph.lint()
         return self.graph
 
-    # -- statements ---------------------------------------------------------------------------
-    def block(self, stmts: Sequence[ast.stmt], env: Env) -> bool:
-        """Emit ``stmts``; True when they end by raising (nothing after them runs)."""
-        for s in stmts:
-            if self.stmt(s, env):
-                return True
-        return False
+    # -- what the core asks of a dialect ----------------------------------------------------
+    def pending_return_type(self) -> T.Type:
+        return self.return_type
 
-    def stmt(self, s: ast.stmt, env: Env) -> bool:
-        if isinstance(s, ast.Assign):
-            if len(s.targets) != 1:
-                self.file.fail(s, "chained assignment is not serialized code")
-            self.assign(s.targets[0], s.value, env, s)
-        elif isinstance(s, ast.AnnAssign) and s.value is not None:
-            self.assign(s.target, s.value, env, s, type_of(s.annotation, self.file))
-        elif isinstance(s, ast.Expr):
-            self.expr(s.value, env)
-            return _raises(s)
-        elif isinstance(s, ast.If):
-            return self.if_(s, env)
-        elif isinstance(s, ast.For):
-            self.for_(s, env)
-        elif isinstance(s, ast.While):
-            self.while_(s, env)
-        elif isinstance(s, ast.With):
-            return self.with_(s, env)
-        elif isinstance(s, ast.Pass):
-            pass
-        elif isinstance(s, ast.Return):
-            self.file.fail(s, "a return before the end of the function: torch never "
-                              "serializes one")
-        else:
-            self.file.fail(s, f"unsupported statement ({type(s).__name__}) in serialized code")
-        return False
+    def unpack_types(self, t: T.Type) -> Optional[List[T.Type]]:
+        return self._fields(t)
 
-    def assign(self, target: ast.expr, value: ast.expr, env: Env, at: ast.stmt,
-               hint: Optional[T.Type] = None) -> None:
-        if isinstance(target, ast.Tuple):
-            if isinstance(value, ast.Tuple) and len(value.elts) == len(target.elts):
-                # a, b = x, y: every right side first, as Python does.
-                values = [self.expr(v, env) for v in value.elts]
-            else:
-                got = self.expr(value, env)
-                values = list(got) if isinstance(got, tuple) else self._unpack(
-                    got, len(target.elts), at)
-            if len(values) != len(target.elts):
-                self.file.fail(at, f"cannot unpack {len(values)} values into "
-                                   f"{len(target.elts)}")
-            for t, v in zip(target.elts, values):
-                self._bind(t, v, env, at)
-            return
-        self._bind(target, self.expr(value, env, hint), env, at)
+    def annotation(self, ann: ast.expr, node: ast.AST) -> T.Type:
+        return type_of(ann, self.file)
 
-    def _bind(self, target: ast.expr, v: Any, env: Env, at: ast.stmt) -> None:
-        if isinstance(target, ast.Name):
-            env[target.id] = v
-        elif isinstance(target, ast.Attribute):
-            obj = self.value(self.expr(target.value, env), target)
-            cls = self._class_of(obj, target)
-            want = cls.attributes.get(target.attr)
-            if want is None:
-                self.file.fail(target, f"{cls.name} has no attribute '{target.attr}' to assign")
-            v = self.value(v, at)
-            if not is_subtype(v.type, want):
-                self.file.fail(at, f"assigning a {v.type} to attribute '{target.attr}' "
+    def emit(self, e: ast.expr, env: Env, expected: Optional[T.Type] = None) -> Any:
+        """An expression's value for the core: one Value, or a list of them for
+        an operator of several outputs (which an assignment unpacks)."""
+        v = self.expr(e, env, expected)
+        return list(v) if isinstance(v, tuple) else self.value(v, e)
+
+    def condition(self, e: ast.expr, env: Env, strict: bool = False) -> Condition:
+        return Condition(self._bool(self.expr(e, env), e), {}, {})
+
+    def lookup(self, name: str, at: ast.AST, env: Env) -> Value:
+        var = env.get(name)
+        if var is not None:
+            return var.value
+        why = env.undefined.get(name)
+        if why is not None:
+            self.file.fail(at, why)
+        self.file.fail(at, f"undefined name '{name}'")
+
+    def resolve(self, func: ast.expr, env: Env) -> Callee:
+        """Only ``range`` means something to the core (a counted loop)."""
+        name = dotted(func)
+        return Callee(OTHER, name or "", range if name == "range" else None)
+
+    def declare(self, target: ast.Attribute, declared: Optional[T.Type]) -> bool:
+        return False     # serialized code declares attributes in its class, not __init__
+
+    def store(self, target: ast.Attribute, v: Value, env: Env,
+              declared: Optional[T.Type] = None) -> None:
+        obj = self.value(self.expr(target.value, env), target)
+        cls = self._class_of(obj, target)
+        want = cls.attributes.get(target.attr)
+        if want is None:
+            self.file.fail(target, f"{cls.name} has no attribute '{target.attr}' to assign")
+        if not is_subtype(v.type, want):
+            self.file.fail(target, f"assigning a {v.type} to attribute '{target.attr}' "
                                    f"of type {want}")
-            self.b.emit("prim::SetAttr", [obj, v], [], at).attrs["name"] = target.attr
-        else:
-            self.file.fail(target, "unsupported assignment target in serialized code")
+        self.b.emit("prim::SetAttr", [obj, v], [], target).attrs["name"] = target.attr
 
-    def _unpack(self, v: Any, n: int, at: ast.AST) -> List[Value]:
-        v = self.value(v, at)
-        fields = self._fields(v.type)
-        if fields is not None:
-            if len(fields) != n:
-                self.file.fail(at, f"cannot unpack a {v.type} of {len(fields)} into {n} values")
-            return list(self.b.emit("prim::TupleUnpack", [v], fields, at).outputs)
-        if isinstance(v.type, T.ListType):   # a, b = torch.size(x): checked when it runs
-            return list(self.b.emit("prim::ListUnpack", [v], [v.type.elem] * n, at).outputs)
-        if not isinstance(v.type, T.TupleType) or len(v.type.elems) != n:
-            self.file.fail(at, f"cannot unpack a {v.type} into {n} values")
-        return list(self.b.emit("prim::TupleUnpack", [v], list(v.type.elems), at).outputs)
+    # -- the statements of serialized code the core does not know --------------------------------
+    def _expr_statement(self, s: ast.Expr, env: Env) -> Flow:
+        """A call for its effect; ``ops.prim.RaiseException(...)`` ends the block."""
+        self.expr(s.value, env)
+        return RAISES if _raises(s) else FALLS
 
-    # -- control flow -------------------------------------------------------------------------
-    def if_(self, s: ast.If, env: Env) -> bool:
-        cond = self._bool(self.expr(s.test, env), s.test)
-        node = self.b.emit("prim::If", [cond], [], s)
-        branches = []
-        for stmts in (s.body, s.orelse):
-            block = node.add_block()
-            benv = dict(env)
-            with self.b.at_end_of(block):
-                raised = self.block(stmts, benv)
-            branches.append((block, benv, raised))
-        (b1, e1, r1), (b2, e2, r2) = branches
-        assigned = _assigned(s.body) | _assigned(s.orelse)
-        for name in sorted(assigned, key=lambda n: (n not in env, n)):
-            v1, v2 = e1.get(name), e2.get(name)
-            if (v1 is None and not r1) or (v2 is None and not r2) or (v1 is None and v2 is None):
-                continue            # not defined after the If
-            if not isinstance(v1, (Value, type(None))) or not isinstance(v2, (Value, type(None))):
-                continue            # a function reference or several outputs: not a value
-            t = unify(v1.type, v2.type) if v1 is not None and v2 is not None else \
-                (v1 or v2).type
-            if t is None:
-                self.file.fail(s, f"'{name}' is a {v1.type} in one branch and a {v2.type} in "
-                                  "the other")
-            for block, v in ((b1, v1), (b2, v2)):
-                if v is None:
-                    with self.b.at_end_of(block):
-                        v = self.b.uninitialized(t, s)
-                block.register_output(v)
-            env[name] = node.add_output(t)
-        return r1 and r2
+    def _function_ref(self, s: ast.Assign, env: Env) -> Optional[Flow]:
+        """``_0 = __torch__.m.softmax``: a function named for a later call, no value."""
+        name = dotted(s.value)
+        if isinstance(s.targets[0], ast.Name) and name is not None and \
+                name.startswith("__torch__."):
+            self.refs[s.targets[0].id] = FunctionRef(name)
+            return FALLS
+        return None
 
-    def _loop(self, s: Union[ast.For, ast.While], env: Env, trip: Value, cond: Value,
-              index: Optional[str]) -> None:
-        carried = [n for n in sorted(_assigned(s.body)) if isinstance(env.get(n), Value)]
-        node = self.b.emit("prim::Loop", [trip, cond] + [env[n] for n in carried],
-                           [env[n].type for n in carried], s)
-        body = node.add_block()
-        benv = dict(env)
-        i = body.add_input(index, T.INT)
-        if index is not None:
-            benv[index] = i
-        for n in carried:
-            benv[n] = body.add_input(None, env[n].type)
-        with self.b.at_end_of(body):
-            self.block(s.body, benv)
-            nxt = self._bool(self.expr(s.test, benv), s.test) if isinstance(s, ast.While) \
-                else self.b.const(True, s)
-        body.register_output(nxt)
-        for n, out in zip(carried, node.outputs):
-            v = self.value(benv[n], s)
-            if not is_subtype(v.type, out.type):
-                self.file.fail(s, f"loop-carried '{n}' is a {out.type} before the loop and "
-                                  f"a {v.type} after its body")
-            body.register_output(v)
-            env[n] = out
-
-    def for_(self, s: ast.For, env: Env) -> None:
-        it = s.iter
-        if not (isinstance(s.target, ast.Name) and isinstance(it, ast.Call)
-                and dotted(it.func) == "range" and len(it.args) == 1 and not s.orelse):
-            self.file.fail(s, "serialized loops are 'for i in range(n)'")
-        trip = self.value(self.expr(it.args[0], env), it)
-        self._loop(s, env, trip, self.b.const(True, s), s.target.id)
-
-    def while_(self, s: ast.While, env: Env) -> None:
-        if s.orelse:
-            self.file.fail(s, "while ... else is not serialized code")
-        cond = self._bool(self.expr(s.test, env), s.test)
-        self._loop(s, env, self.b.const(INT_MAX, s), cond, None)
-
-    def with_(self, s: ast.With, env: Env) -> bool:
+    def with_(self, s: ast.With, env: Env) -> Flow:
         """``with obj:`` (an object of an archive class, e.g. torch's ``no_grad``):
         its ``__enter__``, the body, its ``__exit__(None, None, None)`` -- what
         torch's ``prim::Enter``/``prim::Exit`` run (TorchScript code cannot catch
         an exception, so a raising body leaves without ``__exit__`` there too)."""
-        if len(s.items) != 1 or s.items[0].optional_vars is not None:
-            self.file.fail(s, "serialized code has 'with obj:' of one object")
         obj = self.value(self.expr(s.items[0].context_expr, env), s.items[0].context_expr)
         cls = self._class_of(obj, s)
         for name in ("__enter__", "__exit__"):
             if name not in cls.methods:
                 self.file.fail(s, f"{cls.name} has no {name} method")
         self._emit_call_method(obj, cls, "__enter__", [], s)
-        if self.block(s.body, env):
-            return True
+        flow = self.stmts.block(s.body, env)
+        if not flow.falls:
+            return flow
         none = self.b.const(None, s)
         self._emit_call_method(obj, cls, "__exit__", [none, none, none], s)
-        return False
+        return FALLS
 
     def _bool(self, v: Any, at: ast.AST) -> Value:
         v = self.value(v, at)
@@ -334,10 +281,11 @@ class _Compiler:
     def expr(self, e: ast.expr, env: Env, hint: Optional[T.Type] = None) -> Any:
         if isinstance(e, ast.Name):
             if e.id not in env:
-                if e.id in _FLOAT_NAMES:     # how torch prints infinities and NaN
-                    return self.b.const(_FLOAT_NAMES[e.id], e)
-                self.file.fail(e, f"undefined name '{e.id}'")
-            return env[e.id]
+                if e.id in self.refs:
+                    return self.refs[e.id]
+                if e.id in _FLOAT_NAMES and e.id not in env.undefined:
+                    return self.b.const(_FLOAT_NAMES[e.id], e)   # how torch prints inf, nan
+            return self.lookup(e.id, e, env)
         if isinstance(e, ast.Constant):
             if isinstance(e.value, bytes) or e.value is Ellipsis:
                 self.file.fail(e, "unsupported constant")
@@ -350,7 +298,7 @@ class _Compiler:
                     operand.id not in env:
                 return self.b.const(-_FLOAT_NAMES[operand.id], e)
         if isinstance(e, ast.Call):
-            return self.call(e, env)
+            return self.call(e, env, hint)
         if isinstance(e, ast.Attribute):
             name = dotted(e)
             if name is not None and name.startswith("CONSTANTS.c"):
@@ -449,14 +397,14 @@ class _Compiler:
         self.file.fail(at, f"{cls.name} has no attribute '{name}'")
 
     # -- calls ---------------------------------------------------------------------------------
-    def call(self, e: ast.Call, env: Env) -> Any:
+    def call(self, e: ast.Call, env: Env, hint: Optional[T.Type] = None) -> Any:
         name = dotted(e.func)
         root = name.split(".", 1)[0] if name else None
-        if isinstance(e.func, ast.Name) and isinstance(env.get(e.func.id), FunctionRef):
-            return self._call_function(env[e.func.id].name, e, env)
+        if isinstance(e.func, ast.Name) and e.func.id not in env and e.func.id in self.refs:
+            return self._call_function(self.refs[e.func.id].name, e, env)
         if isinstance(e.func, ast.Attribute) and (root is None or root in env):
             obj = self.value(self.expr(e.func.value, env), e.func.value)
-            return self._call_method(obj, e.func.attr, e, env)
+            return self._call_method(obj, e.func.attr, e, env, hint)
         if name is None:
             self.file.fail(e.func, "unsupported call in serialized code")
         if name.startswith("torch.") and name.count(".") == 1:
@@ -548,7 +496,12 @@ class _Compiler:
     def _convert(self, v: Value, conversion: Conversion, at: ast.AST) -> Value:
         return self.b.emit1(conversion.kind, [v], conversion.type, at)
 
-    def _call_method(self, obj: Value, name: str, e: ast.Call, env: Env) -> Value:
+    def _call_method(self, obj: Value, name: str, e: ast.Call, env: Env,
+                     hint: Optional[T.Type] = None) -> Value:
+        if isinstance(obj.type, T.TensorType) and name == "tolist" and not e.args \
+                and not e.keywords:
+            # the one Tensor method torch prints as a method, under annotate(T, ...)
+            return tolist_value(self.b, obj, hint, e, self.file.fail)
         cls = self._class_of(obj, e.func)
         fdef = cls.methods.get(name)
         if fdef is None:
@@ -647,8 +600,9 @@ class _Compiler:
             self.file.fail(e, "isinstance() takes 2 arguments")
         v = self.value(self.expr(e.args[0], env), e.args[0])
         types = e.args[1].elts if isinstance(e.args[1], ast.Tuple) else [e.args[1]]
-        want = [type_of(t, self.file) for t in types]
-        return self.b.const(any(is_subtype(v.type, w) for w in want), e)
+        want = [T.NamedType(t.id) if isinstance(t, ast.Name) and t.id in BARE_CONTAINERS
+                else type_of(t, self.file) for t in types]
+        return isinstance_value(self.b, v, want, e)
 
 
 _FLOAT_NAMES = {"inf": math.inf, "nan": math.nan}
@@ -673,11 +627,45 @@ def _raises(s: ast.stmt) -> bool:
         dotted(s.value.func) == "ops.prim.RaiseException"
 
 
-def _assigned(stmts: Sequence[ast.stmt]) -> set:
-    """The names ``stmts`` assign, nested blocks included."""
-    out = set()
-    for s in stmts:
-        for n in ast.walk(s):
-            if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):
-                out.add(n.id)
-    return out
+def _check_syntax(stmts: Sequence[ast.stmt], file: CodeFile) -> None:
+    """Refuse every statement torch does not serialize, before the core emits
+    any: the archive's code reaches only the syntax it reached before the core
+    was shared (its ``return`` only last, which :meth:`_Compiler.compile` takes)."""
+    todo = list(reversed(stmts))
+    while todo:
+        s = todo.pop()
+        if isinstance(s, ast.Assign):
+            if len(s.targets) != 1:
+                file.fail(s, "chained assignment is not serialized code")
+            _check_target(s.targets[0], file)
+            continue
+        if isinstance(s, ast.AnnAssign) and s.value is not None:
+            _check_target(s.target, file, tuples=False)
+            continue
+        if isinstance(s, ast.For):
+            it = s.iter
+            if not (isinstance(s.target, ast.Name) and isinstance(it, ast.Call)
+                    and dotted(it.func) == "range" and len(it.args) == 1
+                    and not it.keywords and not s.orelse):
+                file.fail(s, "serialized loops are 'for i in range(n)'")
+        elif isinstance(s, ast.While):
+            if s.orelse:
+                file.fail(s, "while ... else is not serialized code")
+        elif isinstance(s, ast.With):
+            if len(s.items) != 1 or s.items[0].optional_vars is not None:
+                file.fail(s, "serialized code has 'with obj:' of one object")
+        elif isinstance(s, ast.Return):
+            file.fail(s, "a return before the end of the function: torch never "
+                         "serializes one")
+        elif not isinstance(s, (ast.Expr, ast.If, ast.Pass)):
+            file.fail(s, f"unsupported statement ({type(s).__name__}) in serialized code")
+        for part in ("orelse", "body"):
+            todo.extend(reversed(getattr(s, part, [])))
+
+
+def _check_target(target: ast.expr, file: CodeFile, tuples: bool = True) -> None:
+    if tuples and isinstance(target, ast.Tuple):
+        for t in target.elts:
+            _check_target(t, file, tuples=False)
+    elif not isinstance(target, (ast.Name, ast.Attribute)):
+        file.fail(target, "unsupported assignment target in serialized code")

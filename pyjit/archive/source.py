@@ -105,6 +105,13 @@ class CodeFile:
                 return original
         return SourceLocation(self.part, line, col, self.source_lines)
 
+    def line_of(self, node: ast.AST) -> int:
+        """The line of ``node`` in this file (for messages naming two places)."""
+        return getattr(node, "lineno", 1)
+
+    def col_of(self, node: ast.AST) -> int:
+        return getattr(node, "col_offset", 0)
+
     def check_nesting(self, node: ast.AST) -> None:
         """``node`` nests at most ``Limits.nesting`` levels deep, so that what walks
         it recursively (the compiler, ``type_of``, ``literal_eval``) cannot recurse

@@ -59,6 +59,9 @@ arguments           binding a call's arguments to a signature (Python's rules)
 signatures          the method and math tables; Param
 numpy_api           the numpy table: every function, method and attribute
 operators           Python operators -> node kinds and result types; emission
+core                the emitter core both dialects share (this package's
+                    core modules and the archive's dialect): Emitter, Dialect
+intrinsics          isinstance (bare list/tuple/dict too) and Tensor.tolist()
 lowering            If/Loop construction: merging Envs, loop-carried values
 environment         variables (Var, Env) and control-flow facts (Flow)
 scope               closure, globals and builtins; annotations
@@ -74,8 +77,9 @@ emitter that owns it, added to that emitter's dispatch table; a numpy function
 is a row of :mod:`.numpy_api`; a builtin a handler in :mod:`.builtin_calls`; a
 new kind of call target a Callee kind resolved in
 :meth:`.calls.CallEmitter.resolve`; a new kind of attribute a case of
-:meth:`.attributes.AttributeEmitter.load`.  A frontend for other source (such
-as TorchScript's serialized code) gives the same emitters another scope.
+:meth:`.attributes.AttributeEmitter.load`.  TorchScript's serialized code (an
+archive's) is compiled by the same statement and loop emitters, with the
+archive's dialect in place of :class:`~.context.Compilation` (see :mod:`.core`).
 """
 
 from . import script_pickle

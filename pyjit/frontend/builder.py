@@ -10,19 +10,37 @@ from __future__ import annotations
 
 import ast
 import contextlib
-from typing import Any, Callable, Iterator, List, Optional, Sequence
+from typing import Any, Callable, Iterator, List, NoReturn, Optional, Protocol, Sequence
 
 from ..ir import Block, Graph, Node, Value
 from ..ir import types as T
 from ..ir.graph import constant_type
 from ..ir.type_relation import unify
-from .source_map import FunctionSource
+from ..ir.source import SourceLocation
 from .typing_rules import type_of_constant
 
-__all__ = ["GraphBuilder", "INT_MAX"]
+__all__ = ["GraphBuilder", "INT_MAX", "Source"]
 
 #: The trip count of a ``while`` loop: torch's "no limit".
 INT_MAX = 2**63 - 1
+
+
+class Source(Protocol):
+    """The source a graph is built from, as the builder and the emitters use it:
+    a Python function's (:class:`~.source_map.FunctionSource`) or a file of an
+    archive's serialized code (:class:`pyjit.archive.source.CodeFile`)."""
+
+    def location(self, node: ast.AST) -> SourceLocation:
+        """Where ``node`` is, for the nodes made from it."""
+
+    def fail(self, node: ast.AST, message: str) -> NoReturn:
+        """Raise the dialect's compile error at ``node``."""
+
+    def line_of(self, node: ast.AST) -> int:
+        """The line of ``node`` (for messages naming two places)."""
+
+    def col_of(self, node: ast.AST) -> int:
+        """The column of ``node``."""
 
 
 class GraphBuilder:
@@ -32,7 +50,7 @@ class GraphBuilder:
     typed outputs and a :class:`~pyjit.ir.SourceLocation`.
     """
 
-    def __init__(self, src: FunctionSource, graph: Optional[Graph] = None) -> None:
+    def __init__(self, src: Source, graph: Optional[Graph] = None) -> None:
         self.src = src
         self.graph = graph if graph is not None else Graph()
 

@@ -10,6 +10,7 @@ Python                 graph
 ``str(x)``             ``aten::str``
 ``sum(xs)``            ``aten::sum`` of an int or float list
 ``print(...)``         ``prim::Print``
+``isinstance(x, T)``   a constant, or ``prim::isinstance`` (:mod:`.intrinsics`)
 =====================  ==============================================
 
 A builtin is recognised by identity (``ctx.calls.resolve`` asks
@@ -22,12 +23,13 @@ from __future__ import annotations
 
 import ast
 import builtins
-from typing import Any, Callable, Dict
+from typing import Any, Callable, Dict, List
 
 from ..ir import Value
 from ..ir import types as T
 from .context import Compilation, Emitter
 from .environment import Env
+from .intrinsics import BARE_CONTAINERS, isinstance_value
 from .operators import is_number, is_tensor
 
 __all__ = ["BuiltinCalls"]
@@ -181,5 +183,22 @@ class BuiltinCalls(Emitter):
         return self.b.const(None, node)
 
     def _isinstance(self, node: ast.Call, env: Env) -> Value:
-        self.src.fail(node, "isinstance() is not supported; types are static in a scripted "
-                      "function")
+        """``isinstance(x, T)``, ``isinstance(x, (A, B))``: constant where the
+        type of ``x`` decides (:mod:`.intrinsics`), else tested when it runs;
+        ``list``, ``tuple`` and ``dict`` stand for any list, tuple, dict."""
+        wants = isinstance_types(self.ctx, node)
+        return isinstance_value(self.b, self.ctx.exprs.emit(node.args[0], env), wants, node)
+
+
+def isinstance_types(ctx: Compilation, node: ast.Call) -> List[T.Type]:
+    """The types ``isinstance(x, types)`` tests for: annotations, or a bare
+    ``list``/``tuple``/``dict`` (the builtin classes themselves)."""
+    if len(node.args) != 2 or node.keywords:
+        ctx.src.fail(node, "isinstance() takes a value and a type (or a tuple of types)")
+    spec = node.args[1]
+    wants = []
+    for t in spec.elts if isinstance(spec, ast.Tuple) else [spec]:
+        obj = ctx.scope.resolve(t.id, t) if isinstance(t, ast.Name) else None
+        bare = next((name for name in BARE_CONTAINERS if obj is getattr(builtins, name)), None)
+        wants.append(T.NamedType(bare) if bare is not None else ctx.scope.annotation(t, t))
+    return wants

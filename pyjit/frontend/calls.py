@@ -45,7 +45,7 @@ import ast
 import inspect
 import math
 import types as _pytypes
-from typing import List
+from typing import List, Optional
 
 import numpy as np
 
@@ -57,6 +57,7 @@ from .builtin_calls import BuiltinCalls
 from .classes import ScriptClass, find_class
 from .context import Compilation, Emitter
 from .environment import Env
+from .intrinsics import tolist_value
 from .interfaces import BUILTIN, FUNCTION, LOCAL, MATH, METHOD, NUMPY, OTHER, Callee
 from .operators import is_tensor
 from .script_function import ScriptFunction
@@ -100,7 +101,7 @@ class CallEmitter(Emitter):
             return Callee(FUNCTION, name, obj)
         return Callee(OTHER, name, obj)
 
-    def call(self, node: ast.Call, env: Env) -> Value:
+    def call(self, node: ast.Call, env: Env, expected: Optional[T.Type] = None) -> Value:
         for a in node.args:
             if isinstance(a, ast.Starred):
                 self.src.fail(a, "*args in calls are not supported")
@@ -116,7 +117,7 @@ class CallEmitter(Emitter):
         if kind == NUMPY:
             return self.ctx.tensors.call_function(callee.name, node, env)
         if kind == METHOD:
-            return self._method(callee, node, env)
+            return self._method(callee, node, env, expected)
         if kind == FUNCTION:
             return self._call_function(callee, node, env)
         if kind == LOCAL:
@@ -132,9 +133,13 @@ class CallEmitter(Emitter):
         return self._unsupported(callee, node)
 
     # -- methods ------------------------------------------------------------------------------
-    def _method(self, callee: Callee, node: ast.Call, env: Env) -> Value:
+    def _method(self, callee: Callee, node: ast.Call, env: Env,
+                expected: Optional[T.Type] = None) -> Value:
         """A method call, found by the receiver's type."""
         receiver = self.ctx.exprs.emit(callee.receiver, env)
+        if is_tensor(receiver.type) and callee.name == "tolist" and not node.args \
+                and not node.keywords:   # typed by where it goes, as in archives
+            return tolist_value(self.b, receiver, expected, node, self.src.fail)
         if is_tensor(receiver.type):
             return self.ctx.tensors.call_method(receiver, callee.name, node, env)
         cls = find_class(receiver.type)

@@ -7,24 +7,22 @@ each of them; an emitter keeps it and reaches the others as ``ctx.exprs``,
 
 from __future__ import annotations
 
-from typing import Any, Callable, Dict, FrozenSet, Optional, Tuple
+from typing import Any, Callable, Dict, FrozenSet, List, Optional, Tuple
 
 from ..ir import types as T
 from .builder import GraphBuilder
-from .interfaces import Attributes, Calls, Expressions, Items, Loops, Statements, Tensors
+from .core import PENDING_RETURN, Dialect, Emitter, StatementHandler
+from .interfaces import Tensors
 from .operators import OperatorEmitter
 from .scope import PythonScope
 from .source_map import FunctionSource
 
 __all__ = ["Compilation", "Emitter", "PENDING_RETURN"]
 
-#: The type of ``$retval`` while an unannotated function has not returned yet;
-#: replaced by the real return type at the end (``compiler._resolve_pending``).
-PENDING_RETURN = T.NamedType("$pending_return")
 
-
-class Compilation:
-    """One function being compiled.
+class Compilation(Dialect):
+    """One function being compiled: the Python dialect of the emitter core
+    (:class:`~.core.Dialect`).
 
     Attributes:
         src: its source, positions and errors (``ctx.src.fail(node, msg)``).
@@ -58,14 +56,7 @@ class Compilation:
     ``items`` ``x[i]``, ``tensors`` numpy functions and array methods.
     """
 
-    ops: OperatorEmitter
-    exprs: Expressions
-    stmts: Statements
-    loops: Loops
-    calls: Calls
-    attrs: Attributes
-    items: Items
-    tensors: Tensors
+    tensors: Tensors      # the others are declared by Dialect
 
     def __init__(self, src: FunctionSource, scope: PythonScope, compiling: FrozenSet,
                  compile_callee: Callable[[Any], Any], owner: Any = None,
@@ -85,18 +76,13 @@ class Compilation:
         self.return_type: Optional[T.Type] = None
         self.return_annotated = False
         self.ops = OperatorEmitter(self.b)
+        self.statement_handlers: Dict[type, StatementHandler] = {}
 
     def pending_return_type(self) -> T.Type:
         """The type ``$retval`` is carried with through loops: the declared return
         type, or :data:`PENDING_RETURN` until every return has been seen."""
         return self.return_type if self.return_annotated else PENDING_RETURN
 
-
-class Emitter:
-    """What every emitter keeps: the Compilation (``ctx``), and its builder (``b``)
-    and source (``src``), which every emitter uses at every step."""
-
-    def __init__(self, ctx: Compilation) -> None:
-        self.ctx = ctx
-        self.b = ctx.b
-        self.src = ctx.src
+    def unpack_types(self, t: T.Type) -> Optional[List[T.Type]]:
+        """Python's values unpack as tuples and lists only."""
+        return None

@@ -21,13 +21,16 @@ calls, attributes and indexing are handed to their emitters (``ctx.calls``,
 from __future__ import annotations
 
 import ast
+import builtins
 import types as _pytypes
 from typing import Callable, Dict, List, Optional, Tuple
 
 from ..ir import Value
 from ..ir import types as T
 from ..ir.type_relation import unify
+from .builtin_calls import isinstance_types
 from .context import Compilation, Emitter
+from .intrinsics import refined_type
 from .environment import Condition, Env, Refinements
 from .lowering import apply_refinements
 from .operators import is_number, is_tensor
@@ -51,7 +54,7 @@ class ExpressionEmitter(Emitter):
             ast.Dict: self._dict, ast.JoinedStr: self._joinedstr,
             ast.ListComp: self._listcomp, ast.DictComp: self._dictcomp,
             ast.GeneratorExp: self._generatorexp,
-            ast.Call: lambda node, env, expected: ctx.calls.call(node, env),
+            ast.Call: lambda node, env, expected: ctx.calls.call(node, env, expected),
             ast.Attribute: lambda node, env, expected: ctx.attrs.load(node, env),
             ast.Subscript: lambda node, env, expected: ctx.items.load(node, env),
         }
@@ -73,6 +76,11 @@ class ExpressionEmitter(Emitter):
                 node.ops[0], (ast.Is, ast.IsNot)):
             v = self.emit(node, env)
             return Condition(v, *self._none_refinements(node, env))
+        if isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.Name) \
+                and isinstance(node.func, ast.Name) and node.func.id not in env.vars \
+                and self.ctx.calls.resolve(node.func, env).obj is builtins.isinstance:
+            v = self.emit(node, env)
+            return Condition(v, *self._isinstance_refinements(node, env))
         v = self.emit(node, env)
         if strict and v.type != T.BOOL:
             self.src.fail(node, f"'and'/'or' on a {v.type} gives one of its operands in Python, "
@@ -217,6 +225,19 @@ class ExpressionEmitter(Emitter):
             return _NO_REFINEMENTS
         narrowed = {lhs.id: t.elem}
         return (narrowed, {}) if isinstance(node.ops[0], ast.IsNot) else ({}, narrowed)
+
+    def _isinstance_refinements(self, node: ast.Call, env: Env
+                                ) -> Tuple[Refinements, Refinements]:
+        """For ``isinstance(x, T)`` with ``x`` a local of a Union or Optional type:
+        what ``x`` is where it held, and where it did not."""
+        name = node.args[0].id
+        var = env.get(name)
+        if var is None:
+            return _NO_REFINEMENTS
+        t = var.refined or var.value.type
+        wants = isinstance_types(self.ctx, node)
+        held, failed = refined_type(t, wants), refined_type(t, wants, held=False)
+        return ({name: held} if held else {}), ({name: failed} if failed else {})
 
     def _ifexp(self, node: ast.IfExp, env: Env, expected) -> Value:
         cond, rt, rf = self.condition(node.test, env)

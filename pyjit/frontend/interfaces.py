@@ -103,8 +103,9 @@ class Calls(Protocol):
     def resolve(self, func: ast.expr, env: Env) -> Callee:
         """What the function part of a call denotes."""
 
-    def call(self, node: ast.Call, env: Env) -> Value:
-        """The value of the call ``node`` (None for a call without one)."""
+    def call(self, node: ast.Call, env: Env, expected: Optional[T.Type] = None) -> Value:
+        """The value of the call ``node`` (None for a call without one);
+        ``expected`` as for :meth:`Expressions.emit` (it types ``t.tolist()``)."""
 
 
 class Attributes(Protocol):

@@ -28,7 +28,7 @@ from typing import Callable, List, NamedTuple, Optional
 from ..ir import Value
 from ..ir import types as T
 from .builder import INT_MAX
-from .context import Compilation, Emitter
+from .core import Dialect, Emitter
 from .environment import (FALLS, Element, Env, Flow, assigned_names, contains_break,
                           contains_return)
 from .lowering import LoopPlan, apply_refinements, loop_carried
@@ -48,7 +48,7 @@ class Iteration(NamedTuple):
 class LoopEmitter(Emitter):
     """Loops and comprehensions (:class:`~.interfaces.Loops`)."""
 
-    def __init__(self, ctx: Compilation) -> None:
+    def __init__(self, ctx: Dialect) -> None:
         super().__init__(ctx)
         self._open: List[str] = []   # the kinds of the loops being emitted, innermost last
 

@@ -15,7 +15,7 @@ from typing import Callable, Dict, List, Optional, Sequence, Tuple
 from ..ir import Value
 from ..ir import types as T
 from ..ir.type_relation import is_subtype, unify
-from .context import PENDING_RETURN, Compilation, Emitter
+from .core import PENDING_RETURN, Dialect, Emitter
 from .environment import BRK, CONT, FALLS, RAISES, RET, RETVAL, Element, Env, Flow, Var
 from .lowering import Branch, apply_refinements, merge_branches
 
@@ -42,7 +42,7 @@ class ImplicitReturn(ast.stmt):
 class StatementEmitter(Emitter):
     """Statements and blocks (:class:`~.interfaces.Statements`)."""
 
-    def __init__(self, ctx: Compilation) -> None:
+    def __init__(self, ctx: Dialect) -> None:
         super().__init__(ctx)
         self._dispatch: Dict[type, Callable[[ast.stmt, Env], Flow]] = {
             ast.Pass: self._pass, ast.Expr: self._expr, ast.Assign: self._assign,
@@ -103,6 +103,11 @@ class StatementEmitter(Emitter):
         return out
 
     def _stmt(self, stmt: ast.stmt, env: Env) -> Flow:
+        own = self.ctx.statement_handlers.get(type(stmt))
+        if own is not None:   # the dialect's (the archive's ``with obj:``)
+            flow = own(stmt, env)
+            if flow is not None:
+                return flow
         method = self._dispatch.get(type(stmt))
         if method is None:
             self.src.fail(stmt, f"{_describe(stmt)} is not supported by pyjit.script")
@@ -247,6 +252,9 @@ class StatementEmitter(Emitter):
                 self.src.fail(target, f"cannot unpack {len(v)} values into {n} targets")
             return v
         t = v.type
+        fields = self.ctx.unpack_types(t) if isinstance(t, T.NamedType) else None
+        if fields is not None:      # a NamedTuple of an archive
+            t = T.TupleType(fields)
         if isinstance(t, T.TupleType):
             if len(t.elems) != n:
                 self.src.fail(target, f"cannot unpack a tuple of {len(t.elems)} elements into "
@@ -308,7 +316,7 @@ class StatementEmitter(Emitter):
         """Make ``v`` the value returned.  With an annotation it must fit it; without
         one, the return type is what all returns unify to (``int`` and ``None``
         give ``int?``), and the values carried around meanwhile are typed
-        :data:`~.context.PENDING_RETURN` until the end."""
+        :data:`~.core.PENDING_RETURN` until the end."""
         ctx = self.ctx
         if ctx.return_annotated:
             v = ctx.ops.coerce(v, ctx.return_type, at,

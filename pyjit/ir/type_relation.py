@@ -753,6 +753,12 @@ def _checker(t: T.Type, convert: bool, named: Optional[NamedChecks] = None) -> C
 
 # -- prim::isinstance ---------------------------------------------------------------------
 
+#: ``isinstance(x, list)`` in TorchScript tests the container, whatever its
+#: elements: torch prints it ``prim::isinstance[types=[list]]`` (and the like for
+#: ``tuple`` and ``dict``, which only the IR can write: torch's frontend refuses a
+#: bare ``dict``).
+_BARE_CONTAINERS = {"list": list, "tuple": tuple, "dict": dict}
+
 def instance_check(t: T.Type, named: Optional[NamedChecks] = None) -> Callable[[Any], bool]:
     """The test of ``prim::isinstance[types=[t]]``: whether a run-time value is of
     type ``t``.  It is :func:`value_checker`'s check without its conversions (an
@@ -774,6 +780,8 @@ def instance_check(t: T.Type, named: Optional[NamedChecks] = None) -> Callable[[
             return _accept
         if n.name == "number":  # the annotation's name for Scalar
             return _checker(T.NUMBER, False)
+        if n.name in _BARE_CONTAINERS:  # torch's ``types=[list]``: any list
+            return _instance(_BARE_CONTAINERS[n.name])
         raise TypeError(f"prim::isinstance cannot test for type {str(n)!r}")
 
     check = _checker(t, False, untestable)

@@ -4,7 +4,7 @@ the archives and torch's results to tests/fixtures/archives."""
 
 import math
 import warnings
-from typing import Dict, Final, List, NamedTuple, Optional, Tuple
+from typing import Any, Dict, Final, List, NamedTuple, Optional, Tuple, Union
 
 import torch
 import torch.nn.functional as F
@@ -611,6 +611,25 @@ def _r(*shape, seed=0):
     return torch.randn(*shape, generator=torch.Generator().manual_seed(seed))
 
 
+class TolistIsinstance(nn.Module):
+    """What torch serializes as a method of a Tensor (``x.tolist()``, under the
+    annotation that gives its type), and ``isinstance`` against a bare ``list``
+    and ``tuple``: decided at compile time for a known type, tested when it runs
+    for ``Any`` and a Union (refining the Union in the branch)."""
+
+    def forward(self, x: Tensor, a: Any, u: Union[List[int], Tuple[int, int]]
+                ) -> Tuple[List[List[float]], List[int], bool, bool, bool, bool, int]:
+        rows: List[List[float]] = x.tolist()
+        flat: List[int] = x.flatten().long().tolist()
+        known = isinstance(rows, list) and not isinstance(flat, tuple)
+        if isinstance(u, list):
+            n = len(u) + 10
+        else:
+            n = u[0] + u[1]
+        return rows, flat, known, isinstance(a, list), isinstance(a, tuple), \
+            isinstance(a, Dict[str, int]), n
+
+
 # Archives whose version record is rewritten to an older format version after
 # saving (torch.jit.save writes the newest one its operators need).
 OLD_FORMAT = {"division_v3": 3, "fill_v4": 4}
@@ -688,6 +707,11 @@ CASES = {
     "frozen_transformer": (_encoder, [("forward", (_r(2, 5, 8),))]),
     # Batched input: the fused fast path (eval mode, no input requires a gradient),
     # with a key padding mask too; unbatched input: the composed slow path.
+    "tolist_isinstance": (TolistIsinstance, [
+        ("forward", (_r(2, 3), [1, 2], [4, 5, 6])),
+        ("forward", (_r(1, 2, seed=1), (1, 2), (3, 4))),
+        ("forward", (_r(2, 1, seed=2), {"k": 1}, [9])),
+        ("forward", (_r(0, 2), 3.5, (7, -8)))]),
     "transformer": (_encoder, [("forward", (_r(2, 5, 8),)),
                                ("forward", (_r(2, 5, 8, seed=1), None,
                                             torch.tensor([[False] * 4 + [True], [False] * 5]))),
