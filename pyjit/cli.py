@@ -32,7 +32,7 @@ import os
 import re
 import sys
 import zipfile
-from typing import Any, Iterator, List, Optional
+from typing import Any, Callable, Iterator, List, Optional
 
 __all__ = ["main"]
 
@@ -379,6 +379,17 @@ def _level_options(p: argparse.ArgumentParser) -> None:
     p.set_defaults(optimize=None)
 
 
+def _graph_command_options(p: argparse.ArgumentParser, func: Callable[..., Any], *,
+                           levels: bool = True) -> None:
+    """What a command that reads a graph file ends with: ``--sources``, the
+    optimisation level (unless ``levels`` is false: ``dot`` draws the graph, or
+    the table at the default level) and ``func``, the function it runs."""
+    _sources_option(p)
+    if levels:
+        _level_options(p)
+    p.set_defaults(func=func)
+
+
 def _examples(*lines: str) -> str:
     """An epilog of example commands, one per line, for ``--help``."""
     return "examples:\n" + "\n".join("  " + line for line in lines)
@@ -418,9 +429,7 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--json", action="store_true",
                    help="print the outputs and the profile as one JSON document instead")
     r.add_argument("--method", help="the archive's method to run (default: forward)")
-    _sources_option(r)
-    _level_options(r)
-    r.set_defaults(func=cmd_run)
+    _graph_command_options(r, cmd_run)
     d = _subcommand(sub, "dump", "print the preprocessed graph and its instructions", [
         "pyjit dump examples/fib.ir              # at -O1, the default",
         "pyjit dump -O0 examples/fib.ir          # the seed's table",
@@ -428,9 +437,7 @@ def build_parser() -> argparse.ArgumentParser:
         "pyjit dump examples/small_cnn.pt        # every method of a saved model"])
     d.add_argument("file", help="graph text (.ir), or a torch.jit.save archive (.pt)")
     d.add_argument("--opcodes", action="store_true", help="also print the instruction set")
-    _sources_option(d)
-    _level_options(d)
-    d.set_defaults(func=cmd_dump)
+    _graph_command_options(d, cmd_dump)
     g = _subcommand(sub, "dot", "draw the graph (or with --code its instruction table)", [
         "pyjit dot examples/fib.ir > fib.dot          # DOT text",
         "pyjit dot examples/fib.ir -o fib.svg         # a picture (needs Graphviz)",
@@ -443,8 +450,7 @@ def build_parser() -> argparse.ArgumentParser:
                    "Graphviz); default: DOT text on standard output")
     g.add_argument("--code", action="store_true",
                    help="draw the instruction table's basic blocks and jumps instead")
-    _sources_option(g)
-    g.set_defaults(func=cmd_dot)
+    _graph_command_options(g, cmd_dot, levels=False)
     i = _subcommand(sub, "info", "version and backend", [
         "pyjit info          # version, active backend, Cython, Python and numpy versions",
         "pyjit info --ops    # and the operator library, its op_db coverage"])

@@ -231,6 +231,28 @@ def _intrinsic(code: int, name: str, ins: str, outs: str, implements: str,
                  implements=implements, uses_callback=True, c=c, branch=branch)
 
 
+#: The comparisons of one scalar kind, in opcode order: (name, the library's
+#: operator, the C and Python operator, the compare-and-branch it folds into
+#: when its only use is a branch, with its operands swapped or not).
+_COMPARISONS = (("LT", "lt", "<", "JLT", False), ("LE", "le", "<=", "JLE", False),
+                ("GT", "gt", ">", "JLT", True), ("GE", "ge", ">=", "JLE", True),
+                ("EQ", "eq", "==", "JEQ", False), ("NE", "ne", "!=", "JNE", False))
+
+
+def _comparisons(first: int, kind: str) -> Tuple[OpDef, ...]:
+    """The six intrinsic comparisons of scalar ``kind`` (``I`` or ``F``), opcodes
+    ``first`` to ``first + 5``: ``LT_I`` is ``S[out0] := S[in0] < S[in1]``, which
+    implements ``aten::lt(int, int)`` and folds into ``JLT_I`` (``GT_I`` into
+    ``JLT_I`` with its operands swapped: there is no ``JGT_I``)."""
+    schema, field = {"I": ("int", "i"), "F": ("float", "f")}[kind]
+    return tuple(
+        _intrinsic(first + k, f"{name}_{kind}", kind * 2, "B",
+                   f"aten::{aten}({schema}, {schema})", f"S[out0] := S[in0] {op} S[in1]",
+                   c=f"{{out0}}.i = {{in0}}.{field} {op} {{in1}}.{field}",
+                   branch=(f"{jump}_{kind}", swapped))
+        for k, (name, aten, op, jump, swapped) in enumerate(_COMPARISONS))
+
+
 #: A compare-and-branch's test, as the pure loop computes it.
 TESTS = {"<": operator.lt, "<=": operator.le, "==": operator.eq, "!=": operator.ne,
          "not <": lambda a, b: not a < b, "not <=": lambda a, b: not a <= b}
@@ -357,18 +379,7 @@ OPCODES: Tuple[OpDef, ...] = (
     _intrinsic(44, "DIV_I", "II", "F", "aten::div(int, int)",
                "S[out0] := double(S[in0]) / double(S[in1])", "true division, IEEE on 0",
                c="{out0}.f = <double>{in0}.i / <double>{in1}.i"),
-    _intrinsic(45, "LT_I", "II", "B", "aten::lt(int, int)", "S[out0] := S[in0] < S[in1]",
-               c="{out0}.i = {in0}.i < {in1}.i", branch=("JLT_I", False)),
-    _intrinsic(46, "LE_I", "II", "B", "aten::le(int, int)", "S[out0] := S[in0] <= S[in1]",
-               c="{out0}.i = {in0}.i <= {in1}.i", branch=("JLE_I", False)),
-    _intrinsic(47, "GT_I", "II", "B", "aten::gt(int, int)", "S[out0] := S[in0] > S[in1]",
-               c="{out0}.i = {in0}.i > {in1}.i", branch=("JLT_I", True)),
-    _intrinsic(48, "GE_I", "II", "B", "aten::ge(int, int)", "S[out0] := S[in0] >= S[in1]",
-               c="{out0}.i = {in0}.i >= {in1}.i", branch=("JLE_I", True)),
-    _intrinsic(49, "EQ_I", "II", "B", "aten::eq(int, int)", "S[out0] := S[in0] == S[in1]",
-               c="{out0}.i = {in0}.i == {in1}.i", branch=("JEQ_I", False)),
-    _intrinsic(50, "NE_I", "II", "B", "aten::ne(int, int)", "S[out0] := S[in0] != S[in1]",
-               c="{out0}.i = {in0}.i != {in1}.i", branch=("JNE_I", False)),
+    *_comparisons(45, "I"),
     _intrinsic(51, "ADD_F", "FF", "F", "aten::add(float, float)", "S[out0] := S[in0] + S[in1]",
                c="{out0}.f = {in0}.f + {in1}.f"),
     _intrinsic(52, "SUB_F", "FF", "F", "aten::sub(float, float)", "S[out0] := S[in0] - S[in1]",
@@ -393,18 +404,7 @@ OPCODES: Tuple[OpDef, ...] = (
     _intrinsic(61, "MAX_F", "FF", "F", "prim::max(float, float)",
                "S[out0] := S[in0] if S[in0] > S[in1] else S[in1]",
                c="{out0}.f = {in0}.f if {in0}.f > {in1}.f else {in1}.f"),
-    _intrinsic(62, "LT_F", "FF", "B", "aten::lt(float, float)", "S[out0] := S[in0] < S[in1]",
-               c="{out0}.i = {in0}.f < {in1}.f", branch=("JLT_F", False)),
-    _intrinsic(63, "LE_F", "FF", "B", "aten::le(float, float)", "S[out0] := S[in0] <= S[in1]",
-               c="{out0}.i = {in0}.f <= {in1}.f", branch=("JLE_F", False)),
-    _intrinsic(64, "GT_F", "FF", "B", "aten::gt(float, float)", "S[out0] := S[in0] > S[in1]",
-               c="{out0}.i = {in0}.f > {in1}.f", branch=("JLT_F", True)),
-    _intrinsic(65, "GE_F", "FF", "B", "aten::ge(float, float)", "S[out0] := S[in0] >= S[in1]",
-               c="{out0}.i = {in0}.f >= {in1}.f", branch=("JLE_F", True)),
-    _intrinsic(66, "EQ_F", "FF", "B", "aten::eq(float, float)", "S[out0] := S[in0] == S[in1]",
-               c="{out0}.i = {in0}.f == {in1}.f", branch=("JEQ_F", False)),
-    _intrinsic(67, "NE_F", "FF", "B", "aten::ne(float, float)", "S[out0] := S[in0] != S[in1]",
-               c="{out0}.i = {in0}.f != {in1}.f", branch=("JNE_F", False)),
+    *_comparisons(62, "F"),
     _intrinsic(68, "AND_B", "BB", "B", "aten::__and__(bool, bool)",
                "S[out0] := S[in0] and S[in1]",
                c="{out0}.i = {in0}.i & {in1}.i"),

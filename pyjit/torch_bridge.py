@@ -70,6 +70,7 @@ from .interpreter import Function
 from .ir import Graph, Node, node_header
 from .ir.literals import TensorValue
 from .ir.parser import parse_ir
+from .ir.traversal import nodes_depth_first
 from .registry import Registry
 
 __all__ = ["from_torch", "TorchFunction"]
@@ -225,14 +226,7 @@ def _inline_all(torch: ModuleType, graph: Any) -> None:
 def _torch_nodes(graph: Any) -> Iterator[Any]:
     """Every node of a torch graph, nested ones included, in the order of
     :meth:`pyjit.ir.Graph.all_nodes` (a node, then its blocks' nodes)."""
-    stack = [iter(graph.nodes())]
-    while stack:
-        n = next(stack[-1], None)
-        if n is None:
-            stack.pop()
-            continue
-        yield n
-        stack.extend(iter(b.nodes()) for b in reversed(list(n.blocks())))
+    return nodes_depth_first(graph, lambda b: b.nodes(), lambda n: list(n.blocks()))
 
 
 # -- after parsing ---------------------------------------------------------------------------

@@ -16,6 +16,7 @@ import numpy as np
 
 from ..ir import IRError, Node
 from ..ir import types as T
+from ..ir.graph import copy_attribute
 from ..ir.constants import constant_value
 
 __all__ = ["is_mutable", "fresh_copy", "shared", "value_of", "enum_members", "check_wait"]
@@ -38,18 +39,11 @@ def fresh_copy(value: Any) -> Callable[[], Any]:
         items = value.values() if isinstance(value, dict) else value
         if not any(is_mutable(v) for v in items):
             return value.copy  # flat: a bound C method, no Python frame per load
-    return functools.partial(_copy_mutable, value)
-
-
-def _copy_mutable(value: Any) -> Any:
-    # Constants nest at most 100 deep (the parser's limit): the recursion is bounded.
-    if isinstance(value, list):
-        return [_copy_mutable(v) for v in value]
-    if isinstance(value, tuple):
-        return tuple(_copy_mutable(v) for v in value)
-    if isinstance(value, dict):
-        return {k: _copy_mutable(v) for k, v in value.items()}
-    return value
+    # A constant holds no graph, so copy_attribute (an attribute's copy: graphs
+    # copied, containers rebuilt, the rest shared) rebuilds exactly its lists,
+    # dicts and tuples.  Constants nest at most 100 deep (the parser's limit):
+    # its recursion is bounded.
+    return functools.partial(copy_attribute, value)
 
 
 def value_of(node: Node, unit: Any = None) -> Any:

@@ -43,11 +43,13 @@ API, with the seed's C++ name for each call, is in ``docs/ir.md``.
 from __future__ import annotations
 
 import contextlib
+import operator
 from typing import Any, Dict, Iterator, List, NamedTuple, Optional, Sequence
 
 from . import types as T
 from .source import SourceLocation
 from .symbols import is_qualified, prim
+from .traversal import nodes_depth_first
 from ..errors import PyjitError
 
 __all__ = ["Graph", "Block", "Node", "Value", "Use", "IRError", "copy_attribute"]
@@ -959,6 +961,10 @@ class Block:
         last._next = ret._prev = n
 
 
+# A node's blocks as all_nodes walks them (the list itself: no copy per node).
+_blocks_of = operator.attrgetter("_blocks")
+
+
 class Graph:
     """A function in the IR: a top-level :class:`Block` with the graph's inputs and
     outputs, plus the bookkeeping that is per graph (unique ids, debug names, the
@@ -1022,18 +1028,11 @@ class Graph:
         """Every node of the graph, nested ones included, depth first in program
         order: a node, then the nodes of its blocks, then the next node.
 
-        Walks with an explicit stack of block iterators, so nesting depth is not
-        limited by Python's recursion limit, and like :meth:`Block.nodes` it may
-        be used while nodes are inserted.
+        Like :meth:`Block.nodes` it may be used while nodes are inserted, and
+        nesting depth is not limited by Python's recursion limit
+        (:func:`~pyjit.ir.traversal.nodes_depth_first`).
         """
-        stack = [iter(self._block.nodes())]
-        while stack:
-            n = next(stack[-1], None)
-            if n is None:
-                stack.pop()
-                continue
-            yield n
-            stack.extend(iter(b.nodes()) for b in reversed(n._blocks))
+        return nodes_depth_first(self._block, Block.nodes, _blocks_of)
 
     # The graph's inputs and outputs are its top block's (see Block for each).
     def add_input(self, name: Optional[str] = None, type: T.Type = T.TENSOR) -> Value:

@@ -23,7 +23,7 @@ cdef Py_ssize_t _LONG_ROW = 16
 cdef inline void _inside(Py_ssize_t n, Py_ssize_t stride, Py_ssize_t offset, Py_ssize_t length,
                          Py_ssize_t* lo, Py_ssize_t* hi) noexcept nogil:
     """``[lo, hi)``: the outputs ``o < n`` whose input ``o*stride + offset`` is
-    inside ``[0, length)`` (a tap's columns outside it read the padding)."""
+    inside ``[0, length)`` (a tap's columns or rows outside it read the padding)."""
     lo[0] = 0
     while lo[0] < n and lo[0] * stride + offset < 0:
         lo[0] += 1
@@ -65,6 +65,42 @@ def im2col2d(const float[:, :, ::1] x, float[:, :, ::1] cols, int kh, int kw, in
                             cols[row, oy, ox] = 0
 
 
+cdef inline void _tap(const float* x, Py_ssize_t h, Py_ssize_t w, float* out, Py_ssize_t oh,
+                      Py_ssize_t ow, Py_ssize_t i, Py_ssize_t j, int sh, int sw, int ph, int pw,
+                      int dh, int dw, float k, bint take_max) noexcept nogil:
+    """Kernel tap ``(i, j)`` over a whole output plane: ``out`` (``oh x ow``)
+    from the input plane ``x`` (``h x w``), both C-contiguous.  Every output
+    whose input under the tap, ``x[oy*sh - ph + i*dh, ox*sw - pw + j*dw]``, is
+    inside ``x`` takes ``out += k * input``, or with ``take_max`` the larger of
+    the two (NaN winning); the others (the tap reads the padding) are left,
+    and so is all of ``out`` when a plane is empty (neither is then read).
+    Row by row: ``pj_axpy_row``/``pj_max_row`` (vectorised) for a long row."""
+    cdef Py_ssize_t oy, ox, lo, hi, top, bottom, ix0 = j * dw - pw
+    cdef const float* row
+    cdef float* o
+    cdef float v
+    _inside(ow, sw, ix0, w, &lo, &hi)
+    _inside(oh, sh, i * dh - ph, h, &top, &bottom)   # the rows, as the columns
+    if lo >= hi:
+        return
+    for oy in range(top, bottom):
+        row = x + (oy * sh - ph + i * dh) * w + ix0
+        o = out + oy * ow
+        if take_max:
+            if hi - lo >= _LONG_ROW:
+                pj_max_row(row + lo * sw, sw, o + lo, hi - lo)
+            else:
+                for ox in range(lo, hi):
+                    v = row[ox * sw]
+                    if v > o[ox] or v != v:
+                        o[ox] = v
+        elif hi - lo >= _LONG_ROW:
+            pj_axpy_row(k, row + lo * sw, sw, o + lo, hi - lo)
+        else:
+            for ox in range(lo, hi):
+                o[ox] += k * row[ox * sw]
+
+
 def depthwise2d(const float[:, :, ::1] x, const float[:, :, ::1] weight, float[:, :, ::1] out,
                 int sh, int sw, int ph, int pw, int dh, int dw):
     """``out[o] += sum over taps (i, j) of weight[o, i, j] * x[o // m]`` shifted
@@ -75,28 +111,13 @@ def depthwise2d(const float[:, :, ::1] x, const float[:, :, ::1] weight, float[:
     cdef Py_ssize_t oc = out.shape[0], oh = out.shape[1], ow = out.shape[2]
     cdef Py_ssize_t m = oc // x.shape[0]
     cdef Py_ssize_t kh = weight.shape[1], kw = weight.shape[2]
-    cdef Py_ssize_t o, c, i, j, oy, ox, iy, ix0, lo, hi
-    cdef float k
+    cdef Py_ssize_t o, i, j
     with nogil:
         for o in range(oc):
-            c = o // m
             for i in range(kh):
                 for j in range(kw):
-                    k = weight[o, i, j]
-                    _inside(ow, sw, j * dw - pw, w, &lo, &hi)
-                    if lo >= hi:
-                        continue
-                    ix0 = j * dw - pw
-                    for oy in range(oh):
-                        iy = oy * sh - ph + i * dh
-                        if iy < 0 or iy >= h:
-                            continue
-                        if hi - lo >= _LONG_ROW:
-                            pj_axpy_row(k, &x[c, iy, lo * sw + ix0], sw, &out[o, oy, lo],
-                                        hi - lo)
-                        else:
-                            for ox in range(lo, hi):
-                                out[o, oy, ox] += k * x[c, iy, ox * sw + ix0]
+                    _tap(&x[o // m, 0, 0], h, w, &out[o, 0, 0], oh, ow, i, j,
+                         sh, sw, ph, pw, dh, dw, weight[o, i, j], False)
 
 
 def max_pool2d(const float[:, :, ::1] x, float[:, :, ::1] out, int kh, int kw, int sh, int sw,
@@ -108,8 +129,7 @@ def max_pool2d(const float[:, :, ::1] x, float[:, :, ::1] out, int kh, int kw, i
     loop of selects that vectorises)."""
     cdef Py_ssize_t planes = x.shape[0], h = x.shape[1], w = x.shape[2]
     cdef Py_ssize_t oh = out.shape[1], ow = out.shape[2]
-    cdef Py_ssize_t p, oy, ox, i, j, iy, ix0, lo, hi
-    cdef float v
+    cdef Py_ssize_t p, oy, ox, i, j
     with nogil:
         for p in range(planes):
             for oy in range(oh):
@@ -117,21 +137,8 @@ def max_pool2d(const float[:, :, ::1] x, float[:, :, ::1] out, int kh, int kw, i
                     out[p, oy, ox] = -INFINITY
             for i in range(kh):
                 for j in range(kw):
-                    _inside(ow, sw, j * dw - pw, w, &lo, &hi)
-                    if lo >= hi:
-                        continue
-                    ix0 = j * dw - pw
-                    for oy in range(oh):
-                        iy = oy * sh - ph + i * dh
-                        if iy < 0 or iy >= h:
-                            continue
-                        if hi - lo >= _LONG_ROW:
-                            pj_max_row(&x[p, iy, lo * sw + ix0], sw, &out[p, oy, lo], hi - lo)
-                        else:
-                            for ox in range(lo, hi):
-                                v = x[p, iy, ox * sw + ix0]
-                                if v > out[p, oy, ox] or v != v:
-                                    out[p, oy, ox] = v
+                    _tap(&x[p, 0, 0], h, w, &out[p, 0, 0], oh, ow, i, j,
+                         sh, sw, ph, pw, dh, dw, 0, True)
 
 
 def avg_pool2d(const float[:, :, ::1] x, float[:, :, ::1] out, int kh, int kw, int sh, int sw,
