@@ -22,9 +22,9 @@ Every graph is the one torch prints for the natural Python, so that pyjit runs
 it with its own operator library the way a user's scripted function runs:
 ``aten::remainder`` for ``%``, ``aten::floordiv`` for ``//``, ``aten::gt`` on
 floats, the tensor ``aten::add(Tensor, Tensor, alpha)`` with its constant alpha
-of 1.  The loop workloads hold torch's text verbatim (``str(graph)`` of
-``torch.jit.CompilationUnit(w.python)``, torch 2.13.0: the ``# <string>:4:19``
-comments are positions in ``w.python``); the straight-line ones generate it,
+of 1.  The loop workloads hold torch's text verbatim, as data beside this module
+(``graphs/<name>.ir``: ``str(graph)`` of ``torch.jit.CompilationUnit(w.python)``,
+torch 2.13.0; the ``# <string>:4:19`` comments are positions in ``w.python``); the straight-line ones generate it,
 names included (torch numbers each new ``x`` four further on), since it runs to
 1,000 lines.  ``tests/test_benchmarks.py`` checks both against torch when it is
 installed, and always against what :func:`pyjit.script` makes of ``w.python``.
@@ -37,6 +37,8 @@ parameter, so the tests can run each workload tiny.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, List, Tuple
 
@@ -44,6 +46,14 @@ import numpy as np
 
 from ..ir import Graph
 from ..ir.parser import parse_ir
+
+_GRAPHS = Path(__file__).with_name("graphs")
+
+
+def _graph_text(name: str) -> str:
+    """Torch's text of a loop workload's graph, kept as data (``graphs/``)."""
+    return (_GRAPHS / name).read_text(encoding="utf-8")
+
 
 __all__ = ["Workload", "fib", "collatz", "chain", "float_loop", "numpy_chain", "memory",
            "WORKLOADS", "default_workloads", "collatz_ops", "float_loop_ops"]
@@ -98,19 +108,7 @@ def fib(n: int) -> int:
     return a
 """
 
-_FIB_IR = """\
-graph(%n.1 : int):
-  %7 : bool = prim::Constant[value=1]() # <string>:3:4
-  %a.1 : int = prim::Constant[value=0]() # <string>:2:11
-  %b.1 : int = prim::Constant[value=1]() # <string>:2:14
-  %16 : int = prim::Constant[value=1000003]() # <string>:4:28
-  %a : int, %b : int = prim::Loop(%n.1, %7, %a.1, %b.1) # <string>:3:4
-    block0(%8 : int, %a.11 : int, %b.13 : int):
-      %15 : int = aten::add(%a.11, %b.13) # <string>:4:19
-      %b.9 : int = aten::remainder(%15, %16) # <string>:4:19
-      -> (%7, %b.13, %b.9)
-  return (%a)
-"""
+_FIB_IR = _graph_text("fib.ir")
 
 
 def fib(n: int = 100_000) -> Workload:
@@ -145,37 +143,7 @@ def collatz(x: int, reps: int) -> int:
     return total
 """
 
-_COLLATZ_IR = """\
-graph(%x.1 : int,
-      %reps.1 : int):
-  %6 : bool = prim::Constant[value=1]() # <string>:3:4
-  %total.1 : int = prim::Constant[value=0]() # <string>:2:12
-  %9 : int = prim::Constant[value=9223372036854775807]() # <string>:6:8
-  %11 : int = prim::Constant[value=1]() # <string>:6:19
-  %17 : int = prim::Constant[value=2]() # <string>:7:19
-  %25 : int = prim::Constant[value=3]() # <string>:10:24
-  %total : int = prim::Loop(%reps.1, %6, %total.1) # <string>:3:4
-    block0(%7 : int, %total.11 : int):
-      %60 : bool = aten::ne(%x.1, %11) # <string>:6:14
-      %steps : int, %y : int = prim::Loop(%9, %60, %total.1, %x.1) # <string>:6:8
-        block0(%14 : int, %steps.9 : int, %y.31 : int):
-          %18 : int = aten::remainder(%y.31, %17) # <string>:7:15
-          %19 : bool = aten::eq(%18, %total.1) # <string>:7:15
-          %y.29 : int = prim::If(%19) # <string>:7:12
-            block0():
-              %y.9 : int = aten::floordiv(%y.31, %17) # <string>:8:20
-              -> (%y.9)
-            block1():
-              %26 : int = aten::mul(%y.31, %25) # <string>:10:20
-              %y.15 : int = aten::add(%26, %11) # <string>:10:20
-              -> (%y.15)
-          %steps.3 : int = aten::add(%steps.9, %11) # <string>:11:12
-          %12 : bool = aten::ne(%y.29, %11) # <string>:6:14
-          -> (%12, %steps.3, %y.29)
-      %total.5 : int = aten::add(%total.11, %steps) # <string>:12:8
-      -> (%6, %total.5)
-  return (%total)
-"""
+_COLLATZ_IR = _graph_text("collatz.ir")
 
 
 def collatz_ops(x: int) -> int:
@@ -226,29 +194,7 @@ def float_loop(x: float, n: int) -> float:
     return s
 """
 
-_FLOAT_LOOP_IR = """\
-graph(%x.1 : float,
-      %n.1 : int):
-  %6 : bool = prim::Constant[value=1]() # <string>:3:4
-  %s.1 : float = prim::Constant[value=0.]() # <string>:2:8
-  %10 : float = prim::Constant[value=1.0001]() # <string>:4:20
-  %13 : float = prim::Constant[value=0.25]() # <string>:4:29
-  %17 : float = prim::Constant[value=1000.]() # <string>:5:15
-  %s : float = prim::Loop(%n.1, %6, %s.1) # <string>:3:4
-    block0(%7 : int, %s.29 : float):
-      %11 : float = aten::mul(%x.1, %10) # <string>:4:16
-      %12 : float = aten::add(%s.29, %11) # <string>:4:12
-      %s.5 : float = aten::sub(%12, %13) # <string>:4:12
-      %18 : bool = aten::gt(%s.5, %17) # <string>:5:11
-      %s.27 : float = prim::If(%18) # <string>:5:8
-        block0():
-          %s.13 : float = aten::sub(%s.5, %17) # <string>:6:16
-          -> (%s.13)
-        block1():
-          -> (%s.5)
-      -> (%6, %s.27)
-  return (%s)
-"""
+_FLOAT_LOOP_IR = _graph_text("float_loop.ir")
 
 
 def float_loop_ops(x: float, n: int) -> int:
