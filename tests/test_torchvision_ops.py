@@ -183,3 +183,35 @@ def test_non_contiguous_inputs_give_the_contiguous_results():
     rois_view = np.concatenate([rois, rois], 1)[:, :5]
     out = vision.roi_align(strided, rois_view, *case["scalars"])
     np.testing.assert_array_equal(out, ARRAYS[f"{case['name']}/out0"])
+
+
+@pytest.mark.parametrize("op, scalars", [("roi_align", (1.0, 2, 2, 0, True)),
+                                         ("roi_pool", (1.0, 2, 2)),
+                                         ("ps_roi_align", (1.0, 1, 1, 2)),
+                                         ("ps_roi_pool", (1.0, 1, 1))])
+def test_rois_torchvision_would_read_out_of_bounds_for_are_refused(op, scalars):
+    """torchvision checks neither a roi's image index nor its coordinates' finiteness
+    (reading another image's memory, or converting NaN to int); pyjit says which
+    roi is wrong."""
+    x = np.zeros((2, 1, 4, 4), np.float32)
+    fn = getattr(vision, op)
+    kernel = f"{op}_forward_kernel"
+    with pytest.raises(RuntimeError, match=rf"^{kernel}: roi 1 is of image 2, but the input "
+                                           r"holds 2 images$"):
+        fn(x, np.array([[1, 0, 0, 2, 2], [2, 0, 0, 2, 2]], np.float32), *scalars)
+    with pytest.raises(RuntimeError, match=rf"^{kernel}: roi 0 is not finite: "
+                                           r"\[0.0, nan, 0.0, 2.0, 2.0\]$"):
+        fn(x, np.array([[0, np.nan, 0, 2, 2]], np.float32), *scalars)
+    with pytest.raises(RuntimeError, match=rf"^{kernel}: roi 0 is not finite"):
+        fn(x, np.array([[0, 0, 0, np.inf, 2]], np.float32), *scalars)
+
+
+def test_nms_blocks_do_not_change_the_result(monkeypatch):
+    """nms computes IoUs a block of boxes at a time; any block size keeps the same
+    boxes as torchvision (the fixture's 1500 boxes, in blocks of 8 to 1500)."""
+    case = next(c for c in CASES if c["name"] == "nms_many")
+    boxes, scores = (ARRAYS[f"nms_many/in{i}"] for i in range(2))
+    for block in (8, 100, 1500):
+        monkeypatch.setattr(vision, "_NMS_BLOCK", block)
+        np.testing.assert_array_equal(vision.nms(boxes, scores, *case["scalars"]),
+                                      ARRAYS["nms_many/out0"])
