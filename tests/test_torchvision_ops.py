@@ -215,3 +215,20 @@ def test_nms_blocks_do_not_change_the_result(monkeypatch):
         monkeypatch.setattr(vision, "_NMS_BLOCK", block)
         np.testing.assert_array_equal(vision.nms(boxes, scores, *case["scalars"]),
                                       ARRAYS["nms_many/out0"])
+
+
+CHUNKED = ["roi_align_sr0_unaligned", "roi_align_scaled_aligned", "roi_pool", "ps_roi_align_sr0",
+           "ps_roi_pool_2x3", "box_iou_rotated_random"]
+
+
+@pytest.mark.parametrize("name", CHUNKED)
+def test_chunks_do_not_change_the_result(name, monkeypatch):
+    """The roi operators and box_iou_rotated bound their temporaries by working on a
+    chunk of rois (of pairs) at a time; a chunk of one roi (of 7 pairs) gives
+    torchvision's results too."""
+    monkeypatch.setattr(vision, "_CHUNK", 64 * 7)
+    case = next(c for c in CASES if c["name"] == name)
+    tensors = [ARRAYS[f"{name}/in{i}"] for i in range(case["inputs"])]
+    out = getattr(vision, case["op"])(*tensors, *case["scalars"])
+    for i, a in enumerate(out if isinstance(out, tuple) else (out,)):
+        check(np.asarray(a), ARRAYS[f"{name}/out{i}"], case["op"], f"{name}[{i}]")

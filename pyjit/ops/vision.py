@@ -49,8 +49,6 @@ by the weights with one GEMM per group (numpy's BLAS, like torch's).
 
 from __future__ import annotations
 
-from typing import Tuple
-
 import numpy as np
 
 from ..registry import library as R
@@ -570,11 +568,18 @@ def box_iou_rotated(boxes1, boxes2):
     _same_type(boxes1, boxes2, "boxes1 and boxes2 must have the same dtype")
     _floating("box_iou_rotated", boxes1)
     n, m = boxes1.shape[0], boxes2.shape[0]
-    dt = boxes1.dtype
-    if n == 0 or m == 0:
-        return as_array(np.zeros((n, m), np.float32))
     a = np.broadcast_to(boxes1[:, None, :], (n, m, 5)).reshape(-1, 5)
     b = np.broadcast_to(boxes2[None, :, :], (n, m, 5)).reshape(-1, 5)
+    iou = np.zeros(n * m, np.float32)
+    for start in range(0, n * m, _CHUNK // 64):     # some 60 values a pair at once
+        part = slice(start, start + _CHUNK // 64)
+        iou[part] = _pair_iou(a[part], b[part])
+    return as_array(iou.reshape(n, m))
+
+
+def _pair_iou(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """The IoU of each pair of rotated boxes ``a[i]``, ``b[i]``, in their dtype."""
+    dt = a.dtype
     # Centred on the pair's midpoint (in double) for precision, as the kernel does.
     mx = (a[:, 0].astype(np.float64) + b[:, 0]) / 2.0
     my = (a[:, 1].astype(np.float64) + b[:, 1]) / 2.0
@@ -605,8 +610,7 @@ def box_iou_rotated(boxes1, boxes2):
     inter = _hull_area(px, py, valid)
     with np.errstate(invalid="ignore", divide="ignore"):
         iou = inter / (area1 + area2 - inter)
-    iou = np.where((area1 < 1e-14) | (area2 < 1e-14), dt.type(0), iou)
-    return as_array(iou.astype(np.float32).reshape(n, m))
+    return np.where((area1 < 1e-14) | (area2 < 1e-14), dt.type(0), iou).astype(np.float32)
 
 
 # -- deform_conv2d ---------------------------------------------------------------------------
