@@ -63,6 +63,8 @@ operator of an existing family is one row.
                        ``count``, ``remove``, ``sort``
 ``awaitables``         ``prim::awaitable_wait``/``_nowait`` (``prim::awaitable`` is
                        compiled as ``prim::fork`` is)
+``vision``             torchvision's operators (``torchvision::nms``, ``roi_align``,
+                       ``roi_pool``, ``ps_roi_*``, ``box_iou_rotated``, ``deform_conv2d``)
 =====================  =========================================================
 
 Overloads are chosen by input types when a Code is built (see
@@ -81,6 +83,7 @@ from . import awaitables  # noqa: F401
 from . import tensor_lists  # noqa: F401
 from . import grad_mode  # noqa: F401
 from . import hashing  # noqa: F401
+from . import vision  # noqa: F401
 from .formatting import torch_str
 
 #: Every family, in the order they are imported (and their operators declared).
@@ -92,7 +95,7 @@ LIBRARY = (dicts, enums, formatting, lists, objects, prim, scalars, strings, poi
            activations, reductions, numerics, tensor_shapes, indexing, conversions,
            implicit, tensor_factories, linalg, fft, nn_conv, nn_norm, nn_resample, nn_loss,
            nn_layers, nn_attention, nn_recurrent, nested, random, warn, awaitables,
-           tensor_lists, grad_mode, hashing)
+           tensor_lists, grad_mode, hashing, vision)
 
 #: The tensor operator families, for ``pyjit info --ops``: (title, modules).
 FAMILIES = [
@@ -107,6 +110,7 @@ FAMILIES = [
                          nn_recurrent)),
     ("random", (random,)),
     ("nested tensors (refused)", (nested,)),
+    ("torchvision", (vision,)),
 ]
 
 __all__ = ["torch_str", "FAMILIES", "LIBRARY"]

@@ -3,12 +3,20 @@ registry runs, so that the archive frontend picks the overload torch picks and
 knows what it returns without importing torch.
 
 Run with torch installed:  python tools/archives/make_schemas.py
+
+With torchvision installed too, its operators' schemas are among torch's
+(``torchvision::nms``...), and written with the others.
 """
 
 import os
 import sys
 
 import torch
+
+try:  # torchvision registers its operators (torch.ops.torchvision) in torch's list
+    import torchvision  # noqa: F401
+except ImportError:
+    torchvision = None
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
