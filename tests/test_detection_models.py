@@ -8,12 +8,11 @@ returned for them.  Their operators are the library's (the ``torchvision::``
 family of ``pyjit/ops/vision.py`` among them, tested on its own in
 ``test_torchvision_ops.py``).
 
-Today none of them compiles: the archive compiler (``pyjit/archive/compiler.py``)
-stops on serialized source that torch's own compiler accepts.  Patching those
-spots in a local copy (not committed: they are the archive compiler's to mend),
-all six models gave torch's detections within the tolerances below, labels
-exactly.  The tests are strict xfails naming what stops each, so that they pass
-(and say so) once the compiler takes that source.
+What it took, in the archive compiler, beyond the operators: ``Tensor.tolist()``
+under ``annotate``, a tuple indexed by a negative constant (``(min_size0)[-1]``),
+``annotate(int, <Tensor>)`` and ``annotate(number, <Tensor>)`` converting as torch's
+annotate does (``aten::IntImplicit``, ``aten::ScalarImplicit``), and ``isinstance``
+against ``(list, tuple)`` on a ``Union`` tested when the graph runs.
 """
 
 from __future__ import annotations
@@ -28,32 +27,10 @@ import numpy as np
 import pytest
 
 import pyjit
-from pyjit.errors import ArchiveCompileError
 from pyjit.ops import vision
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "detection"
 MODELS = ["fasterrcnn", "maskrcnn", "keypointrcnn", "retinanet", "fcos", "ssd"]
-
-#: What the archive compiler refuses, as it says it (the first is where each
-#: model stops today; the others were found behind it with the first patched).
-TOLIST = ("`Tensor.tolist()` in serialized source: 'a Tensor has no attributes' "
-          "(forward's check of degenerate target boxes)")
-NEGATIVE_INDEX = "`(min_size0)[-1]`, a tuple indexed by a negative constant: 'a tuple is " \
-                 "indexed by a constant' (transform.py)"
-IMPLICIT_INT = "`annotate(int, <Tensor>)`, torch's implicit Tensor-to-int conversion: " \
-               "'annotate(int, ...) of a Tensor' (roi_heads.py, transform.py)"
-UNION_ISINSTANCE = "`isinstance(boxes, (list, tuple))` on a `Union[Tensor, List[Tensor]]`, " \
-                   "a run-time prim::isinstance: \"unknown type 'list'\" (ops/_utils.py)"
-IMPLICIT_NUMBER = "`annotate(number, <Tensor>)`, torch's implicit Tensor-to-Scalar " \
-                  "conversion: 'annotate(Scalar, ...) of a Tensor' (roi_heads.py's keypoints)"
-BLOCKERS = {
-    "fasterrcnn": [TOLIST, NEGATIVE_INDEX, IMPLICIT_INT, UNION_ISINSTANCE],
-    "maskrcnn": [TOLIST, NEGATIVE_INDEX, IMPLICIT_INT, UNION_ISINSTANCE],
-    "keypointrcnn": [TOLIST, NEGATIVE_INDEX, IMPLICIT_INT, UNION_ISINSTANCE, IMPLICIT_NUMBER],
-    "retinanet": [TOLIST, NEGATIVE_INDEX, IMPLICIT_INT],
-    "fcos": [TOLIST, NEGATIVE_INDEX, IMPLICIT_INT],
-    "ssd": [TOLIST, NEGATIVE_INDEX, IMPLICIT_INT],
-}
 
 #: The torchvision operators each model's code names (``box_iou_rotated`` in
 #: ``box_iou``'s branch for rotated boxes, which the matchers of training reach).
@@ -68,15 +45,8 @@ def fixture(name):
     return data, json.loads(str(data["meta"]))
 
 
-def _blocked(name):
-    return pytest.mark.xfail(
-        strict=True, raises=ArchiveCompileError,
-        reason="the archive compiler (pyjit/archive/compiler.py) refuses: " +
-               "; behind it: ".join(BLOCKERS[name]))
-
-
 @pytest.mark.slow
-@pytest.mark.parametrize("name", [pytest.param(n, marks=_blocked(n)) for n in MODELS])
+@pytest.mark.parametrize("name", MODELS)
 def test_detections_are_torchs(name):
     data, meta = fixture(name)
     model = pyjit.load(str(FIXTURES / f"{name}.pt"))

@@ -359,14 +359,15 @@ class _Compiler(Emitter):
         obj = self.value(self.expr(e.value, env), e.value)
         fields = self._fields(obj.type)
         if isinstance(obj.type, T.TupleType) or fields is not None:
-            idx = e.slice
-            if not (isinstance(idx, ast.Constant) and isinstance(idx.value, int)):
+            index = _constant_index(e.slice)
+            if index is None:
                 self.file.fail(e, "a tuple is indexed by a constant")
             elems = obj.type.elems if fields is None else fields
-            if not -len(elems) <= idx.value < len(elems):
-                self.file.fail(e, f"tuple index {idx.value} out of range")
-            return self.b.emit1("prim::TupleIndex", [obj, self.b.const(idx.value, e)],
-                                elems[idx.value], e)
+            if not -len(elems) <= index < len(elems):
+                self.file.fail(e, f"tuple index {index} out of range")
+            index %= len(elems)  # torch prints (t)[-1] for the last item
+            return self.b.emit1("prim::TupleIndex", [obj, self.b.const(index, e)],
+                                elems[index], e)
         return self.op("aten::__getitem__", [obj, self.value(self.expr(e.slice, env), e)], {}, e)
 
     # -- attributes ---------------------------------------------------------------------------
@@ -571,9 +572,14 @@ class _Compiler(Emitter):
         if isinstance(inner, ast.Constant) and inner.value is None:
             return self.b.const(None, e, t)
         v = self.value(self.expr(inner, env, t), inner)
-        if not is_subtype(v.type, t):
+        if is_subtype(v.type, t):
+            return v
+        # torch's annotate converts as a call's argument does (tryConvertToType
+        # with allow_conversions): annotate(int, <Tensor>) is an aten::IntImplicit
+        conversion = implicit_conversion(v.type, t)
+        if conversion is None:
             self.file.fail(e, f"annotate({t}, ...) of a {v.type}")
-        return v
+        return self._convert(v, conversion, e)
 
     def _unchecked_cast(self, e: ast.Call, env: Env) -> Value:
         t = self._type_arg(e, 2)
@@ -620,6 +626,17 @@ _SPECIAL = {
     "len": _Compiler._builtin("aten::len"),
     "print": _Compiler._builtin("prim::Print"),
 }
+
+
+def _constant_index(e: ast.expr) -> Optional[int]:
+    """The int an index written as a constant stands for (``2``, or ``-1``, which
+    Python's parser reads as a negation), else None."""
+    if isinstance(e, ast.UnaryOp) and isinstance(e.op, ast.USub):
+        inner = _constant_index(e.operand)
+        return None if inner is None else -inner
+    if isinstance(e, ast.Constant) and type(e.value) is int:
+        return e.value
+    return None
 
 
 def _raises(s: ast.stmt) -> bool:
