@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import ast
 import re
+from functools import lru_cache
 from typing import Any, List, NamedTuple, Optional, Tuple
 
 from . import types as T
@@ -105,6 +106,7 @@ _SIZED = re.compile(r"\[\d+\]")
 _AS_INT = re.compile(r"\b(?:SymInt|ScalarType|Layout|MemoryFormat|QScheme)\b")
 
 
+@lru_cache(maxsize=1024)
 def _split_alias(text: str) -> Tuple[str, Optional[str]]:
     """``"Tensor(a!)[]"`` -> ``("Tensor[]", "a!")``: the type without its alias
     annotation, and the annotation (the first, where a list's elements and the
@@ -125,34 +127,32 @@ def _split_alias(text: str) -> Tuple[str, Optional[str]]:
     return "".join(out), alias
 
 
+@lru_cache(maxsize=1024)
 def pyjit_type(type_text: str) -> T.Type:
-    """A schema's type text (alias annotations allowed) as a pyjit type."""
+    """A schema's type text (alias annotations allowed) as a pyjit type (types
+    are values: one object serves every schema that writes the same text)."""
     text, _ = _split_alias(type_text.strip())
     return parse_type(_AS_INT.sub("int", _SIZED.sub("[]", text)))
 
 
+#: What the splitting looks at: a string literal (skipped whole), a bracket, a comma.
+_STRUCTURE = re.compile(r"\"(?:[^\"\\]|\\.)*\"|'(?:[^'\\]|\\.)*'|[()\[\],]")
+
+
 def _outside_strings(text: str, start: int = 0):
-    """``(index, char, depth)`` for each character of ``text`` from ``start`` that
-    is outside a string literal, ``depth`` the brackets open before it."""
+    """``(index, char, depth)`` for each bracket and comma of ``text`` from
+    ``start`` that is outside a string literal, ``depth`` the brackets open
+    before it (a closing bracket's own is counted out)."""
     depth = 0
-    quote = ""
-    i = start
-    while i < len(text):
-        ch = text[i]
-        if quote:
-            if ch == "\\":
-                i += 1
-            elif ch == quote:
-                quote = ""
-        elif ch in "\"'":
-            quote = ch
-        else:
-            if ch in ")]":
-                depth -= 1
-            yield i, ch, depth
-            if ch in "([":
-                depth += 1
-        i += 1
+    for m in _STRUCTURE.finditer(text, start):
+        ch = m.group()
+        if len(ch) > 1 or ch in "\"'":
+            continue
+        if ch in ")]":
+            depth -= 1
+        yield m.start(), ch, depth
+        if ch in "([":
+            depth += 1
 
 
 def _split(text: str) -> List[str]:
@@ -178,6 +178,12 @@ def _closing(text: str, pos: int) -> int:
 
 
 def _default(text: str, t: T.Type, type_text: str) -> Any:
+    value = _literal(text, t, type_text)
+    return list(value) if isinstance(value, tuple) else value
+
+
+@lru_cache(maxsize=1024)
+def _literal(text: str, t: T.Type, type_text: str) -> Any:
     """An argument's default: a Python literal (torch prints every default as
     one), a list for a list type (``int[2] stride=1`` is ``[1, 1]``), a float for
     a float (``float p=2`` is 2.0)."""
@@ -188,8 +194,8 @@ def _default(text: str, t: T.Type, type_text: str) -> Any:
     if isinstance(t, T.ListType) and not isinstance(value, (list, tuple)):
         sized = _SIZED.search(type_text)
         value = [value] * (int(sized.group()[1:-1]) if sized else 1)
-    if isinstance(value, tuple):
-        value = list(value)
+    if isinstance(value, list):
+        value = tuple(value)      # cached: a fresh list per schema, made by _default
     if t == T.FLOAT and isinstance(value, int) and not isinstance(value, bool):
         value = float(value)
     return value

@@ -43,6 +43,9 @@ operator of an existing family is one row.
 ``tensor_factories``   ``tensor``, ``zeros``, ``arange``, ``linspace``, ``eye``...
 ``linalg``             matrix products and ``torch.linalg``
 ``fft``                ``torch.fft``
+``windows``            ``hann_window``, ``hamming_window``, ``blackman_window``...
+``out_variants``       the ``out=`` overloads of torch's list, derived from the
+                       functional operators the families declare
 ``nn_conv``            convolutions and pooling
 ``nn_norm``            batch, layer, group, instance and RMS normalization
 ``nn_resample``        padding, interpolation, grid sampling
@@ -63,6 +66,8 @@ operator of an existing family is one row.
                        ``count``, ``remove``, ``sort``
 ``awaitables``         ``prim::awaitable_wait``/``_nowait`` (``prim::awaitable`` is
                        compiled as ``prim::fork`` is)
+``tensor_meta``        strides, storage offset, torch's flags, device comparisons,
+                       autocast and TorchScript queries
 =====================  =========================================================
 
 Overloads are chosen by input types when a Code is built (see
@@ -81,6 +86,8 @@ from . import awaitables  # noqa: F401
 from . import tensor_lists  # noqa: F401
 from . import grad_mode  # noqa: F401
 from . import hashing  # noqa: F401
+from . import tensor_meta, windows  # noqa: F401
+from . import out_variants  # noqa: F401  (last: it derives from every other family)
 from .formatting import torch_str
 
 #: Every family, in the order they are imported (and their operators declared).
@@ -92,7 +99,7 @@ LIBRARY = (dicts, enums, formatting, lists, objects, prim, scalars, strings, poi
            activations, reductions, numerics, tensor_shapes, indexing, conversions,
            implicit, tensor_factories, linalg, fft, nn_conv, nn_norm, nn_resample, nn_loss,
            nn_layers, nn_attention, nn_recurrent, nested, random, warn, awaitables,
-           tensor_lists, grad_mode, hashing)
+           tensor_lists, grad_mode, hashing, tensor_meta, windows, out_variants)
 
 #: The tensor operator families, for ``pyjit info --ops``: (title, modules).
 FAMILIES = [
@@ -100,9 +107,10 @@ FAMILIES = [
     ("reductions and numerics", (reductions, numerics)),
     ("shape and indexing", (tensor_shapes, indexing)),
     ("dtype and device", (conversions,)),
+    ("introspection and environment", (tensor_meta,)),
     ("creation", (tensor_factories,)),
     ("linear algebra", (linalg,)),
-    ("fft", (fft,)),
+    ("fft and windows", (fft, windows)),
     ("neural network", (nn_conv, nn_norm, nn_resample, nn_loss, nn_layers, nn_attention,
                          nn_recurrent)),
     ("random", (random,)),

@@ -21,7 +21,7 @@ from ..ir.schema import Schema, parse as parse_schema
 from ..registry import Operator, Registry, _accepts
 
 __all__ = ["Coverage", "opdb_coverage", "Rule", "RULES", "SchemaStatus", "Surface",
-           "torch_schemas", "out_of_scope", "implementation", "surface_coverage"]
+           "torch_schemas", "schemas_of_kinds", "out_of_scope", "implementation", "surface_coverage"]
 
 OPDB = Path(__file__).with_name("opdb.txt")
 
@@ -162,6 +162,8 @@ RULES: Tuple[Rule, ...] = (
     Rule("files and storages: serialized I/O is torch.save's, not a graph's",
          ("aten",), r"save|from_file|set|set_|_set_\w*|is_set_to|_sparse\w*|_storage\w*|"
                     r"_copy_from\w*|resize_as_sparse\w*"),
+    Rule("dtypes numpy has no type for (ComplexHalf, BFloat16, float8...)", ("aten",),
+         r"chalf"),
     Rule("a leading underscore: torch's internals, not its public surface", ("aten",),
          r"_(?!_)\w+"),
 )
@@ -209,15 +211,28 @@ def torch_schemas(path: Path = SCHEMAS) -> List[Schema]:
         return _table
 
 
-def _read_schemas(path: Path) -> List[Schema]:
+def _read_schemas(path: Path, kinds: Optional[FrozenSet[str]] = None) -> List[Schema]:
     out = []
     for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        if kinds is not None and _kind_of_line(line) not in kinds:
+            continue
         if line.strip() and not line.startswith("#"):
             try:
                 out.append(parse_schema(line))
             except ValueError as exc:
                 raise ValueError(f"{path.name}:{number}: {exc}") from None
     return out
+
+
+def _kind_of_line(line: str) -> str:
+    """``"aten::add"`` of ``"aten::add.Tensor(Tensor self, ...) -> Tensor"``."""
+    return line.split("(", 1)[0].split(".", 1)[0]
+
+
+def schemas_of_kinds(kinds: FrozenSet[str], path: Path = SCHEMAS) -> List[Schema]:
+    """The schemas of these kinds only, in torch's order, read now (what the
+    library needs when it loads, without reading the whole list)."""
+    return _read_schemas(path, kinds)
 
 
 def out_of_scope(schema: Schema) -> Optional[str]:

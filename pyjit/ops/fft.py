@@ -127,7 +127,27 @@ R.register("aten::stft", stft, types=[_T, "int", "int?", "int?", "Tensor?", "boo
 R.register("aten::fft_fftshift", _shift(np.fft.fftshift), types=[_T, "int[]?"])
 R.register("aten::fft_ifftshift", _shift(np.fft.ifftshift), types=[_T, "int[]?"])
 
+
+def _freq(real: bool):
+    """``fft_fftfreq(n, d)``: ``[0, 1, ..., -(n // 2), ..., -1] / (n d)``, and
+    ``fft_rfftfreq``'s non-negative half, each in the dtype asked for (float32
+    by default), scaled as torch scales them, by ``1 / (n d)`` computed in double."""
+    def op(n, d=1.0, dtype=None, layout=None, device=None, pin_memory=None):
+        from .dtypes import to_dtype
+        dt = to_dtype(dtype, DEFAULT_FLOAT)
+        if real:
+            k = np.arange(n // 2 + 1, dtype=dt)
+        else:
+            k = np.arange(n, dtype=dt)
+            k[(n + 1) // 2:] = np.arange(-(n // 2), 0, dtype=dt)
+        return as_array(k * dt.type(1.0 / (n * d)))
+    return op
+
+
+for _name, _real in (("fftfreq", False), ("rfftfreq", True)):
+    R.register(f"aten::fft_{_name}", _freq(_real), types=["int", "float", "int?", "t", "t", "bool?"])
+
 #: The family's operator names, for ``pyjit info --ops``.
 FAMILY = sorted([f"fft_{n}" for n in TRANSFORMS] +
                 ["fft_hfft2", "fft_ihfft2", "fft_hfftn", "fft_ihfftn", "fft_fftshift",
-                 "fft_ifftshift", "stft"])
+                 "fft_ifftshift", "stft", "fft_fftfreq", "fft_rfftfreq"])

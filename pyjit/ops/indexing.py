@@ -136,6 +136,18 @@ def fill_(a, value):
     return a
 
 
+def fill_diagonal_(a, value, wrap: bool):
+    """``fill_diagonal_``: the main diagonal of a matrix, or of a tensor whose
+    dimensions are all equal; a tall matrix's diagonal starts again below the
+    first square with ``wrap``, as numpy's ``fill_diagonal`` does."""
+    if a.ndim < 2:
+        raise ValueError("dimensions must larger than 1")
+    if a.ndim > 2 and len(set(a.shape)) != 1:
+        raise ValueError("all dimensions of input must be of equal length")
+    np.fill_diagonal(a, value, wrap=wrap)
+    return a
+
+
 # -- along one dimension ---------------------------------------------------------------
 
 def _check_index_tensor(name: str, idx: np.ndarray) -> None:
@@ -501,6 +513,9 @@ for _v in ("Scalar", _T):
     R.register("aten::fill_", fill_, types=[_T, _v])
     R.register("aten::fill", lambda a, v: fill_(a.copy(), v), types=[_T, _v])
 R.register("aten::zero_", lambda a: fill_(a, 0), types=[_T])
+R.register("aten::zero", np.zeros_like, types=[_T])
+R.register("aten::fill_diagonal_", lambda a, value, wrap=False: fill_diagonal_(a, value, wrap),
+           types=[_T, "Scalar", "bool"])
 R.register("aten::gather", gather, types=[_T, "int", _T, "bool"])
 R.register("aten::gather", gather, types=[_T, "int", _T])
 for _src in (_T, "Scalar"):
@@ -564,7 +579,8 @@ R.register("aten::bincount", bincount, types=[_T, "Tensor?", "int"])
 R.register("aten::histc", histc, types=[_T, "int", "Scalar", "Scalar"])
 
 #: The family's operator names, for ``pyjit info --ops``.
-FAMILY = sorted(["index", "index_put_", "index_put", "copy_", "fill_", "fill", "zero_",
+FAMILY = sorted(["index", "index_put_", "index_put", "copy_", "fill_", "fill", "zero_", "zero",
+                 "fill_diagonal_",
                  "gather", "scatter", "scatter_", "scatter_add", "scatter_add_",
                  "scatter_reduce", "index_select", "index_add", "index_copy", "index_fill",
                  "index_reduce", "masked_fill", "masked_fill_", "masked_select",
