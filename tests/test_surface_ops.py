@@ -58,7 +58,8 @@ def test_a_generator_of_the_graph_draws_for_the_operators_given_it(loop):
     first, a, second, x = _run(GENERATOR, loop, 7, 7)
     assert (first, second) == (7, 7)
     assert a.dtype == np.float32 and a.shape == (2, 2) and ((a >= 0) & (a < 1)).all()
-    np.testing.assert_array_equal(_run(GENERATOR, loop, 7, 8)[1], a)   # the same seed, the same draws
+    # the same seed, the same draws
+    np.testing.assert_array_equal(_run(GENERATOR, loop, 7, 8)[1], a)
     assert not np.array_equal(_run(GENERATOR, loop, 8, 8)[1], a)
     assert x.shape == (2, 2) and (x >= 0).all()
 
@@ -86,3 +87,15 @@ def test_an_in_place_view_cannot_move_the_first_element(loop):
     with pytest.raises(RuntimeError, match=r"pyjit cannot move a tensor's storage offset in place "
                                            r"\(from 0 to 1\)"):
         _run(text, loop, np.arange(2.0))
+
+
+def test_embedding_bag_offsets_start_at_zero(loop):
+    text = ("graph(%w : Tensor, %i : Tensor, %o : Tensor):\n"
+            "  %f : bool = prim::Constant[value=0]()\n  %m : int = prim::Constant[value=0]()\n"
+            "  %none : NoneType = prim::Constant()\n"
+            "  %a : Tensor, %b : Tensor, %c : Tensor, %d : Tensor = aten::embedding_bag(%w, %i, "
+            "%o, %f, %m, %f, %none, %f, %none)\n  return (%a)\n")
+    with pytest.raises(RuntimeError, match=r"offsets\[0\] has to be 0, i.e., the first sequence "
+                                           r"in the mini-batch has to start from position 0. "
+                                           r"However, got 2"):
+        _run(text, loop, np.ones((4, 3), np.float32), np.array([0, 1]), np.array([2]))

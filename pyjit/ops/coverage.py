@@ -21,7 +21,8 @@ from ..ir.schema import Schema, parse as parse_schema
 from ..registry import Operator, Registry, _accepts
 
 __all__ = ["Coverage", "opdb_coverage", "Rule", "RULES", "SchemaStatus", "Surface",
-           "torch_schemas", "schemas_of_kinds", "out_of_scope", "implementation", "surface_coverage"]
+           "torch_schemas", "schemas_of_kinds", "out_of_scope", "implementation",
+           "surface_coverage"]
 
 OPDB = Path(__file__).with_name("opdb.txt")
 
@@ -143,8 +144,9 @@ RULES: Tuple[Rule, ...] = (
                               r"_fused_sdp_choice|_triton\w*|_vulkan\w*|_xpu\w*|\w*_mtia\w*|"
                               r"_cummax_helper|_cummin_helper|_weight_int\w*|_convert_weight\w*|"
                               r"_fbgemm\w*|_has_compatible_shallow_copy_type|_is_zerotensor|"
-                              r"_pin_memory|_dyn_quant\w*|_cslt\w*|_scaled_mm\w*|_scaled_grouped\w*|"
-                              r"_grouped_mm|_fused_rms_norm\w*|_cudnn_\w*|_jagged\w*|_fused_adam\w*|"
+                              r"_pin_memory|_dyn_quant\w*|_cslt\w*|_scaled_mm\w*|"
+                              r"_scaled_grouped\w*|_grouped_mm|_fused_rms_norm\w*|_cudnn_\w*|"
+                              r"_jagged\w*|_fused_adam\w*|"
                               r"_fused_adagrad\w*|_fused_sgd\w*|_fused_dropout|_masked_softmax\w*|"
                               r"_thnn_\w*|_mps\w*|conv_depthwise3d|convolution_overrideable|"
                               r"batch_norm_stats|batch_norm_elemt|batch_norm_gather_stats\w*)"),
@@ -267,7 +269,7 @@ def implementation(registry: Registry, schema: Schema) -> Optional[Operator]:
     if schema.varargs:   # "...": a node passes at least one more
         declared += (T.ANY,)
     for op in ops:
-        if _accepts(op, declared):
+        if op.types == declared or _accepts(op, declared):   # AnyEnumType takes only enums
             return op
     # The forms the families register apart: each optional argument as None (the
     # default a call leaves) or as its element; one combination is enough.

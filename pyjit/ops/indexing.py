@@ -509,6 +509,8 @@ R.register("aten::_index_put_impl_", lambda a, i, v, acc=False, unsafe=False:
 R.register("aten::copy_", copy_, types=[_T, _T, "bool"])
 R.register("aten::copy_", copy_, types=[_T, _T])
 R.register("aten::copy_", copy_, types=[_T, "Scalar", "bool"])
+for _s in ("int", "float"):
+    R.register("aten::copy_", fill_, types=[_T, _s])
 for _v in ("Scalar", _T):
     R.register("aten::fill_", fill_, types=[_T, _v])
     R.register("aten::fill", lambda a, v: fill_(a.copy(), v), types=[_T, _v])
@@ -575,6 +577,9 @@ for _a, _b in ((_T, _T), (_T, "Scalar"), ("Scalar", _T)):
 R.register("aten::_unique2", unique2, types=[_T, "bool", "bool", "bool"])
 R.register("aten::unique_dim", unique_dim, types=[_T, "int", "bool", "bool", "bool"])
 R.register("aten::unique_consecutive", unique_consecutive, types=[_T, "bool", "bool", "int?"])
+R.register("aten::unique_dim_consecutive",   # torch fills inverse and counts whatever it is asked
+           lambda a, dim, inverse=False, counts=False: unique_consecutive(a, True, True, dim),
+           types=[_T, "int", "bool", "bool"])
 R.register("aten::bincount", bincount, types=[_T, "Tensor?", "int"])
 R.register("aten::histc", histc, types=[_T, "int", "Scalar", "Scalar"])
 
@@ -586,4 +591,4 @@ FAMILY = sorted(["index", "index_put_", "index_put", "copy_", "fill_", "fill", "
                  "index_reduce", "masked_fill", "masked_fill_", "masked_select",
                  "masked_scatter", "take", "take_along_dim", "put", "nonzero", "argwhere",
                  "nonzero_static", "nonzero_numpy", "where", "searchsorted", "bucketize", "isin",
-                 "_unique2", "unique_dim", "unique_consecutive", "bincount", "histc"])
+                 "_unique2", "unique_dim", "unique_consecutive", "unique_dim_consecutive", "bincount", "histc"])

@@ -739,6 +739,9 @@ R.register("aten::native_norm", lambda a, p=2: norm(a, p), types=[_T, _S])
 R.register("aten::native_norm", norm, types=[_T, "Scalar?", "int[]", "bool", "int?"])
 R.register("aten::norm_except_dim", lambda v, p=2, dim=0: norm_except_dim(v, p, dim),
            types=[_T, "int", "int"])
+R.register("aten::linalg__powsum",   # sum(|x| ** ord): a vector norm before its root
+           lambda a, o=2, dim=None, keepdim=False, dtype=None:
+           norm(np.abs(a) ** o, 1, dim, keepdim, dtype), types=[_T, _S, "int[]?", "bool", "int?"])
 R.register("aten::linalg_cond", cond, types=[_T, "Scalar?"])
 R.register("aten::linalg_cond", cond, types=[_T, "str"])
 R.register("aten::linalg_det", det, types=[_T])
@@ -805,7 +808,7 @@ FAMILY = sorted(["matmul", "mm", "bmm", "mv", "dot", "vdot", "inner", "outer", "
                  "addmv", "baddbmm", "addbmm", "addr", "einsum", "tensordot",
                  "linalg_multi_dot", "cross", "linalg_vecdot", "linalg_matrix_power",
                  "linalg_vector_norm", "linalg_matrix_norm", "linalg_norm", "norm",
-                 "frobenius_norm", "nuclear_norm", "dist", "renorm", "linalg_cond", "renorm_", "linalg_matmul", "native_norm",
+                 "frobenius_norm", "nuclear_norm", "dist", "renorm", "linalg_cond", "renorm_", "linalg_matmul", "native_norm", "linalg__powsum",
                  "norm_except_dim",
                  "linalg_det", "linalg_slogdet", "logdet", "linalg_inv", "linalg_solve",
                  "linalg_cholesky", "cholesky_inverse", "cholesky_solve", "linalg_qr", "svd",

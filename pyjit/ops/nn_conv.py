@@ -21,6 +21,8 @@ only if it starts inside the input or its left padding), max pooling pads with
 
 from __future__ import annotations
 
+import itertools
+
 import math
 from typing import List, Sequence
 
@@ -434,6 +436,61 @@ def conv_tbc(x, w, b, pad: int = 0):
     return np.ascontiguousarray(out.transpose(2, 0, 1))
 
 
+def _intervals(sample, n_in: int, n_out: int, pool: int, dt) -> List[int]:
+    """torch's ``generate_intervals``: where each of ``n_out`` windows of
+    ``pool`` starts, spread pseudo-randomly by ``sample`` in [0, 1), computed in
+    the input's floating type as torch computes it; the last ends the input."""
+    seq = [0] * n_out
+    if n_out > 1:
+        alpha = dt.type(n_in - pool) / dt.type(n_out - 1)
+        base = int(dt.type(sample) * alpha)
+        for i in range(n_out - 1):
+            seq[i] = int((dt.type(i) + dt.type(sample)) * alpha) - base
+    if n_out > 0:
+        seq[-1] = n_in - pool
+    return seq
+
+
+def fractional_max_pool(x, kernel, output_size, samples, nd: int):
+    """``fractional_max_pool{nd}d(x, kernel, output_size, random_samples)``:
+    ``(values, indices)``, each window's maximum (NaN wins, as in torch) and its
+    index in the flattened plane; the windows start where the per-plane samples
+    say (``random_samples[n, c]``: width then height in 2-d, depth, height,
+    width in 3-d, as torch reads them)."""
+    batched = x.ndim == nd + 2
+    xb = x if batched else x[None]
+    n, c = xb.shape[:2]
+    sizes = xb.shape[2:]
+    out = np.empty((n, c) + tuple(output_size), dtype=x.dtype)
+    idx = np.empty((n, c) + tuple(output_size), dtype=np.int64)
+    strides = [int(np.prod(sizes[d + 1:])) for d in range(nd)]
+    for b in range(n):
+        for ch in range(c):
+            s = samples[b, ch]
+            # torch's order of the samples: (w, h) in 2-d, (t, h, w) in 3-d
+            which = [1, 0] if nd == 2 else [0, 1, 2]
+            starts = [_intervals(s[which[d]], sizes[d], output_size[d], kernel[d], x.dtype)
+                      for d in range(nd)]
+            plane = xb[b, ch]
+            for pos in itertools.product(*[range(o) for o in output_size]):
+                box = tuple(slice(starts[d][pos[d]], starts[d][pos[d]] + kernel[d])
+                            for d in range(nd))
+                win = plane[box]
+                flat = win.reshape(-1)
+                nan = np.flatnonzero(np.isnan(flat))
+                k = int(nan[-1]) if nan.size else int(np.argmax(flat))
+                local = np.unravel_index(k, win.shape)
+                out[(b, ch) + pos] = flat[k]
+                idx[(b, ch) + pos] = sum((starts[d][pos[d]] + local[d]) * strides[d]
+                                         for d in range(nd))
+    return (out, idx) if batched else (out[0], idx[0])
+
+
+for _nd in (2, 3):
+    R.register(f"aten::fractional_max_pool{_nd}d",
+               (lambda n: lambda x, k, size, samples: fractional_max_pool(x, k, size, samples,
+                                                                          n))(_nd),
+               types=[_T, _L, _L, _T])
 R.register("aten::convolution", convolution,
            types=[_T, _T, "Tensor?", _L, _L, _L, "bool", _L, "int"])
 R.register("aten::conv_tbc", conv_tbc, types=[_T, _T, _T, "int"])
@@ -452,9 +509,10 @@ for _nd in (2, 3):
                types=[_T, _T, _L, "Tensor?", _L, _L, _L, _L])
 
 #: The family's operator names, for ``pyjit info --ops``.
-FAMILY = sorted(["convolution", "conv_tbc", "thnn_conv2d", "slow_conv3d", "slow_conv3d_forward",
-                 "slow_conv_dilated2d", "slow_conv_dilated3d", "slow_conv_transpose2d",
-                 "slow_conv_transpose3d"] + [f"conv{n}d" for n in (1, 2, 3)] + [f"conv_transpose{n}d" for n in (1, 2, 3)] +
+FAMILY = sorted(["fractional_max_pool2d", "fractional_max_pool3d", "convolution", "conv_tbc",
+                 "thnn_conv2d", "slow_conv3d", "slow_conv3d_forward", "slow_conv_dilated2d",
+                 "slow_conv_dilated3d", "slow_conv_transpose2d", "slow_conv_transpose3d"] +
+                [f"conv{n}d" for n in (1, 2, 3)] + [f"conv_transpose{n}d" for n in (1, 2, 3)] +
                 [f"max_pool{n}d" for n in (1, 2, 3)] +
                 [f"max_pool{n}d_with_indices" for n in (1, 2, 3)] +
                 [f"avg_pool{n}d" for n in (1, 2, 3)] +

@@ -602,3 +602,7 @@ for _a in ("int", "float", "bool", "Tensor"):
     for _b in ("int", "float", "bool", "Tensor"):
         R.register("aten::Complex", _complex_of, types=[_a, _b])
 R.register("aten::Size", list, types=["int[]"])
+for _a, _b in _INT_FLOAT_PAIRS + [("Scalar", "Scalar")]:
+    # torch.polar on numbers: c10::polar, r (cos t + i sin t), without cmath.rect's care
+    R.register("aten::polar", lambda r, t: complex(r * math.cos(t), r * math.sin(t)),
+               types=[_a, _b])

@@ -897,6 +897,7 @@ FAMILY = sorted(set(VIEWS) | {name + "_copy" for name in VIEWS} | {
     "kron", "repeat_interleave", "diagonal_scatter", "select_scatter", "slice_scatter",
     "as_strided_scatter", "_chunk_cat", "resize_as_", "concat", "concatenate", "row_stack",
     "native_channel_shuffle", "ndimension", "sym_size", "unsqueeze_", "squeeze_", "transpose_",
-    "t_", "swapdims_", "swapaxes_", "as_strided_", "slice_inverse", "detach_copy", "resize_as", "resize_", "resize", "pad_sequence",
+    "t_", "swapdims_", "swapaxes_", "as_strided_", "slice_inverse", "detach_copy", "resize_as",
+    "resize_", "resize", "pad_sequence",
     "flatten_dense_tensors", "unflatten_dense_tensors", "split_copy", "split_with_sizes_copy",
     "unbind_copy", "unsafe_chunk", "unsafe_split", "unsafe_split_with_sizes"})
