@@ -222,6 +222,38 @@ def num_to_tensor(x):
     return np.array(x, dtype=_fill_dtype(x))
 
 
+_OPTS = ["int?", "t", "t", "bool?"]  # dtype, layout, device, pin_memory
+
+R.register("aten::zeros", zeros, types=["int[]"] + _OPTS)
+R.register("aten::ones", ones, types=["int[]"] + _OPTS)
+R.register("aten::empty", empty, types=["int[]"] + _OPTS + ["int?"])
+R.register("aten::full", full, types=["int[]", "Scalar"] + _OPTS)
+R.register("aten::arange", arange, types=["Scalar"] + _OPTS)
+R.register("aten::arange", arange, types=["Scalar", "Scalar"] + _OPTS)
+R.register("aten::arange", arange, types=["Scalar", "Scalar", "Scalar"] + _OPTS)
+for _a in ("Scalar", "Tensor"):
+    for _b in ("Scalar", "Tensor"):
+        R.register("aten::linspace", linspace, types=[_a, _b, "int"] + _OPTS)
+        R.register("aten::logspace", logspace, types=[_a, _b, "int", "float"] + _OPTS)
+R.register("aten::eye", lambda n, dtype=None, *opts: eye(n, None, dtype), types=["int"] + _OPTS)
+R.register("aten::eye", eye, types=["int", "int"] + _OPTS)
+R.register("aten::tensor", factory=_tensor_factory, types=["t", "int?", "t", "bool"])
+R.register("aten::as_tensor", factory=_as_tensor_factory, types=["t", "int?", "t"])
+R.register("aten::scalar_tensor", lambda s, dtype=None, *opts:
+           np.array(s, dtype=to_dtype(dtype, DEFAULT_FLOAT)), types=["Scalar"] + _OPTS)
+R.register("aten::zeros_like", _like(0), types=["Tensor"] + _OPTS + ["int?"])
+R.register("aten::ones_like", _like(1), types=["Tensor"] + _OPTS + ["int?"])
+R.register("aten::empty_like", _like(0), types=["Tensor"] + _OPTS + ["int?"])
+R.register("aten::full_like", full_like, types=["Tensor", "Scalar"] + _OPTS + ["int?"])
+R.register("aten::new_zeros", _new(0), types=["Tensor", "int[]"] + _OPTS)
+R.register("aten::new_ones", _new(1), types=["Tensor", "int[]"] + _OPTS)
+R.register("aten::new_empty", _new(0), types=["Tensor", "int[]"] + _OPTS)
+R.register("aten::new_empty_strided", lambda a, size, stride, *opts: _new(0)(a, size, *opts),
+           types=["Tensor", "int[]", "int[]"] + _OPTS)
+R.register("aten::new_full", new_full, types=["Tensor", "int[]", "Scalar"] + _OPTS)
+R.register("prim::NumToTensor", num_to_tensor, types=["Scalar"])
+
+
 def empty_strided(size, stride, dtype=None, layout=None, device=None, pin_memory=None):
     """``torch.empty_strided``: a tensor of these sizes and element strides over a
     storage just large enough (zeroed: torch leaves it uninitialised)."""
@@ -275,36 +307,6 @@ def vander(x, n=None, increasing: bool = False):
     return out if increasing else out[:, ::-1].copy()
 
 
-_OPTS = ["int?", "t", "t", "bool?"]  # dtype, layout, device, pin_memory
-
-R.register("aten::zeros", zeros, types=["int[]"] + _OPTS)
-R.register("aten::ones", ones, types=["int[]"] + _OPTS)
-R.register("aten::empty", empty, types=["int[]"] + _OPTS + ["int?"])
-R.register("aten::full", full, types=["int[]", "Scalar"] + _OPTS)
-R.register("aten::arange", arange, types=["Scalar"] + _OPTS)
-R.register("aten::arange", arange, types=["Scalar", "Scalar"] + _OPTS)
-R.register("aten::arange", arange, types=["Scalar", "Scalar", "Scalar"] + _OPTS)
-for _a in ("Scalar", "Tensor"):
-    for _b in ("Scalar", "Tensor"):
-        R.register("aten::linspace", linspace, types=[_a, _b, "int"] + _OPTS)
-        R.register("aten::logspace", logspace, types=[_a, _b, "int", "float"] + _OPTS)
-R.register("aten::eye", lambda n, dtype=None, *opts: eye(n, None, dtype), types=["int"] + _OPTS)
-R.register("aten::eye", eye, types=["int", "int"] + _OPTS)
-R.register("aten::tensor", factory=_tensor_factory, types=["t", "int?", "t", "bool"])
-R.register("aten::as_tensor", factory=_as_tensor_factory, types=["t", "int?", "t"])
-R.register("aten::scalar_tensor", lambda s, dtype=None, *opts:
-           np.array(s, dtype=to_dtype(dtype, DEFAULT_FLOAT)), types=["Scalar"] + _OPTS)
-R.register("aten::zeros_like", _like(0), types=["Tensor"] + _OPTS + ["int?"])
-R.register("aten::ones_like", _like(1), types=["Tensor"] + _OPTS + ["int?"])
-R.register("aten::empty_like", _like(0), types=["Tensor"] + _OPTS + ["int?"])
-R.register("aten::full_like", full_like, types=["Tensor", "Scalar"] + _OPTS + ["int?"])
-R.register("aten::new_zeros", _new(0), types=["Tensor", "int[]"] + _OPTS)
-R.register("aten::new_ones", _new(1), types=["Tensor", "int[]"] + _OPTS)
-R.register("aten::new_empty", _new(0), types=["Tensor", "int[]"] + _OPTS)
-R.register("aten::new_empty_strided", lambda a, size, stride, *opts: _new(0)(a, size, *opts),
-           types=["Tensor", "int[]", "int[]"] + _OPTS)
-R.register("aten::new_full", new_full, types=["Tensor", "int[]", "Scalar"] + _OPTS)
-R.register("prim::NumToTensor", num_to_tensor, types=["Scalar"])
 R.register("aten::empty_strided", empty_strided, types=["int[]", "int[]"] + _OPTS)
 R.register("aten::empty_permuted", empty_permuted, types=["int[]", "int[]"] + _OPTS)
 R.register("aten::range", torch_range, types=["Scalar", "Scalar", "Scalar"] + _OPTS)
