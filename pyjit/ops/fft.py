@@ -219,7 +219,7 @@ def _freq(real: bool):
 
 for _name, _real in (("fftfreq", False), ("rfftfreq", True)):
     R.register(f"aten::fft_{_name}", _freq(_real),
-               types=["int", "float", "int?", "t1", "t2", "bool?"])
+               types=["int", "float", "int?", "Any", "Any", "bool?"])
 
 #: The family's operator names, for ``pyjit info --ops``.
 FAMILY = sorted([f"fft_{n}" for n in TRANSFORMS] +

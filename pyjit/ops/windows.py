@@ -79,7 +79,7 @@ def window(name: str, formula):
     return op
 
 
-_OPTS = ["int?", "t1", "t2", "bool?"]  # dtype, layout, device, pin_memory: each any type
+_OPTS = ["int?", "Any", "Any", "bool?"]  # dtype, layout, device, pin_memory
 
 
 def _no_periodic(op):
