@@ -389,8 +389,9 @@ def _print_surface(registry=None) -> None:
     print(f"  pyjit's own kinds, not in torch's list ({len(extensions)}):")
     by_why = {}
     for kind, why in extensions.items():
-        by_why.setdefault(why.split(" of ")[0] if why.startswith("the ") and " form of " in why
-                          else why or "unexplained", []).append(kind)
+        if why.startswith(("the copying form of ", "the in-place form of ")):
+            why = why.split(" of ")[0][4:] + "s of torch's operators, from their family's rows"
+        by_why.setdefault(why or "unexplained", []).append(kind)
     for why, names in sorted(by_why.items()):
         print(f"   {why} ({len(names)}):")
         print(wrapped(sorted(names)))
