@@ -10,7 +10,8 @@
     pyjit dot FILE.ir [-o OUT]   the graph as a picture (DOT text, or .svg/.png/.pdf
                                  drawn by Graphviz's dot); --code: the instruction table
     pyjit info                   version, active backend, Cython version
-    pyjit info --ops             ... and the operators by family, and op_db coverage
+    pyjit info --ops             ... and the operators by family, op_db coverage, and
+                                 coverage of torch's schema list (by kind, by overload)
     pyjit bench [--quick]        benchmarks against the alternatives (see bench/)
     pyjit bench --compile        compile time and memory by graph shape and size
     pyjit bench --models         real models against torch eager and TorchScript
@@ -340,6 +341,60 @@ def _print_operators() -> None:
     width = max(map(len, failing), default=0)
     for name, reason in failing.items():
         print(f"    {name.ljust(width)}  {reason}")
+    _print_surface()
+
+
+def _print_surface(registry=None) -> None:
+    """pyjit against torch's own schema list (``pyjit/ops/torch_schemas.txt``),
+    computed now from the list and ``registry`` (the default one): by kind, by
+    overload, what is missing, and what is out of scope and why."""
+    import textwrap
+    from .ops.coverage import surface_coverage
+    surface = surface_coverage(registry)
+
+    def wrapped(names):
+        return textwrap.fill(" ".join(names), width=88, initial_indent="    ",
+                             subsequent_indent="    ", break_on_hyphens=False)
+
+    def share(done, total):
+        return f"{done} of {total} ({100 * done / total:.1f}%)" if total else "0 of 0"
+
+    kinds = surface.kinds()
+    k_done = sum(v == "implemented" for v in kinds.values())
+    k_out = sum(v == "out of scope" for v in kinds.values())
+    print(f"torch {surface.torch_version}'s schema list ({len(surface.schemas)} schemas):")
+    print(f"  public aten:: kinds (no leading underscore), implemented: "
+          f"{share(k_done, len(kinds) - k_out)}; {k_out} more out of scope")
+    statuses = [s.status for s in surface.schemas]
+    o_done, o_out = statuses.count("implemented"), statuses.count("out of scope")
+    print(f"  overloads, every namespace, implemented: {share(o_done, len(statuses) - o_out)}; "
+          f"{o_out} more out of scope")
+    public = [s for s in surface.schemas
+              if s.schema.namespace == "aten" and not s.schema.base.startswith("_")]
+    p_done = sum(s.status == "implemented" for s in public)
+    p_out = sum(s.status == "out of scope" for s in public)
+    print(f"  overloads of public aten:: kinds, implemented: {share(p_done, len(public) - p_out)}")
+    missing = sorted(k.split("::")[1] for k, v in kinds.items() if v == "missing")
+    print(f"  public aten:: kinds missing ({len(missing)}):")
+    if missing:
+        print(wrapped(missing))
+    by_reason = {}
+    for s in surface.by_status("out of scope"):
+        by_reason.setdefault(s.detail, set()).add(s.schema.kind)
+    print(f"  out of scope, by reason (kinds with an overload out of scope):")
+    for reason, names in sorted(by_reason.items(), key=lambda kv: -len(kv[1])):
+        print(f"   {reason} ({len(names)}):")
+        print(wrapped(sorted(names)))
+    extensions = surface.extensions
+    print(f"  pyjit's own kinds, not in torch's list ({len(extensions)}):")
+    by_why = {}
+    for kind, why in extensions.items():
+        if why.startswith(("the copying form of ", "the in-place form of ")):
+            why = why.split(" of ")[0][4:] + "s of torch's operators, from their family's rows"
+        by_why.setdefault(why or "unexplained", []).append(kind)
+    for why, names in sorted(by_why.items()):
+        print(f"   {why} ({len(names)}):")
+        print(wrapped(sorted(names)))
 
 
 def cmd_bench(ns: argparse.Namespace) -> int:
@@ -453,10 +508,11 @@ def build_parser() -> argparse.ArgumentParser:
     _graph_command_options(g, cmd_dot, levels=False)
     i = _subcommand(sub, "info", "version and backend", [
         "pyjit info          # version, active backend, Cython, Python and numpy versions",
-        "pyjit info --ops    # and the operator library, its op_db coverage"])
+        "pyjit info --ops    # and the operator library, its op_db coverage and its "
+        "coverage of torch's schema list"])
     i.add_argument("--ops", action="store_true",
                    help="also the operator library by family, and its coverage of torch's "
-                        "operator database")
+                        "operator database and of torch's schema list")
     i.set_defaults(func=cmd_info)
     b = _subcommand(sub, "bench", "benchmarks against the alternatives", [
         "pyjit bench --quick                 # every workload, rough numbers",

@@ -68,13 +68,19 @@ def test_dropout_in_evaluation_is_the_identity(loop):
     assert d is x
 
 
-def test_a_generator_argument_is_refused(loop):
+def test_a_generator_argument_is_pyjits_own(loop):
+    """A graph's Generator is a pyjit Generator, which the operator draws from;
+    anything else passed for one is refused."""
     g = parse_ir("graph(%x : Tensor, %gen : Generator):\n"
                  "  %p : float = prim::Constant[value=0.5]()\n"
                  "  %b : Tensor = aten::bernoulli(%x, %p, %gen)\n"
                  "  return (%b)\n")
-    with pytest.raises(RuntimeError, match="a torch.Generator argument cannot be honoured"):
-        Function(g, loop=loop)(np.ones(2, np.float32), object())
+    fn = Function(g, loop=loop)
+    x = np.ones(64, np.float32)
+    np.testing.assert_array_equal(fn(x, pyjit_random.Generator(3)),
+                                  fn(x, pyjit_random.Generator(3)))
+    with pytest.raises(RuntimeError, match="expected a pyjit Generator or None, got object"):
+        fn(x, object())
 
 
 def test_stochastic_depth_samples_rows_in_training(loop):

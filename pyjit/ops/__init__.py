@@ -43,6 +43,9 @@ operator of an existing family is one row.
 ``tensor_factories``   ``tensor``, ``zeros``, ``arange``, ``linspace``, ``eye``...
 ``linalg``             matrix products and ``torch.linalg``
 ``fft``                ``torch.fft``
+``windows``            ``hann_window``, ``hamming_window``, ``blackman_window``...
+``out_variants``       the ``out=`` overloads of torch's list, derived from the
+                       functional operators the families declare
 ``nn_conv``            convolutions and pooling
 ``nn_norm``            batch, layer, group, instance and RMS normalization
 ``nn_resample``        padding, interpolation, grid sampling
@@ -65,6 +68,8 @@ operator of an existing family is one row.
                        compiled as ``prim::fork`` is)
 ``vision``             torchvision's operators (``torchvision::nms``, ``roi_align``,
                        ``roi_pool``, ``ps_roi_*``, ``box_iou_rotated``, ``deform_conv2d``)
+``tensor_meta``        strides, storage offset, torch's flags, device comparisons,
+                       autocast and TorchScript queries
 =====================  =========================================================
 
 Overloads are chosen by input types when a Code is built (see
@@ -84,6 +89,8 @@ from . import tensor_lists  # noqa: F401
 from . import grad_mode  # noqa: F401
 from . import hashing  # noqa: F401
 from . import vision  # noqa: F401
+from . import tensor_meta, windows  # noqa: F401
+from . import out_variants  # noqa: F401  (last: it derives from every other family)
 from .formatting import torch_str
 
 #: Every family, in the order they are imported (and their operators declared).
@@ -95,7 +102,7 @@ LIBRARY = (dicts, enums, formatting, lists, objects, prim, scalars, strings, poi
            activations, reductions, numerics, tensor_shapes, indexing, conversions,
            implicit, tensor_factories, linalg, fft, nn_conv, nn_norm, nn_resample, nn_loss,
            nn_layers, nn_attention, nn_recurrent, nested, random, warn, awaitables,
-           tensor_lists, grad_mode, hashing, vision)
+           tensor_lists, grad_mode, hashing, vision, tensor_meta, windows, out_variants)
 
 #: The tensor operator families, for ``pyjit info --ops``: (title, modules).
 FAMILIES = [
@@ -103,9 +110,11 @@ FAMILIES = [
     ("reductions and numerics", (reductions, numerics)),
     ("shape and indexing", (tensor_shapes, indexing)),
     ("dtype and device", (conversions,)),
+    ("introspection and environment", (tensor_meta,)),
     ("creation", (tensor_factories,)),
     ("linear algebra", (linalg,)),
     ("fft", (fft,)),
+    ("windows", (windows,)),
     ("neural network", (nn_conv, nn_norm, nn_resample, nn_loss, nn_layers, nn_attention,
                          nn_recurrent)),
     ("random", (random,)),

@@ -217,8 +217,12 @@ R.register("aten::_softmax_backward_data",
            types=[_T, _T, "int", "int"])
 R.register("aten::prelu", prelu, types=[_T, _T])
 R.register("aten::_prelu_kernel", prelu, types=[_T, _T])
+# (log_sigmoid(x), exp(-|x|)): the buffer torch's CPU kernel keeps for the gradient
+R.register("aten::log_sigmoid_forward",
+           lambda x: (as_array(_log_sigmoid(x).astype(x.dtype)),
+                      as_array(np.exp(-np.abs(x)).astype(x.dtype))), types=[_T])
 
 #: The family's operator names, for ``pyjit info --ops``.
 FAMILY = sorted({name for row in ACTIVATIONS for name in row.names.split()} |
                 {"softmax", "log_softmax", "special_softmax", "special_log_softmax", "glu",
-                 "prelu", "_softmax_backward_data"})
+                 "prelu", "_softmax_backward_data", "log_sigmoid_forward"})

@@ -102,6 +102,77 @@ def stft(x, n_fft: int, hop_length=None, win_length=None, window=None,
     return as_array(spec if return_complex else np.stack([spec.real, spec.imag], axis=-1))
 
 
+def istft(spec, n_fft: int, hop_length=None, win_length=None, window=None, center=True,
+          normalized=False, onesided=None, length=None, return_complex=False):
+    """``torch.istft``, as torch computes it: each frame inverse-transformed
+    (``n_fft`` points; a one-sided spectrum to a real frame), multiplied by the
+    window, overlapped and added every ``hop_length``, and divided by the
+    overlapped squared window; ``center`` trims ``n_fft // 2`` from each end,
+    and ``length`` cuts (or zero-pads) the result to that many samples."""
+    if spec.dtype.kind != "c":
+        raise ValueError("istft requires a complex-valued input tensor matching the output "
+                         "from stft with return_complex=True.")
+    hop = n_fft // 4 if hop_length is None else hop_length
+    win = n_fft if win_length is None else win_length
+    batched = spec.ndim == 3
+    x = spec if batched else spec[None]
+    fft_size, n_frames = x.shape[1], x.shape[2]
+    def call():   # how torch's messages show the call
+        def tensor(t):
+            kind = {"float32": "Float", "float64": "Double", "complex64": "ComplexFloat",
+                    "complex128": "ComplexDouble"}.get(t.dtype.name, t.dtype.name)
+            return f"CPU{kind}Type[{', '.join(map(str, t.shape))}]"
+        flag = "None" if onesided is None else int(onesided)
+        return (f"istft({tensor(spec)}, n_fft={n_fft}, hop_length={hop}, win_length={win}, "
+                f"window={'None' if window is None else tensor(window)}, center={int(center)}, "
+                f"normalized={int(normalized)}, onesided={flag}, "
+                f"length={'None' if length is None else length}, "
+                f"return_complex={int(return_complex)}) : ")
+    expect = onesided is None and fft_size != n_fft or bool(onesided)
+    if expect and fft_size != n_fft // 2 + 1:
+        raise ValueError(f"{call()}expected the frequency dimension (3rd to the last) of the input "
+                         f"tensor to match n_fft / 2 + 1 when onesided=True, but got {fft_size}")
+    if not expect and fft_size != n_fft:
+        raise ValueError(f"{call()}expected the frequency dimension (3rd to the last) of the input "
+                         f"tensor to match n_fft when onesided=False, but got {fft_size}")
+    onesided = expect
+    real = spec.dtype == _C64 and np.float32 or np.float64
+    w = np.ones(win, np.float64) if window is None else window.astype(np.complex128
+                                                                        if window.dtype.kind == "c"
+                                                                        else np.float64)
+    if win < n_fft:
+        left = (n_fft - win) // 2
+        w = np.pad(w, (left, n_fft - win - left))
+    frames = np.swapaxes(x, 1, 2).astype(np.complex128)          # (batch, frames, freq)
+    norm = "ortho" if normalized else "backward"
+    if return_complex:
+        if onesided:
+            raise ValueError("Cannot have onesided output if window or input is complex")
+        frames = np.fft.ifft(frames, n_fft, axis=-1, norm=norm)
+    else:
+        if not onesided:
+            frames = frames[..., :n_fft // 2 + 1]
+        frames = np.fft.irfft(frames, n_fft, axis=-1, norm=norm)
+    frames = frames * w
+    total = n_fft + hop * (n_frames - 1)
+    y = np.zeros((x.shape[0], total), dtype=frames.dtype)
+    envelope = np.zeros(total, dtype=np.float64)
+    for f in range(n_frames):
+        y[:, f * hop:f * hop + n_fft] += frames[:, f]
+        envelope[f * hop:f * hop + n_fft] += np.abs(w) ** 2 if w.dtype.kind == "c" else w ** 2
+    start = n_fft // 2 if center else 0
+    end = start + length if length is not None else (total - n_fft // 2 if center else total)
+    y, envelope = y[:, start:end], envelope[start:end]
+    if envelope.size and np.abs(envelope).min() < 1e-11:
+        raise ValueError("istft(...) window overlap add min: 1")
+    y = y / envelope
+    if end > total:
+        y = np.pad(y, ((0, 0), (0, end - total)))
+    out_dtype = (spec.dtype if return_complex else real)
+    y = y.astype(out_dtype)
+    return as_array(y if batched else y[0])
+
+
 def _shift(fn: Callable):
     def op(x, dim=None):
         axes = None if dim is None else wrap_dims(dim, x.ndim)
@@ -124,10 +195,33 @@ for _name, _two, _inv in (("hfft2", True, False), ("ihfft2", True, True),
 R.register("aten::stft", stft,
            types=[_T, "int", "int?", "int?", "Tensor?", "bool", "bool?", "bool?", "bool?"])
 R.register("aten::stft", stft, types=[_T, "int", "int?", "int?", "Tensor?", "bool", "bool?", "bool?"])
+R.register("aten::istft", istft, types=[_T, "int", "int?", "int?", "Tensor?", "bool", "bool",
+                                        "bool?", "int?", "bool"])
 R.register("aten::fft_fftshift", _shift(np.fft.fftshift), types=[_T, "int[]?"])
 R.register("aten::fft_ifftshift", _shift(np.fft.ifftshift), types=[_T, "int[]?"])
+
+
+def _freq(real: bool):
+    """``fft_fftfreq(n, d)``: ``[0, 1, ..., -(n // 2), ..., -1] / (n d)``, and
+    ``fft_rfftfreq``'s non-negative half, each in the dtype asked for (float32
+    by default), scaled as torch scales them, by ``1 / (n d)`` computed in double."""
+    def op(n, d=1.0, dtype=None, layout=None, device=None, pin_memory=None):
+        from .dtypes import to_dtype
+        dt = to_dtype(dtype, DEFAULT_FLOAT)
+        if real:
+            k = np.arange(n // 2 + 1, dtype=dt)
+        else:
+            k = np.arange(n, dtype=dt)
+            k[(n + 1) // 2:] = np.arange(-(n // 2), 0, dtype=dt)
+        return as_array(k * dt.type(1.0 / (n * d)))
+    return op
+
+
+for _name, _real in (("fftfreq", False), ("rfftfreq", True)):
+    R.register(f"aten::fft_{_name}", _freq(_real),
+               types=["int", "float", "int?", "Any", "Any", "bool?"])
 
 #: The family's operator names, for ``pyjit info --ops``.
 FAMILY = sorted([f"fft_{n}" for n in TRANSFORMS] +
                 ["fft_hfft2", "fft_ihfft2", "fft_hfftn", "fft_ihfftn", "fft_fftshift",
-                 "fft_ifftshift", "stft"])
+                 "fft_ifftshift", "stft", "istft", "fft_fftfreq", "fft_rfftfreq"])

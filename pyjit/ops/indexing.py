@@ -136,6 +136,18 @@ def fill_(a, value):
     return a
 
 
+def fill_diagonal_(a, value, wrap: bool):
+    """``fill_diagonal_``: the main diagonal of a matrix, or of a tensor whose
+    dimensions are all equal; a tall matrix's diagonal starts again below the
+    first square with ``wrap``, as numpy's ``fill_diagonal`` does."""
+    if a.ndim < 2:
+        raise ValueError("dimensions must larger than 1")
+    if a.ndim > 2 and len(set(a.shape)) != 1:
+        raise ValueError("all dimensions of input must be of equal length")
+    np.fill_diagonal(a, value, wrap=wrap)
+    return a
+
+
 # -- along one dimension ---------------------------------------------------------------
 
 def _check_index_tensor(name: str, idx: np.ndarray) -> None:
@@ -497,10 +509,15 @@ R.register("aten::_index_put_impl_", lambda a, i, v, acc=False, unsafe=False:
 R.register("aten::copy_", copy_, types=[_T, _T, "bool"])
 R.register("aten::copy_", copy_, types=[_T, _T])
 R.register("aten::copy_", copy_, types=[_T, "Scalar", "bool"])
+for _s in ("int", "float"):
+    R.register("aten::copy_", fill_, types=[_T, _s])
 for _v in ("Scalar", _T):
     R.register("aten::fill_", fill_, types=[_T, _v])
     R.register("aten::fill", lambda a, v: fill_(a.copy(), v), types=[_T, _v])
 R.register("aten::zero_", lambda a: fill_(a, 0), types=[_T])
+R.register("aten::zero", np.zeros_like, types=[_T])
+R.register("aten::fill_diagonal_", lambda a, value, wrap=False: fill_diagonal_(a, value, wrap),
+           types=[_T, "Scalar", "bool"])
 R.register("aten::gather", gather, types=[_T, "int", _T, "bool"])
 R.register("aten::gather", gather, types=[_T, "int", _T])
 for _src in (_T, "Scalar"):
@@ -560,14 +577,18 @@ for _a, _b in ((_T, _T), (_T, "Scalar"), ("Scalar", _T)):
 R.register("aten::_unique2", unique2, types=[_T, "bool", "bool", "bool"])
 R.register("aten::unique_dim", unique_dim, types=[_T, "int", "bool", "bool", "bool"])
 R.register("aten::unique_consecutive", unique_consecutive, types=[_T, "bool", "bool", "int?"])
+R.register("aten::unique_dim_consecutive",   # torch fills inverse and counts whatever it is asked
+           lambda a, dim, inverse=False, counts=False: unique_consecutive(a, True, True, dim),
+           types=[_T, "int", "bool", "bool"])
 R.register("aten::bincount", bincount, types=[_T, "Tensor?", "int"])
 R.register("aten::histc", histc, types=[_T, "int", "Scalar", "Scalar"])
 
 #: The family's operator names, for ``pyjit info --ops``.
-FAMILY = sorted(["index", "index_put_", "index_put", "copy_", "fill_", "fill", "zero_",
+FAMILY = sorted(["index", "index_put_", "index_put", "copy_", "fill_", "fill", "zero_", "zero",
+                 "fill_diagonal_",
                  "gather", "scatter", "scatter_", "scatter_add", "scatter_add_",
                  "scatter_reduce", "index_select", "index_add", "index_copy", "index_fill",
                  "index_reduce", "masked_fill", "masked_fill_", "masked_select",
                  "masked_scatter", "take", "take_along_dim", "put", "nonzero", "argwhere",
                  "nonzero_static", "nonzero_numpy", "where", "searchsorted", "bucketize", "isin",
-                 "_unique2", "unique_dim", "unique_consecutive", "bincount", "histc"])
+                 "_unique2", "unique_dim", "unique_consecutive", "unique_dim_consecutive", "bincount", "histc"])

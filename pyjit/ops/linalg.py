@@ -278,6 +278,20 @@ def renorm(a, p, dim: int, maxnorm):
     return as_array(a * scale)
 
 
+def norm_except_dim(v, p, dim: int):
+    """weight_norm's norm: over every dimension but ``dim``, kept as size 1 (the
+    whole tensor's norm for ``dim == -1``)."""
+    if dim == -1:
+        return norm(v, p)
+    d = wrap_dim(dim, v.ndim)
+    return norm(v, p, [k for k in range(v.ndim) if k != d], True)
+
+
+def _assign(a, value):
+    a[...] = value
+    return a
+
+
 def cond(a, p=None):
     if p is None or p in (2, -2):
         s = _sv(a)
@@ -664,6 +678,7 @@ def tensorsolve(a, b, dims=None):
 
 _T, _S = "Tensor", "Scalar"
 R.register("aten::matmul", matmul, types=[_T, _T])
+R.register("aten::linalg_matmul", matmul, types=[_T, _T])
 R.register("aten::mm", mm, types=[_T, _T])
 R.register("aten::bmm", bmm, types=[_T, _T])
 R.register("aten::mv", mv, types=[_T, _T])
@@ -718,6 +733,15 @@ R.register("aten::nuclear_norm", lambda a, keepdim=False: nuclear_norm(a, (-2, -
 R.register("aten::nuclear_norm", nuclear_norm, types=[_T, "int[]", "bool"])
 R.register("aten::dist", dist, types=[_T, _T, _S])
 R.register("aten::renorm", renorm, types=[_T, _S, "int", _S])
+R.register("aten::renorm_", lambda a, p, dim, maxnorm: _assign(a, renorm(a, p, dim, maxnorm)),
+           types=[_T, _S, "int", _S])
+R.register("aten::native_norm", lambda a, p=2: norm(a, p), types=[_T, _S])
+R.register("aten::native_norm", norm, types=[_T, "Scalar?", "int[]", "bool", "int?"])
+R.register("aten::norm_except_dim", lambda v, p=2, dim=0: norm_except_dim(v, p, dim),
+           types=[_T, "int", "int"])
+R.register("aten::linalg__powsum",   # sum(|x| ** ord): a vector norm before its root
+           lambda a, o=2, dim=None, keepdim=False, dtype=None:
+           norm(np.abs(a) ** o, 1, dim, keepdim, dtype), types=[_T, _S, "int[]?", "bool", "int?"])
 R.register("aten::linalg_cond", cond, types=[_T, "Scalar?"])
 R.register("aten::linalg_cond", cond, types=[_T, "str"])
 R.register("aten::linalg_det", det, types=[_T])
@@ -784,7 +808,8 @@ FAMILY = sorted(["matmul", "mm", "bmm", "mv", "dot", "vdot", "inner", "outer", "
                  "addmv", "baddbmm", "addbmm", "addr", "einsum", "tensordot",
                  "linalg_multi_dot", "cross", "linalg_vecdot", "linalg_matrix_power",
                  "linalg_vector_norm", "linalg_matrix_norm", "linalg_norm", "norm",
-                 "frobenius_norm", "nuclear_norm", "dist", "renorm", "linalg_cond",
+                 "frobenius_norm", "nuclear_norm", "dist", "renorm", "linalg_cond", "renorm_", "linalg_matmul", "native_norm", "linalg__powsum",
+                 "norm_except_dim",
                  "linalg_det", "linalg_slogdet", "logdet", "linalg_inv", "linalg_solve",
                  "linalg_cholesky", "cholesky_inverse", "cholesky_solve", "linalg_qr", "svd",
                  "linalg_svd", "linalg_svdvals", "linalg_eig", "linalg_eigvals", "linalg_eigh",

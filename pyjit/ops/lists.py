@@ -139,6 +139,7 @@ R.register("prim::ListConstruct", factory=lambda node: list_construct(len(node.i
 R.register("prim::ListUnpack", factory=lambda node: list_unpack(len(node.outputs)),
            types=["t[]"])
 R.register("aten::__getitem__", operator.getitem, types=["t[]", "int"])
+R.register("aten::select", operator.getitem, types=["t[]", "int"])
 R.register("aten::_set_item", factory=_set_item_factory, types=["t[]", "int", "t"])
 R.register("aten::append", factory=_append_factory, types=["t[]", "t"])
 R.register("aten::insert", list.insert, types=["t[]", "int", "t"])
@@ -176,6 +177,7 @@ R.register("aten::add", operator.add, types=["t[]", "t[]"])
 R.register("aten::add_", operator.iadd, types=["t[]", "t[]"])
 R.register("aten::mul", operator.mul, types=["t[]", "int"])
 R.register("aten::mul", operator.mul, types=["int", "t[]"])
+R.register("aten::mul_", operator.imul, types=["t[]", "int"])
 R.register("aten::slice", list_slice, types=["t[]", "int?", "int?", "int"])
 R.register("aten::__contains__", operator.contains, types=["t[]", "t"])
 for _name in ("eq", "ne", "lt", "le", "gt", "ge"):

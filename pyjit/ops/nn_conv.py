@@ -21,6 +21,8 @@ only if it starts inside the input or its left padding), max pooling pads with
 
 from __future__ import annotations
 
+import itertools
+
 import math
 from typing import List, Sequence
 
@@ -404,8 +406,113 @@ R.register("aten::max_unpool2d", lambda x, i, size: max_unpool(x, i, size, 2),
 R.register("aten::max_unpool3d", lambda x, i, size, stride, pad: max_unpool(x, i, size, 3),
            types=[_T, _T, _L, _L, _L])
 
+
+
+# torch's general convolution, and the kernels it dispatches to on the CPU, which
+# TorchScript code may call by name: each is conv or conv_transpose above.
+def convolution(x, w, b, stride, padding, dilation, transposed: bool, output_padding, groups):
+    """``aten::convolution``: of as many dimensions as the weight has beyond two."""
+    nd = w.ndim - 2
+    if transposed:
+        return conv_transpose(x, w, b, stride, padding, output_padding, groups, dilation, nd)
+    return conv(x, w, b, stride, padding, dilation, groups, nd)
+
+
+def conv_tbc(x, w, b, pad: int = 0):
+    """``aten::conv_tbc``: a 1-d convolution of (time, batch, channel) input with a
+    (width, in, out) weight, its result (time, batch, out)."""
+    if x.ndim != 3:
+        raise ValueError("Input must have 3 dims: time, batch, in_channel")
+    if w.ndim != 3:
+        raise ValueError("Weight tensor must have 3 dims: kernel_width, in_channels, "
+                         "out_channels.")
+    if b.ndim != 1:
+        raise ValueError("Bias must be 1-D")
+    if x.shape[2] != w.shape[1]:
+        raise ValueError("Input dim 2 (input channels) is not == dim 1 in the weight tensor")
+    if w.shape[2] != b.shape[0]:
+        raise ValueError("Bias size must equal dim 2 in the weight tensor (output channels).")
+    out = conv(x.transpose(1, 2, 0), w.transpose(2, 1, 0), b, [1], [pad], [1], 1, 1)
+    return np.ascontiguousarray(out.transpose(2, 0, 1))
+
+
+def _intervals(sample, n_in: int, n_out: int, pool: int, dt) -> List[int]:
+    """torch's ``generate_intervals``: where each of ``n_out`` windows of
+    ``pool`` starts, spread pseudo-randomly by ``sample`` in [0, 1), computed in
+    the input's floating type as torch computes it; the last ends the input."""
+    seq = [0] * n_out
+    if n_out > 1:
+        alpha = dt.type(n_in - pool) / dt.type(n_out - 1)
+        base = int(dt.type(sample) * alpha)
+        for i in range(n_out - 1):
+            seq[i] = int((dt.type(i) + dt.type(sample)) * alpha) - base
+    if n_out > 0:
+        seq[-1] = n_in - pool
+    return seq
+
+
+def fractional_max_pool(x, kernel, output_size, samples, nd: int):
+    """``fractional_max_pool{nd}d(x, kernel, output_size, random_samples)``:
+    ``(values, indices)``, each window's maximum (NaN wins, as in torch) and its
+    index in the flattened plane; the windows start where the per-plane samples
+    say (``random_samples[n, c]``: width then height in 2-d, depth, height,
+    width in 3-d, as torch reads them)."""
+    batched = x.ndim == nd + 2
+    xb = x if batched else x[None]
+    n, c = xb.shape[:2]
+    sizes = xb.shape[2:]
+    out = np.empty((n, c) + tuple(output_size), dtype=x.dtype)
+    idx = np.empty((n, c) + tuple(output_size), dtype=np.int64)
+    strides = [int(np.prod(sizes[d + 1:])) for d in range(nd)]
+    for b in range(n):
+        for ch in range(c):
+            s = samples[b, ch]
+            # torch's order of the samples: (w, h) in 2-d, (t, h, w) in 3-d
+            which = [1, 0] if nd == 2 else [0, 1, 2]
+            starts = [_intervals(s[which[d]], sizes[d], output_size[d], kernel[d], x.dtype)
+                      for d in range(nd)]
+            plane = xb[b, ch]
+            for pos in itertools.product(*[range(o) for o in output_size]):
+                box = tuple(slice(starts[d][pos[d]], starts[d][pos[d]] + kernel[d])
+                            for d in range(nd))
+                win = plane[box]
+                flat = win.reshape(-1)
+                nan = np.flatnonzero(np.isnan(flat))
+                k = int(nan[-1]) if nan.size else int(np.argmax(flat))
+                local = np.unravel_index(k, win.shape)
+                out[(b, ch) + pos] = flat[k]
+                idx[(b, ch) + pos] = sum((starts[d][pos[d]] + local[d]) * strides[d]
+                                         for d in range(nd))
+    return (out, idx) if batched else (out[0], idx[0])
+
+
+for _nd in (2, 3):
+    R.register(f"aten::fractional_max_pool{_nd}d",
+               (lambda n: lambda x, k, size, samples: fractional_max_pool(x, k, size, samples,
+                                                                          n))(_nd),
+               types=[_T, _L, _L, _T])
+R.register("aten::convolution", convolution,
+           types=[_T, _T, "Tensor?", _L, _L, _L, "bool", _L, "int"])
+R.register("aten::conv_tbc", conv_tbc, types=[_T, _T, _T, "int"])
+for _nd, _names in ((2, ("thnn_conv2d",)), (3, ("slow_conv3d", "slow_conv3d_forward"))):
+    for _name in _names:
+        R.register(f"aten::{_name}", (lambda n: lambda x, w, k, b=None, s=1, p=0:
+                                      conv(x, w, b, s, p, 1, 1, n))(_nd),
+                   types=[_T, _T, _L, "Tensor?", _L, _L])
+for _nd in (2, 3):
+    R.register(f"aten::slow_conv_dilated{_nd}d", (lambda n: lambda x, w, k, b=None, s=1, p=0, d=1:
+                                                  conv(x, w, b, s, p, d, 1, n))(_nd),
+               types=[_T, _T, _L, "Tensor?", _L, _L, _L])
+    R.register(f"aten::slow_conv_transpose{_nd}d",
+               (lambda n: lambda x, w, k, b=None, s=1, p=0, op=0, d=1:
+                conv_transpose(x, w, b, s, p, op, 1, d, n))(_nd),
+               types=[_T, _T, _L, "Tensor?", _L, _L, _L, _L])
+
 #: The family's operator names, for ``pyjit info --ops``.
-FAMILY = sorted([f"conv{n}d" for n in (1, 2, 3)] + [f"conv_transpose{n}d" for n in (1, 2, 3)] +
+FAMILY = sorted(["fractional_max_pool2d", "fractional_max_pool3d", "convolution", "conv_tbc",
+                 "thnn_conv2d", "slow_conv3d", "slow_conv3d_forward", "slow_conv_dilated2d",
+                 "slow_conv_dilated3d", "slow_conv_transpose2d", "slow_conv_transpose3d"] +
+                [f"conv{n}d" for n in (1, 2, 3)] + [f"conv_transpose{n}d" for n in (1, 2, 3)] +
                 [f"max_pool{n}d" for n in (1, 2, 3)] +
                 [f"max_pool{n}d_with_indices" for n in (1, 2, 3)] +
                 [f"avg_pool{n}d" for n in (1, 2, 3)] +

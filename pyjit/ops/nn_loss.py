@@ -168,6 +168,64 @@ def nll_loss(x, target, weight=None, reduction=1, ignore_index=-100):
     return reduce_loss(terms, reduction, x.dtype)
 
 
+def nll_loss_forward(x, target, weight, reduction: int, ignore_index: int):
+    """``(output, total_weight)``: :func:`nll_loss`, and the weight of the targets
+    it averaged over (the sum of their classes' weights; 0 without a reduction)."""
+    out = nll_loss(x, target, weight, reduction, ignore_index)
+    if reduction == 0:
+        return out, np.zeros((), dtype=x.dtype)
+    safe = np.where(target != ignore_index, target, 0)
+    w = np.ones(x.shape[_class_dim(x)]) if weight is None else weight.astype(_F64)
+    total = np.where(target != ignore_index, w[safe], 0.0).sum()
+    return out, np.asarray(total, dtype=x.dtype)
+
+
+def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank: int = 0,
+             reduction: int = 1, zero_infinity: bool = False):
+    """The connectionist temporal classification loss: ``-log p(target | input)``
+    per sequence by the forward (alpha) recursion over the target with blanks
+    between its labels, in double.  ``log_probs`` is ``(T, N, C)`` (or ``(T, C)``
+    unbatched); ``targets`` is ``(N, S)`` padded or the targets one after the
+    other; the mean divides each loss by its target's length (at least 1)."""
+    unbatched = log_probs.ndim == 2
+    lp = (log_probs[:, None] if unbatched else log_probs).astype(np.float64)
+    n = lp.shape[1]
+    in_len = [int(v) for v in np.asarray(input_lengths).reshape(-1)]
+    tg_len = [int(v) for v in np.asarray(target_lengths).reshape(-1)]
+    flat = targets.ndim == 1 and not unbatched
+    tg = targets[None] if unbatched else targets
+    losses = np.zeros(n)
+    start = 0
+    for b in range(n):
+        length = tg_len[b]
+        labels = tg[start:start + length] if flat else tg[b, :length]
+        start += length if flat else 0
+        ext = np.full(2 * length + 1, blank, dtype=np.int64)
+        ext[1::2] = labels
+        skip = np.zeros(ext.size, bool)      # s may come from s - 2: a label unlike the last
+        skip[2:] = (ext[2:] != blank) & (ext[2:] != ext[:-2])
+        alpha = np.full(ext.size, -np.inf)
+        alpha[0] = lp[0, b, blank]
+        if ext.size > 1:
+            alpha[1] = lp[0, b, ext[1]]
+        for t in range(1, in_len[b]):
+            prev = alpha
+            terms = [prev, np.concatenate([[-np.inf], prev[:-1]]),
+                     np.where(skip, np.concatenate([[-np.inf, -np.inf], prev[:-2]]), -np.inf)]
+            with np.errstate(invalid="ignore"):
+                alpha = np.logaddexp.reduce(terms, axis=0) + lp[t, b, ext]
+        end = np.logaddexp(alpha[-1], alpha[-2]) if ext.size > 1 else alpha[-1]
+        losses[b] = -end
+    if zero_infinity:
+        losses = np.where(np.isinf(losses), 0.0, losses)
+    dt = log_probs.dtype
+    if reduction == 0:
+        return as_array((losses[0] if unbatched else losses).astype(dt))
+    if reduction == 2:
+        return as_array(np.asarray(losses.sum()).astype(dt))
+    return as_array(np.asarray((losses / np.maximum(tg_len, 1)).mean()).astype(dt))
+
+
 def _log_softmax(x, cdim):
     a = x.astype(_F64)
     m = np.max(a, axis=cdim, keepdims=True)
@@ -222,25 +280,42 @@ def multi_margin_loss(x, target, p=1, margin=1.0, weight=None, reduction=1):
     return reduce_loss(per, reduction, x.dtype)
 
 
+def _is_target(tb, c: int):
+    """Per row of ``tb``, its labels (up to the first negative one) and the mask
+    of the ``c`` classes they name."""
+    out = []
+    for row in tb:
+        labels = []
+        for t in row:
+            if t < 0:
+                break
+            labels.append(int(t))
+        mask = np.zeros(c, bool)
+        mask[labels] = True
+        out.append((labels, mask))
+    return out
+
+
 def multilabel_margin_loss(x, target, reduction=1):
+    return multilabel_margin_loss_forward(x, target, reduction)[0]
+
+
+def multilabel_margin_loss_forward(x, target, reduction=1):
+    """``(loss, is_target)``: the multi-label margin loss, and the mask (in the
+    input's dtype, the target's shape) of the classes each row's labels name."""
     a = x.astype(_F64)
     xb, tb = (a, target) if a.ndim == 2 else (a.reshape(1, -1), target.reshape(1, -1))
     n, c = xb.shape
     per = np.zeros(n)
-    for i in range(n):
-        labels = []
-        for t in tb[i]:
-            if t < 0:
-                break
-            labels.append(int(t))
-        is_target = np.zeros(c, bool)
-        is_target[labels] = True
+    rows = _is_target(tb, c)
+    for i, (labels, is_target) in enumerate(rows):
         for j in labels:
             per[i] += np.sum(np.maximum(1 - (xb[i, j] - xb[i, ~is_target]), 0))
     per = per / c
     if a.ndim < 2:
         per = per.reshape(())
-    return reduce_loss(per, reduction, x.dtype)
+    masks = np.array([m for _, m in rows], dtype=x.dtype).reshape(target.shape)
+    return reduce_loss(per, reduction, x.dtype), masks
 
 
 def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
@@ -312,10 +387,16 @@ R.register("aten::poisson_nll_loss", poisson_nll_loss,
 R.register("aten::kl_div", kl_div, types=[_T, _T, "int", "bool"])
 for _name in ("nll_loss", "nll_loss_nd", "nll_loss2d"):
     R.register(f"aten::{_name}", nll_loss, types=[_T, _T, _O, "int", "int"])
+for _name in ("nll_loss_forward", "nll_loss2d_forward"):
+    R.register(f"aten::{_name}", nll_loss_forward, types=[_T, _T, _O, "int", "int"])
 R.register("aten::cross_entropy_loss", cross_entropy, types=[_T, _T, _O, "int", "int", "float"])
 R.register("aten::multi_margin_loss", multi_margin_loss,
            types=[_T, _T, "Scalar", "Scalar", _O, "int"])
 R.register("aten::multilabel_margin_loss", multilabel_margin_loss, types=[_T, _T, "int"])
+R.register("aten::multilabel_margin_loss_forward", multilabel_margin_loss_forward,
+           types=[_T, _T, "int"])
+for _lengths in ("int[]", _T):
+    R.register("aten::ctc_loss", ctc_loss, types=[_T, _T, _lengths, _lengths, "int", "int", "bool"])
 R.register("aten::triplet_margin_loss", triplet_margin_loss,
            types=[_T, _T, _T, "float", "float", "float", "bool", "int"])
 R.register("aten::pairwise_distance", pairwise_distance,
@@ -328,6 +409,8 @@ R.register("aten::cdist", cdist, types=[_T, _T, "float", "int?"])
 FAMILY = sorted(["mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss", "binary_cross_entropy",
                  "binary_cross_entropy_with_logits", "soft_margin_loss", "margin_ranking_loss",
                  "hinge_embedding_loss", "cosine_embedding_loss", "poisson_nll_loss", "kl_div",
-                 "nll_loss", "nll_loss_nd", "nll_loss2d", "cross_entropy_loss",
+                 "nll_loss", "nll_loss_nd", "nll_loss2d", "cross_entropy_loss", "nll_loss_forward",
+                 "nll_loss2d_forward",
                  "multi_margin_loss", "multilabel_margin_loss", "triplet_margin_loss",
+                 "multilabel_margin_loss_forward", "ctc_loss",
                  "pairwise_distance", "cosine_similarity", "pdist", "cdist"])

@@ -178,7 +178,28 @@ R.register("aten::native_group_norm", native_group_norm,
            types=[_T, _O, _O, "int", "int", "int", "int", "float"])
 R.register("aten::rms_norm", rms_norm, types=[_T, "int[]", _O, "float?"])
 
+
+def batch_norm_update_stats(x, running_mean, running_var, momentum: float):
+    """``(mean, var)`` of each channel (dimension 1) of ``x``, the variance biased,
+    and the running statistics moved towards them in place (the variance's
+    unbiased estimate), as batch norm in training does."""
+    axes = tuple(d for d in range(x.ndim) if d != 1)
+    x64 = x.astype(np.float64)
+    mean = x64.mean(axis=axes)
+    var = x64.var(axis=axes)
+    n = x.size // x.shape[1] if x.shape[1] else 0
+    if running_mean is not None:
+        running_mean[...] = (1 - momentum) * running_mean + momentum * mean
+    if running_var is not None:
+        unbiased = var * n / (n - 1) if n > 1 else np.full_like(var, np.nan)
+        running_var[...] = (1 - momentum) * running_var + momentum * unbiased
+    return as_array(mean.astype(x.dtype)), as_array(var.astype(x.dtype))
+
+
+R.register("aten::batch_norm_update_stats", batch_norm_update_stats, types=[_T, _O, _O, "float"])
+
 #: The family's operator names, for ``pyjit info --ops``.
-FAMILY = sorted(["batch_norm", "native_batch_norm", "_native_batch_norm_legit", "instance_norm",
+FAMILY = sorted(["batch_norm_update_stats", "batch_norm", "native_batch_norm",
+                 "_native_batch_norm_legit", "instance_norm",
                  "layer_norm", "native_layer_norm", "group_norm", "native_group_norm",
                  "rms_norm"])

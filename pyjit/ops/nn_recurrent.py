@@ -172,5 +172,33 @@ for _mode in ("rnn_tanh", "rnn_relu", "gru", "lstm"):
     R.register(f"aten::{_mode}", _padded(_mode), types=[_T, _h, _L] + _FLAGS + ["bool"])
     R.register(f"aten::{_mode}", _packed(_mode), types=[_T, _T, _h, _L] + _FLAGS)
 
+
+
+def cell(mode: str):
+    """``aten::<mode>_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None)``: one
+    step of ``mode`` (``lstm``'s ``hx`` is ``[h, c]`` and it returns ``(h', c')``);
+    an unbatched (1-d) input gives an unbatched result."""
+    step = _cell(mode)
+
+    def op(x, hx, w_ih, w_hh, b_ih=None, b_hh=None):
+        h, c = (hx[0], hx[1].copy()) if mode == "lstm" else (hx, None)   # the step writes c
+        unbatched = x.ndim == 1
+        if unbatched:
+            x, h = x[None], h[None]
+            c = c[None] if c is not None else None
+        gi = x @ w_ih.T + (b_ih if b_ih is not None else 0)
+        gh = h @ w_hh.T + (b_hh if b_hh is not None else 0)
+        h2, c2 = step(np.ascontiguousarray(gi), np.ascontiguousarray(gh), h, c)
+        out = [np.asarray(v, dtype=x.dtype)[0] if unbatched else np.asarray(v, dtype=x.dtype)
+               for v in ((h2, c2) if mode == "lstm" else (h2,))]
+        return tuple(out) if mode == "lstm" else out[0]
+    return op
+
+
+for _mode in ("rnn_tanh", "rnn_relu", "gru", "lstm"):
+    R.register(f"aten::{_mode}_cell", cell(_mode),
+               types=[_T, _L if _mode == "lstm" else _T, _T, _T, "Tensor?", "Tensor?"])
+
 #: The family's operator names, for ``pyjit info --ops``.
-FAMILY = sorted(["rnn_tanh", "rnn_relu", "gru", "lstm"])
+FAMILY = sorted(["rnn_tanh", "rnn_relu", "gru", "lstm", "rnn_tanh_cell", "rnn_relu_cell",
+                 "gru_cell", "lstm_cell"])

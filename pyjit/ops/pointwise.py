@@ -1021,12 +1021,26 @@ R.register("aten::view_as_complex", view_as_complex, types=[_T])
 R.register("aten::view_as_real", lambda a: np.stack([a.real, a.imag], axis=-1), types=[_T])
 R.register("aten::polygamma", polygamma, types=["int", _T])
 R.register("aten::special_polygamma", polygamma, types=["int", _T])
+R.register("aten::polygamma_", lambda a, n: _assign_values(a, polygamma(n, a)), types=[_T, "int"])
+R.register("aten::special_round", _round, types=[_T, "int"])
+R.register("aten::conj_physical_", lambda a: np.conjugate(a, out=a) if a.dtype.kind == "c" else a,
+           types=[_T])
+R.register("aten::view_as_complex_copy", lambda a: view_as_complex(a).copy(), types=[_T])
+R.register("aten::view_as_real_copy", lambda a: np.stack([a.real, a.imag], axis=-1),
+           types=[_T])
+
+
+def _assign_values(a, value):
+    a[...] = value
+    return a
+
 R.register("aten::isclose", isclose, types=[_T, _T, "float", "float", "bool"])
 R.register("aten::__not__", np.logical_not, types=[_T])
 
 
 #: The family's operator names, for ``pyjit info --ops``.
 FAMILY = sorted(set(_BY_NAME) | {"rsub", "clamp", "clip", "clamp_min", "clamp_max", "where",
-                                 "lerp", "addcmul", "addcdiv", "frexp", "polygamma", "special_polygamma",
+                                 "lerp", "addcmul", "addcdiv", "frexp", "polygamma", "special_polygamma", "polygamma_", "special_round", "conj_physical_",
+                                 "view_as_complex_copy", "view_as_real_copy",
                                  "isclose",
                                  "complex", "polar", "view_as_complex", "view_as_real"})

@@ -6,8 +6,16 @@ Numbers come from one numpy ``Generator`` per process, not from torch's
 generator: the distributions, shapes and dtypes are torch's, the draws are not
 (no library reproduces another's random streams).  :func:`manual_seed` makes runs
 repeatable, as ``torch.manual_seed`` does for torch.  A graph's ``Generator?``
-argument, which TorchScript passes as None unless the program made one, is
-accepted; a generator object is refused, since pyjit has none to honour.
+argument is None unless the program made a generator (``torch.Generator()``,
+``aten::Generator``), which is a :class:`Generator` of pyjit's: a numpy generator
+of its own, seeded as torch seeds one (``manual_seed``, ``seed``,
+``initial_seed``), that the operators given it draw from.
+
+Beyond ``rand``-like factories: the in-place fillers of torch's distributions
+(``exponential_``, ``cauchy_``, ``geometric_``, ``log_normal_``, ``random_``,
+with torch's checks of their parameters) and their functional forms
+(``exponential``, ``uniform``, ``normal_functional``...), ``binomial`` and
+``poisson``, ``native_dropout`` and ``rrelu_with_noise``.
 
 So library code that draws only in training mode (``stochastic_depth``,
 ``drop_block2d``, ``F.dropout(..., training=...)``) builds, runs exactly in
@@ -38,10 +46,43 @@ def generator() -> np.random.Generator:
     return _state["rng"]
 
 
-def _no_generator(gen) -> None:
-    if gen is not None:
-        raise ValueError("pyjit draws from its own generator (pyjit.ops.random.manual_seed); "
-                         "a torch.Generator argument cannot be honoured")
+class Generator:
+    """A ``torch.Generator`` of pyjit's: a numpy ``Generator`` and the seed it
+    started from.  ``torch.Generator(seed=...)`` in a graph makes one, and every
+    sampling operator's ``generator=`` draws from it instead of the process's."""
+
+    __slots__ = ("rng", "initial")
+
+    def __init__(self, seed: Optional[int] = None) -> None:
+        self.manual_seed(_fresh_seed() if seed is None else seed)
+
+    def manual_seed(self, seed: int) -> "Generator":
+        self.initial = seed
+        self.rng = np.random.default_rng(seed & 0xFFFF_FFFF_FFFF_FFFF)
+        return self
+
+    def seed(self) -> int:
+        """``Generator.seed()``: restart from a fresh nondeterministic seed, returned."""
+        seed = _fresh_seed()
+        self.manual_seed(seed)
+        return seed
+
+    def __repr__(self) -> str:
+        return f"<pyjit Generator, initial seed {self.initial}>"
+
+
+def _fresh_seed() -> int:
+    return int(np.random.SeedSequence().entropy) & 0xFFFF_FFFF_FFFF_FFFF
+
+
+def _rng(gen) -> np.random.Generator:
+    """The numpy generator to draw from: the one of ``gen``, a pyjit
+    :class:`Generator`, or the process's when ``gen`` is None."""
+    if gen is None:
+        return _state["rng"]
+    if isinstance(gen, Generator):
+        return gen.rng
+    raise TypeError(f"expected a pyjit Generator or None, got {type(gen).__name__}")
 
 
 def _float_dtype(dtype, default=DEFAULT_FLOAT) -> np.dtype:
@@ -52,28 +93,28 @@ def _float_dtype(dtype, default=DEFAULT_FLOAT) -> np.dtype:
 
 
 def rand(size, dtype=None, layout=None, device=None, pin_memory=None, gen=None):
-    _no_generator(gen)
-    return generator().random(tuple(size)).astype(_float_dtype(dtype))
+    rng = _rng(gen)
+    return rng.random(tuple(size)).astype(_float_dtype(dtype))
 
 
 def randn(size, dtype=None, layout=None, device=None, pin_memory=None, gen=None):
-    _no_generator(gen)
-    return generator().standard_normal(tuple(size)).astype(_float_dtype(dtype))
+    rng = _rng(gen)
+    return rng.standard_normal(tuple(size)).astype(_float_dtype(dtype))
 
 
 def randint(low, high, size, dtype=None, layout=None, device=None, pin_memory=None, gen=None):
-    _no_generator(gen)
+    rng = _rng(gen)
     if low >= high:
         raise ValueError(f"random_ expects 'from' to be less than 'to', but got from={low} >= "
                          f"to={high}")
-    return generator().integers(low, high, tuple(size)).astype(to_dtype(dtype, INT64))
+    return rng.integers(low, high, tuple(size)).astype(to_dtype(dtype, INT64))
 
 
 def randperm(n: int, dtype=4, layout=None, device=None, pin_memory=None, gen=None):
-    _no_generator(gen)
+    rng = _rng(gen)
     if n < 0:
         raise ValueError(f"n must be non-negative, got{n}")
-    return generator().permutation(n).astype(to_dtype(dtype, INT64))
+    return rng.permutation(n).astype(to_dtype(dtype, INT64))
 
 
 def _like(sample):
@@ -84,12 +125,12 @@ def _like(sample):
 
 def bernoulli(a, p=None, gen=None):
     """``torch.bernoulli``: 1 with probability ``p`` (or each element of ``a``)."""
-    _no_generator(gen)
+    rng = _rng(gen)
     probs = a if p is None else p
     probs = np.asarray(probs, dtype=np.float64)
     if np.any((probs < 0) | (probs > 1)):
         raise ValueError("bernoulli_ expects p to be in [0, 1]")
-    draw = generator().random(a.shape) < probs
+    draw = rng.random(a.shape) < probs
     return draw.astype(a.dtype)
 
 
@@ -99,34 +140,34 @@ def bernoulli_(a, p=0.5, gen=None):
 
 
 def uniform_(a, low=0.0, high=1.0, gen=None):
-    _no_generator(gen)
-    a[...] = generator().uniform(low, high, a.shape)
+    rng = _rng(gen)
+    a[...] = rng.uniform(low, high, a.shape)
     return a
 
 
 def normal_(a, mean=0.0, std=1.0, gen=None):
-    _no_generator(gen)
+    rng = _rng(gen)
     if std < 0:
         raise ValueError(f"normal expects std >= 0.0, but found std {std}")
-    a[...] = generator().normal(mean, std, a.shape)
+    a[...] = rng.normal(mean, std, a.shape)
     return a
 
 
 def normal(mean, std, gen=None):
-    _no_generator(gen)
+    rng = _rng(gen)
     dt = mean.dtype if isinstance(mean, np.ndarray) else std.dtype
     shape = np.broadcast_shapes(np.shape(mean), np.shape(std))
-    return as_array(generator().normal(mean, std, shape).astype(dt))
+    return as_array(rng.normal(mean, std, shape).astype(dt))
 
 
 def multinomial(probs, n: int, replacement: bool = False, gen=None):
     """Indices drawn with the rows' weights (without replacement by default)."""
-    _no_generator(gen)
+    rng = _rng(gen)
     rows = probs.reshape(-1, probs.shape[-1]).astype(np.float64)
     if not replacement and n > rows.shape[1]:
         raise ValueError("cannot sample n_sample > prob_dist.size(-1) samples without "
                          "replacement")
-    out = np.stack([generator().choice(rows.shape[1], n, replace=replacement, p=r / r.sum())
+    out = np.stack([rng.choice(rows.shape[1], n, replace=replacement, p=r / r.sum())
                     for r in rows])
     return out.reshape(probs.shape[:-1] + (n,)).astype(INT64)
 
@@ -213,8 +254,171 @@ def _assign(a, value):
     return a
 
 
+# -- torch's other distributions, in place and functional ------------------------------------
+
+def _fill(sample):
+    """``<name>_(self, *params, generator=None)``: ``self`` filled with draws of
+    ``sample(rng, shape, *params)``, in its dtype."""
+    def fill(a, *args):
+        *params, gen = args
+        a[...] = sample(_rng(gen), a.shape, *params)
+        return a
+    return fill
+
+
+def _exponential(rng, shape, lambd=1.0):
+    if not lambd > 0.0:
+        raise ValueError(f"exponential_ expects lambda > 0.0, but found lambda={_num(lambd)}")
+    return rng.exponential(1.0 / lambd, shape)
+
+
+def _cauchy(rng, shape, median=0.0, sigma=1.0):
+    return median + sigma * rng.standard_cauchy(shape)
+
+
+def _geometric(rng, shape, p):
+    if not 0 < p < 1:
+        raise ValueError(f"geometric_ expects p to be in (0, 1), but got p={_num(p)}")
+    return rng.geometric(p, shape)
+
+
+def _log_normal(rng, shape, mean=1.0, std=2.0):
+    if not std > 0.0:
+        raise ValueError(f"log_normal_ expects std > 0.0, but found std={_num(std)}")
+    return rng.lognormal(mean, std, shape)
+
+
+def _num(x) -> str:
+    """A double as torch's messages print it (``-1``, ``0.5``)."""
+    return str(int(x)) if float(x).is_integer() else repr(float(x))
+
+
+def _uniform(rng, shape, low=0.0, high=1.0):
+    if low > high:
+        raise ValueError(f"uniform_ expects to return a [from, to) range, but found "
+                         f"from={_num(low)} > to={_num(high)}")
+    return rng.uniform(low, high, shape)
+
+
+def _normal(rng, shape, mean=0.0, std=1.0):
+    if std < 0:
+        raise ValueError(f"normal expects std >= 0.0, but found std {_num(std)}")
+    return rng.normal(mean, std, shape)
+
+
+def _random_range(a, low=None, high=None):
+    """``random_``'s range for ``a``'s dtype: ``[low, high)``; by default from 0
+    to the largest integer the dtype holds exactly (2**24 for float32, inclusive,
+    as torch draws), and ``random_(from, None)`` to the dtype's largest value."""
+    dt = a.dtype
+    if dt.kind == "f":
+        top = 2 ** (np.finfo(dt).nmant + 1) + 1
+    elif dt.kind == "b":
+        top = 2
+    else:
+        top = int(np.iinfo(dt).max) + 1
+    low = 0 if low is None else low
+    high = top if high is None else high
+    if low >= high:
+        raise ValueError(f"random_ expects 'from' to be less than 'to', but got from={low} >= "
+                         f"to={high}")
+    return low, high
+
+
+def random_(a, low=None, high=None, gen=None):
+    low, high = _random_range(a, low, high)
+    a[...] = _rng(gen).integers(low, high, a.shape, dtype=np.int64, endpoint=False) \
+        if high <= 2 ** 63 else _rng(gen).integers(low, high, a.shape, endpoint=False)
+    return a
+
+
+def _functional(fill):
+    """The functional form of an in-place filler: a new tensor like ``self``."""
+    return lambda a, *args: fill(np.empty_like(a), *args)
+
+
+def binomial(count, prob, gen=None):
+    """Draws of Binomial(count, prob), elementwise, in ``count``'s dtype."""
+    return as_array(_rng(gen).binomial(count.astype(np.int64), prob).astype(count.dtype))
+
+
+def poisson(rates, gen=None):
+    return as_array(_rng(gen).poisson(rates).astype(rates.dtype))
+
+
+def native_dropout(x, p: float, train):
+    """``(output, mask)``: in training (``train`` true or None) the mask of the
+    elements kept (each with probability ``1 - p``) and the kept ones scaled by
+    ``1 / (1 - p)``; in evaluation a copy and a mask of ones."""
+    if train is None or train:
+        keep = _state["rng"].random(x.shape) >= p
+        scale = 0.0 if p == 1 else 1.0 / (1 - p)
+        return as_array((x * keep * scale).astype(x.dtype)), keep
+    return x.copy(), np.ones(x.shape, dtype=np.bool_)
+
+
+def rrelu_with_noise(x, noise, lower=0.125, upper=1.0 / 3, training=False, gen=None):
+    """Randomized leaky ReLU: in training each negative element's slope is drawn
+    from U(lower, upper) and written into ``noise`` (1 for the others); in
+    evaluation the slope is their mean."""
+    if not training:
+        slope = (lower + upper) / 2
+        return as_array(np.where(x >= 0, x, x * x.dtype.type(slope)).astype(x.dtype))
+    slopes = _rng(gen).uniform(lower, upper, x.shape).astype(x.dtype)
+    slopes = np.where(x >= 0, x.dtype.type(1), slopes)
+    noise[...] = slopes.reshape(noise.shape)
+    return as_array((x * slopes).astype(x.dtype))
+
+
+_FILLERS = {"exponential": (_exponential, ["float"]),
+            "cauchy": (_cauchy, ["float", "float"]),
+            "geometric": (_geometric, ["float"]),
+            "log_normal": (_log_normal, ["float", "float"])}
+for _name, (_sample, _params) in _FILLERS.items():
+    R.register(f"aten::{_name}_", _fill(_sample), types=[_T] + _params + [_G])
+    R.register(f"aten::{_name}", _functional(_fill(_sample)), types=[_T] + _params + [_G])
+R.register("aten::uniform", _functional(_fill(_uniform)), types=[_T, "float", "float", _G])
+R.register("aten::normal_functional", _functional(_fill(_normal)),
+           types=[_T, "float", "float", _G])
+R.register("aten::random_", lambda a, gen=None: random_(a, None, None, gen), types=[_T, _G])
+R.register("aten::random_", lambda a, high, gen=None: random_(a, None, high, gen),
+           types=[_T, "int", _G])
+R.register("aten::random_", random_, types=[_T, "int", "int?", _G])
+R.register("aten::random", lambda a, gen=None: random_(np.empty_like(a), None, None, gen),
+           types=[_T, _G])
+R.register("aten::random", lambda a, high, gen=None: random_(np.empty_like(a), None, high, gen),
+           types=[_T, "int", _G])
+R.register("aten::random", lambda a, low, high, gen=None: random_(np.empty_like(a), low, high,
+                                                                  gen),
+           types=[_T, "int", "int?", _G])
+R.register("aten::binomial", binomial, types=[_T, _T, _G])
+R.register("aten::poisson", poisson, types=[_T, _G])
+R.register("aten::native_dropout", native_dropout, types=[_T, "float", "bool?"])
+R.register("aten::rrelu_with_noise", rrelu_with_noise,
+           types=[_T, _T, "Scalar", "Scalar", "bool", _G])
+R.register("aten::rrelu_with_noise_",
+           lambda x, *args: _assign(x, rrelu_with_noise(x, *args)),
+           types=[_T, _T, "Scalar", "Scalar", "bool", _G])
+R.register("aten::rrelu_with_noise_functional",
+           lambda x, noise, *args: (lambda n: (rrelu_with_noise(x, n, *args), n))(noise.copy()),
+           types=[_T, _T, "Scalar", "Scalar", "bool", _G])
+
+# Generators: torch.Generator(), and the process's seed.
+R.register("aten::Generator", lambda device=None, seed=None: Generator(seed),
+           types=["Device?", "int?"])
+R.register("aten::manual_seed", lambda seed: manual_seed(seed), types=["int"])
+R.register("aten::manual_seed", lambda gen, seed: gen.manual_seed(seed),
+           types=["Generator", "int"])
+R.register("aten::seed", lambda gen: gen.seed(), types=["Generator"])
+R.register("aten::initial_seed", lambda gen: gen.initial, types=["Generator"])
+
+
 #: The family's operator names, for ``pyjit info --ops``.
 FAMILY = sorted(["rand", "randn", "randint", "randperm", "rand_like", "randn_like",
                  "randint_like", "bernoulli", "bernoulli_", "uniform_", "normal_", "normal",
                  "multinomial", "dropout", "feature_dropout", "alpha_dropout",
-                 "feature_alpha_dropout"])
+                 "feature_alpha_dropout", "exponential_", "exponential", "cauchy_", "cauchy",
+                 "geometric_", "geometric", "log_normal_", "log_normal", "uniform",
+                 "normal_functional", "random_", "random", "binomial", "poisson",
+                 "native_dropout", "rrelu_with_noise", "rrelu_with_noise_functional",
+                 "Generator", "manual_seed", "seed", "initial_seed"])

@@ -550,3 +550,59 @@ for _a, _b in _INT_FLOAT_PAIRS + [("Scalar", "Scalar")]:
     R.register("aten::mathremainder", mathremainder, types=[_a, _b])
 R.register("aten::gcd", int_gcd, types=["int", "int"])
 R.register("aten::factorial", int_factorial, types=["int"])
+
+
+# -- Python's builtins on numbers: bin, oct, hex, divmod, math.modf, complex ------------------
+
+def int_divmod(a: int, b: int):
+    """``divmod(a, b)`` of ints: floor division and its remainder, as Python's."""
+    if b == 0:
+        raise ZeroDivisionError("ZeroDivisionError: integer division or modulo by zero")
+    return (a // b, a % b)
+
+
+def float_divmod(a, b):
+    """``divmod`` with a float: ``((a - a % b) / b, a % b)`` as torch computes
+    it, in doubles, the remainder taking the divisor's sign."""
+    if b == 0:
+        raise ZeroDivisionError("ZeroDivisionError: float divmod()")
+    a, b = float(a), float(b)
+    rem = math.fmod(a, b)
+    if rem and (b < 0) != (rem < 0):
+        rem += b
+    return ((a - rem) / b, rem)
+
+
+def modf(a: float):
+    """``math.modf(a)`` as torch's: ``(a - trunc(a), trunc(a))``."""
+    whole = float(math.trunc(a)) if math.isfinite(a) else a
+    return (a - whole, whole)
+
+
+def _complex_of(a, b=0.0):
+    """``complex(a, b)``: a 0-dim tensor counts as its one number."""
+    def number(x):
+        if hasattr(x, "dtype"):
+            if x.size != 1:
+                raise ValueError(f"a Tensor with {x.size} elements cannot be converted to Scalar")
+            return x.item()
+        return x
+    a, b = number(a), number(b)
+    return complex(a) + complex(b) * 1j
+
+
+for _name, _fn in (("bin", bin), ("oct", oct), ("hex", hex)):
+    R.register(f"aten::{_name}", _fn, types=["int"])
+R.register("aten::divmod", int_divmod, types=["int", "int"])
+for _a, _b in (("float", "float"), ("int", "float"), ("float", "int")):
+    R.register("aten::divmod", float_divmod, types=[_a, _b])
+R.register("aten::modf", modf, types=["float"])
+R.register("aten::Complex", lambda a: complex(a), types=["Scalar"])
+for _a in ("int", "float", "bool", "Tensor"):
+    for _b in ("int", "float", "bool", "Tensor"):
+        R.register("aten::Complex", _complex_of, types=[_a, _b])
+R.register("aten::Size", list, types=["int[]"])
+for _a, _b in _INT_FLOAT_PAIRS + [("Scalar", "Scalar")]:
+    # torch.polar on numbers: c10::polar, r (cos t + i sin t), without cmath.rect's care
+    R.register("aten::polar", lambda r, t: complex(r * math.cos(t), r * math.sin(t)),
+               types=[_a, _b])

@@ -87,7 +87,7 @@ def arange(*args):
     if step == 0:
         raise ValueError("step must be nonzero")
     if (end - start) * step < 0 and end != start:
-        raise ValueError("upper bound and larger bound inconsistent with step sign")
+        raise ValueError("upper bound and lower bound inconsistent with step sign")
     ints = all(isinstance(x, int) for x in (start, end, step))
     dt = to_dtype(dtype, INT64 if ints else DEFAULT_FLOAT)
     if ints:
@@ -253,9 +253,70 @@ R.register("aten::new_empty_strided", lambda a, size, stride, *opts: _new(0)(a, 
 R.register("aten::new_full", new_full, types=["Tensor", "int[]", "Scalar"] + _OPTS)
 R.register("prim::NumToTensor", num_to_tensor, types=["Scalar"])
 
+
+def empty_strided(size, stride, dtype=None, layout=None, device=None, pin_memory=None):
+    """``torch.empty_strided``: a tensor of these sizes and element strides over a
+    storage just large enough (zeroed: torch leaves it uninitialised)."""
+    dt = to_dtype(dtype, DEFAULT_FLOAT)
+    need = 1 + sum((n - 1) * st for n, st in zip(size, stride)) if all(size) else 0
+    return np.lib.stride_tricks.as_strided(np.zeros(need, dtype=dt), tuple(size),
+                                           tuple(st * dt.itemsize for st in stride))
+
+
+def empty_permuted(size, physical_layout, dtype=None, layout=None, device=None,
+                   pin_memory=None):
+    """``torch.empty_permuted``: laid out in memory in the order of
+    ``physical_layout`` (its first dimension the outermost), seen in ``size``'s."""
+    if sorted(physical_layout) != list(range(len(size))):
+        raise ValueError(f"Number of dimensions in size does not match the length of the "
+                         f"physical_layout; {len(size)} vs {len(physical_layout)}"
+                         if len(physical_layout) != len(size) else
+                         "Dimension out of range in physical_layout")
+    dt = to_dtype(dtype, DEFAULT_FLOAT)
+    buf = np.zeros([size[p] for p in physical_layout], dtype=dt)
+    return buf.transpose(np.argsort(physical_layout))
+
+
+def torch_range(start, end, step=1, dtype=None, layout=None, device=None, pin_memory=None):
+    """``torch.range`` (deprecated in torch, still scripted): ``start`` to ``end``
+    *inclusive* by ``step``, each value ``start + i * step`` in double."""
+    dt = to_dtype(dtype, DEFAULT_FLOAT)
+    start, end, step = _number(start), _number(end), _number(step)
+    if step == 0:
+        raise ValueError("step must be nonzero")
+    if (step > 0 and end < start) or (step < 0 and end > start):
+        raise ValueError("upper bound and lower bound inconsistent with step sign")
+    n = int((end - start) // step) + 1
+    return (start + np.arange(n, dtype=np.float64) * step).astype(dt)
+
+
+def vander(x, n=None, increasing: bool = False):
+    """``torch.vander``: columns ``x**(N-1) ... x**0`` (reversed with
+    ``increasing``), as cumulative products, in ``x``'s dtype promoted with int64."""
+    if x.ndim != 1:
+        raise ValueError("x must be a one-dimensional tensor.")
+    n = x.shape[0] if n is None else n
+    if n < 0:
+        raise ValueError("N must be non-negative.")
+    from .dtypes import promote_types
+    dt = promote_types(x.dtype, np.dtype(np.int64))
+    out = np.ones((x.shape[0], n), dtype=dt)
+    if n > 1:
+        out[:, 1:] = np.cumprod(np.broadcast_to(x[:, None].astype(dt), (x.shape[0], n - 1)),
+                                axis=1)
+    return out if increasing else out[:, ::-1].copy()
+
+
+R.register("aten::empty_strided", empty_strided, types=["int[]", "int[]"] + _OPTS)
+R.register("aten::empty_permuted", empty_permuted, types=["int[]", "int[]"] + _OPTS)
+R.register("aten::range", torch_range, types=["Scalar", "Scalar", "Scalar"] + _OPTS)
+R.register("aten::range", lambda s, e, *opts: torch_range(s, e, 1, *opts),
+           types=["Scalar", "Scalar"] + _OPTS)
+R.register("aten::vander", vander, types=["Tensor", "int?", "bool"])
+
 #: The family's operator names, for ``pyjit info --ops``.
 FAMILY = sorted(["zeros", "ones", "empty", "full", "arange", "linspace", "logspace", "eye",
                  "tensor", "as_tensor", "scalar_tensor", "zeros_like", "ones_like",
                  "empty_like", "full_like", "new_zeros", "new_ones", "new_empty", "new_empty_strided",
-                 "new_full",
-                 "NumToTensor"])
+                 "new_full", "NumToTensor", "empty_strided", "empty_permuted", "range",
+                 "vander"])

@@ -19,6 +19,7 @@ it); the ``_copy`` form comes with it.
 from __future__ import annotations
 
 import itertools
+import warnings
 from functools import reduce
 from typing import Callable, Dict, List, Optional, Sequence
 
@@ -106,9 +107,9 @@ def unflatten(a, dim: int, sizes):
     return a.reshape(a.shape[:d] + tuple(sizes) + a.shape[d + 1:])
 
 
-def t(a):
+def t(a, name: str = "t"):
     if a.ndim > 2:
-        raise ValueError(f"t() expects a tensor with <= 2 dimensions, but self is {a.ndim}D")
+        raise ValueError(f"{name}() expects a tensor with <= 2 dimensions, but self is {a.ndim}D")
     return a.T
 
 
@@ -270,13 +271,24 @@ def unfold(a, dim: int, size_: int, step: int):
     return np.lib.stride_tricks.as_strided(a, shape, strides, writeable=a.flags.writeable)
 
 
-def as_strided(a, sizes, strides, offset=None):
-    """``as_strided``: element strides over ``a``'s storage (its base array)."""
+def storage(a) -> np.ndarray:
+    """The array at the root of ``a``'s ``base`` chain: torch's storage of ``a``."""
     base = a
     while isinstance(base.base, _ndarray):
         base = base.base
-    start = (a.__array_interface__["data"][0] - base.__array_interface__["data"][0]) \
-        // a.itemsize if offset is None else offset
+    return base
+
+
+def storage_offset(a) -> int:
+    """Where ``a``'s first element lies in its storage, in elements."""
+    return (a.__array_interface__["data"][0] - storage(a).__array_interface__["data"][0]) \
+        // a.itemsize
+
+
+def as_strided(a, sizes, strides, offset=None):
+    """``as_strided``: element strides over ``a``'s storage (its base array)."""
+    base = storage(a)
+    start = storage_offset(a) if offset is None else offset
     flat = base.reshape(-1) if base.flags.c_contiguous else base.copy().reshape(-1)
     need = start + sum((s - 1) * st for s, st in zip(sizes, strides)) + 1 if all(sizes) else 0
     if need > flat.size:
@@ -577,8 +589,131 @@ def resize_as_(a, other, memory_format=None):
     return a
 
 
+def resize_(a, size, memory_format=None):
+    """``self.resize_(size)``: ``self`` with ``size``, its leading elements kept
+    and any new ones zero, in place (an array that owns its contiguous data)."""
+    size = [int(n) for n in size]
+    if any(n < 0 for n in size):
+        raise ValueError(f"Trying to create tensor with negative dimension {min(size)}: "
+                         f"{shape_list(size)}")
+    return resize_as_(a, np.empty(size, dtype=np.bool_))
+
+
+def pad_sequence(sequences, batch_first=False, padding_value=0.0, padding_side="right"):
+    """``nn.utils.rnn.pad_sequence``: the sequences stacked along a new batch
+    dimension, each padded to the longest with ``padding_value``."""
+    if padding_side not in ("left", "right"):
+        raise ValueError(f"Expected padding_side to be one of left or right, but got "
+                         f"{padding_side}.")
+    if not sequences:
+        raise ValueError("received an empty list of sequences")
+    longest = max(s.shape[0] for s in sequences)
+    trailing = sequences[0].shape[1:]
+    out = np.full((len(sequences), longest) + trailing, padding_value,
+                  dtype=sequences[0].dtype)
+    for i, s in enumerate(sequences):
+        n = s.shape[0]
+        if padding_side == "right":
+            out[i, :n] = s
+        else:
+            out[i, longest - n:] = s
+    return out if batch_first else np.ascontiguousarray(out.swapaxes(0, 1))
+
+
+def unflatten_dense_tensors(flat, tensors):
+    """Views of ``flat`` shaped as each of ``tensors``, in order (the inverse of
+    ``flatten_dense_tensors``, which is ``cat`` of the flattened tensors)."""
+    out, start = [], 0
+    for t in tensors:
+        out.append(flat[start:start + t.size].reshape(t.shape))
+        start += t.size
+    return out
+
+
 def kron(a, b):
     return as_array(np.kron(a, b))
+
+
+# -- views in place ----------------------------------------------------------------------
+#
+# ``x.unsqueeze_(0)``, ``x.t_()``: torch changes the sizes and strides of ``x``
+# itself, so that every holder of ``x`` sees them.  A numpy array's shape and
+# strides can be set too: the operator computes the view as its out-of-place
+# form does, then gives ``x`` that view's shape and strides.
+
+def _become(a, v):
+    """Give ``a`` the shape and strides of ``v``, a view of the same elements,
+    and return ``a``.  The shape first (numpy takes a new shape where it needs
+    no copy; else the strides first go to zero, where it takes any shape of the
+    same size, which a view may do: numpy checks its strides against its base),
+    then ``v``'s strides (numpy 2.4 deprecates setting strides; it is the one
+    way to change an array's strides in place)."""
+    if a.shape == v.shape and a.strides == v.strides:
+        return a
+    if v.size != a.size or v.__array_interface__["data"][0] != a.__array_interface__["data"][0]:
+        raise ValueError(f"pyjit cannot make a tensor of {a.size} elements a view of "
+                         f"{v.size} elements starting elsewhere in place")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        try:
+            a.shape = v.shape
+        except AttributeError:
+            a.strides = (0,) * a.ndim
+            a.shape = v.shape
+        a.strides = v.strides
+    return a
+
+
+def _in_place(view_fn: Callable) -> Callable:
+    """The in-place form of a view: ``a`` itself, made that view."""
+    return lambda a, *args: _become(a, view_fn(a, *args))
+
+
+def as_strided_(a, sizes, strides, offset=None):
+    """``as_strided_``: ``a`` given these sizes and strides over its storage.  An
+    array's first element cannot move, so the offset must stay ``a``'s own, and
+    numpy keeps an array's element count."""
+    if offset is not None and offset != storage_offset(a):
+        raise ValueError(f"pyjit cannot move a tensor's storage offset in place "
+                         f"(from {storage_offset(a)} to {offset})")
+    return _become(a, as_strided(a, sizes, strides))
+
+
+def _matrix_h(a):
+    """``x.H``: the conjugate transpose of a matrix."""
+    if a.ndim != 2:
+        raise ValueError(f"tensor.H is only supported on matrices (2-D tensors). Got "
+                         f"{a.ndim}-D tensor." + (" For batches of matrices, consider using "
+                                                  "tensor.mH" if a.ndim > 2 else ""))
+    return _conj_view(a.T)
+
+
+def _m_h(a):
+    """``x.mH``: the conjugate transpose of each matrix of a batch."""
+    if a.ndim < 2:
+        raise ValueError(f"tensor.mH is only supported on matrices or batches of matrices. "
+                         f"Got {a.ndim}-D tensor.")
+    return _conj_view(np.swapaxes(a, -1, -2))
+
+
+def _conj_view(a):
+    """A real tensor's conjugate is itself (a view); a complex one's is a copy,
+    since pyjit has no lazy conjugate bit."""
+    return np.conj(a) if a.dtype.kind == "c" else a
+
+
+def imag(a):
+    if a.dtype.kind != "c":
+        raise ValueError("imag is not implemented for tensors with non-complex dtypes.")
+    return a.imag
+
+
+def slice_inverse(a, src, dim=0, start=None, end=None, step=1):
+    """``slice_inverse(self, src, ...)``, functionalization's undoing of
+    ``src.slice(...)``: ``self``'s storage seen with ``src``'s sizes, strides and
+    storage offset (the slice's arguments only name the slice, as in torch)."""
+    return as_strided(a, src.shape, [st // src.itemsize for st in src.strides],
+                      storage_offset(src))
 
 
 # -- registration ------------------------------------------------------------------------
@@ -620,6 +755,9 @@ VIEWS: Dict[str, list] = {
     "as_strided": [(as_strided, ["int[]", "int[]", "int?"]), (as_strided, ["int[]", "int[]"])],
     "alias": [(lambda a: a[...], [])],
     "real": [(lambda a: a.real if a.dtype.kind == "c" else a, [])],
+    "imag": [(imag, [])],
+    "mH": [(_m_h, [])],
+    "matrix_H": [(_matrix_h, [])],
 }
 
 for _name, _forms in VIEWS.items():
@@ -629,6 +767,17 @@ for _name, _forms in VIEWS.items():
             R.register(f"aten::{_name}_copy", (lambda f: lambda *a: np.array(f(*a)))(_fn),
                        types=[_T] + _args)
 
+for _name, _view, _args in [("unsqueeze_", unsqueeze, ["int"]), ("squeeze_", squeeze, []),
+                             ("squeeze_", squeeze, ["int"]), ("squeeze_", squeeze, ["int[]"]),
+                             ("transpose_", transpose, ["int", "int"]),
+                             ("t_", lambda a: t(a, "t_"), []),
+                             ("swapdims_", transpose, ["int", "int"]),
+                             ("swapaxes_", transpose, ["int", "int"])]:
+    R.register(f"aten::{_name}", _in_place(_view), types=[_T] + _args)
+R.register("aten::as_strided_", as_strided_, types=[_T, "int[]", "int[]", "int?"])
+R.register("aten::slice_inverse", slice_inverse, types=[_T, _T, "int", "int?", "int?", "int"])
+R.register("aten::detach_copy", lambda a: np.array(a), types=[_T])
+R.register("aten::_shape_as_tensor", lambda a: np.array(a.shape, dtype=np.int64), types=[_T])
 R.register("aten::size", size, types=[_T])
 R.register("aten::size", size, types=[_T, "int"])
 R.register("aten::sym_size", size, types=[_T, "int"])
@@ -712,6 +861,16 @@ R.register("aten::as_strided_scatter", _scatter_into_view(as_strided),
            types=[_T, _T, "int[]", "int[]", "int?"])
 R.register("aten::_chunk_cat", chunk_cat, types=["Tensor[]", "int", "int"])
 R.register("aten::resize_as_", resize_as_, types=[_T, _T, "int?"])
+R.register("aten::resize_as", lambda a, other, mf=None: resize_as_(a.copy(), other),
+           types=[_T, _T, "int?"])
+R.register("aten::resize_", resize_, types=[_T, "int[]", "int?"])
+R.register("aten::resize", lambda a, size, mf=None: resize_(a.copy(), size),
+           types=[_T, "int[]", "int?"])
+R.register("aten::pad_sequence", pad_sequence, types=["Tensor[]", "bool", "float", "str"])
+R.register("aten::flatten_dense_tensors",
+           lambda ts: cat([t.reshape(-1) for t in ts], 0) if ts else np.zeros(0, np.float32),
+           types=["Tensor[]"])
+R.register("aten::unflatten_dense_tensors", unflatten_dense_tensors, types=[_T, "Tensor[]"])
 for _r in (_T, "int"):
     R.register("aten::repeat_interleave", repeat_interleave, types=[_T, _r, "int?", "int?"])
 R.register("aten::repeat_interleave",
@@ -737,5 +896,8 @@ FAMILY = sorted(set(VIEWS) | {name + "_copy" for name in VIEWS} | {
     "broadcast_tensors", "broadcast_shapes", "block_diag", "cartesian_prod", "combinations",
     "kron", "repeat_interleave", "diagonal_scatter", "select_scatter", "slice_scatter",
     "as_strided_scatter", "_chunk_cat", "resize_as_", "concat", "concatenate", "row_stack",
-    "native_channel_shuffle", "ndimension", "sym_size", "split_copy", "split_with_sizes_copy",
+    "native_channel_shuffle", "ndimension", "sym_size", "unsqueeze_", "squeeze_", "transpose_",
+    "t_", "swapdims_", "swapaxes_", "as_strided_", "slice_inverse", "detach_copy", "resize_as",
+    "resize_", "resize", "pad_sequence",
+    "flatten_dense_tensors", "unflatten_dense_tensors", "split_copy", "split_with_sizes_copy",
     "unbind_copy", "unsafe_chunk", "unsafe_split", "unsafe_split_with_sizes"})

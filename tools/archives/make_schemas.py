@@ -2,21 +2,17 @@
 registry runs, so that the archive frontend picks the overload torch picks and
 knows what it returns without importing torch.
 
-Run with torch installed:  python tools/archives/make_schemas.py
+The schemas are those of pyjit/ops/torch_schemas.txt (torch's whole list, written
+by tools/schemas/make_torch_schemas.py), in torch's order, so this needs no torch:
+run it after adding operators:  python tools/archives/make_schemas.py
 
-With torchvision installed too, its operators' schemas are among torch's
-(``torchvision::nms``...), and written with the others.
+torchvision's operators are not in torch's list: their schemas, as torchvision
+0.29 declares them, are the family's own (``pyjit.ops.vision.SCHEMAS``), and are
+written after torch's.
 """
 
 import os
 import sys
-
-import torch
-
-try:  # torchvision registers its operators (torch.ops.torchvision) in torch's list
-    import torchvision  # noqa: F401
-except ImportError:
-    torchvision = None
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
@@ -33,18 +29,22 @@ EXTRA = {"aten::_transformer_encoder_layer_fwd", "aten::_native_multi_head_atten
 
 
 def main() -> None:
+    from pyjit.ops.coverage import SCHEMAS, torch_schemas
     kinds = set(default_registry.kinds()) | EXTRA
+    version = SCHEMAS.read_text(encoding="utf-8").split()[2].rstrip(":")
     lines = []
-    for s in torch._C._jit_get_all_schemas():
+    for s in torch_schemas():
         # The out= overloads come after the others in torch's order, so they are
         # only chosen for a call that passes out= (torch.nn.functional.normalize
         # has one, on a path its default never takes).
-        if s.name not in kinds:
+        if s.kind not in kinds:
             continue
-        lines.append(str(s))
+        lines.append(s.text)
+    from pyjit.ops.vision import SCHEMAS as VISION
+    lines += VISION.values()
     path = os.path.join(ROOT, "pyjit", "archive", "schemas.txt")
     with open(path, "w") as f:
-        f.write(f"# torch {torch.__version__.split('+')[0]} operator schemas for the kinds pyjit "
+        f.write(f"# torch {version} operator schemas for the kinds pyjit "
                 "runs; written by tools/archives/make_schemas.py\n")
         f.write("\n".join(lines) + "\n")
     print(f"{len(lines)} schemas -> {path}")
