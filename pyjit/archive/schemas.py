@@ -19,114 +19,25 @@ declared, a 0-d Tensor where a ``float`` is...; never an ``int`` where a
     torch.add(count, 1)     # int, int: aten::add.int, returns int
     torch.add(y, o)         # Tensor, Tensor: aten::add.Tensor, alpha=1 added
 
-Schema types become pyjit's (:mod:`pyjit.ir.types`): alias annotations are
-dropped (``Tensor(a!)`` is a Tensor), fixed-size lists are lists (``int[2]``),
-``SymInt`` is ``int``, and ``ScalarType``, ``Layout`` and ``MemoryFormat``,
-which serialized code passes as ints (``dtype=6``), are ``int``.
+The lines are read by the one reader of torch's schema text,
+:func:`pyjit.ir.schema.parse`, which also says how schema types become pyjit's
+(``Tensor(a!)`` is a Tensor, ``int[2]`` a list, ``SymInt`` and ``ScalarType``,
+which serialized code passes as ints, ``int``).
 """
 
 from __future__ import annotations
 
-import ast
 import os
-import re
 import threading
 from typing import Any, Dict, List, NamedTuple, Optional, Sequence, Tuple
 
 from ..ir import types as T
-from ..ir.type_grammar import parse_type
+from ..ir.schema import REQUIRED, Argument, Schema, parse as parse_schema
 from ..ir.type_relation import NO_MATCH, Bindings, Conversion, match_argument, substitute
-from ..registry import _split_top
 
 __all__ = ["Argument", "Schema", "REQUIRED", "schemas_of", "match", "Matched"]
 
 SCHEMAS = os.path.join(os.path.dirname(__file__), "schemas.txt")
-
-#: The default of an argument that has none.
-REQUIRED = object()
-
-_LINE = re.compile(r"^(?P<kind>\w+::\w+)(?:\.(?P<overload>\w+))?\((?P<args>.*)\) -> (?P<ret>.*)$")
-_ALIAS = re.compile(r"\((?:[a-z]!?|\*|[a-z]\|[a-z]|[a-z]+ -> \*)\)!?")
-_NAMED = re.compile(r"^(.*\S)\s+[A-Za-z_]\w*$")   # a named return: "Tensor values"
-_SIZED = re.compile(r"\[\d+\]")
-_AS_INT = re.compile(r"\b(?:SymInt|ScalarType|Layout|MemoryFormat|QScheme)\b")
-
-
-class Argument(NamedTuple):
-    name: str
-    type: T.Type
-    default: Any          # REQUIRED, or the Python value
-    kwarg_only: bool
-
-
-class Schema(NamedTuple):
-    kind: str
-    overload: str
-    arguments: Tuple[Argument, ...]
-    returns: Tuple[T.Type, ...]
-    varargs: bool
-    text: str
-
-
-def schema_type(text: str) -> T.Type:
-    """A schema's type text as a pyjit type."""
-    text = _ALIAS.sub("", text.strip())
-    text = _SIZED.sub("[]", text)
-    text = _AS_INT.sub("int", text)
-    return parse_type(text)
-
-
-def _default(text: str, t: T.Type, type_text: str) -> Any:
-    """An argument's default from its schema text: a Python literal (torch's
-    table prints none by name), a list for a list type (``int[2] stride=1`` is
-    ``[1, 1]``), a float for a float."""
-    try:
-        value = ast.literal_eval(text)
-    except (ValueError, SyntaxError):
-        raise ValueError(f"a default pyjit cannot read: {text!r}") from None
-    if isinstance(t, T.ListType) and not isinstance(value, (list, tuple)):
-        sized = _SIZED.search(type_text)
-        value = [value] * (int(sized.group()[1:-1]) if sized else 1)
-    if isinstance(value, tuple):
-        return list(value)
-    if t == T.FLOAT and isinstance(value, int) and not isinstance(value, bool):
-        return float(value)
-    return value
-
-
-def parse_schema(line: str) -> Schema:
-    m = _LINE.match(line.strip())
-    if not m:
-        raise ValueError(f"malformed schema {line!r}")
-    args: List[Argument] = []
-    kwarg_only = varargs = False
-    for part in _split_top(m.group("args")):
-        if part == "*":
-            kwarg_only = True
-            continue
-        if part == "...":
-            varargs = True
-            continue
-        decl, _, default = part.partition("=")
-        type_text, _, name = decl.strip().rpartition(" ")
-        t = schema_type(type_text)
-        d = _default(default.strip(), t, type_text) if default else REQUIRED
-        args.append(Argument(name, t, d, kwarg_only))
-    ret = m.group("ret").strip()
-    if ret == "()":
-        returns: Tuple[T.Type, ...] = ()
-    elif ret == "...":
-        returns, varargs = (T.ANY,), True
-    elif ret.startswith("(") and not ret.startswith("(("):
-        returns = tuple(schema_type(_NAMED.sub(r"\1", _ALIAS.sub("", r)))
-                        for r in _split_top(ret[1:-1]))
-    else:
-        if ret.startswith("((") and ret.endswith("])"):
-            ret = ret[1:-1]
-        returns = (schema_type(ret),)
-    return Schema(m.group("kind"), m.group("overload") or "", tuple(args), returns, varargs,
-                  line.strip())
-
 
 _TABLE: Optional[Dict[str, List[Schema]]] = None
 _lock = threading.Lock()
@@ -164,7 +75,8 @@ def _bind(schema: Schema, args: Sequence[Tuple[Any, T.Type]],
           kwargs: Dict[str, Tuple[Any, T.Type]], convert: bool) -> Optional[Matched]:
     params = schema.arguments
     positional = [a for a in params if not a.kwarg_only]
-    if len(args) > len(positional) and not schema.varargs:
+    # a "-> ..." schema (prim::TupleUnpack's kin) takes what it is given, too
+    if len(args) > len(positional) and not (schema.varargs or schema.varret):
         return None
     env: Bindings = {}
     inputs: List[Any] = []
@@ -189,10 +101,11 @@ def _bind(schema: Schema, args: Sequence[Tuple[Any, T.Type]],
         inputs.append(obj)
     if set(kwargs) - used:
         return None
-    if schema.varargs:
+    if schema.varargs or schema.varret:
         inputs.extend(obj for obj, _ in args[len(positional):])
-    return Matched(schema, inputs, conversions,
-                   tuple(substitute(r, env) for r in schema.returns))
+    returns = (T.ANY,) if schema.varret else tuple(substitute(r.type, env)
+                                                    for r in schema.returns)
+    return Matched(schema, inputs, conversions, returns)
 
 
 def match(kind: str, args: Sequence[Tuple[Any, T.Type]],
