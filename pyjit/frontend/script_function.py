@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import operator
 import threading
 import types
 from typing import Any, Dict, Generic, NamedTuple, ParamSpec, Tuple, TypeVar
@@ -108,21 +109,15 @@ class ScriptFunction(Generic[P, R]):
     def source(self) -> str:
         return self._compiled.source.text
 
-    @property
-    def param_names(self):
-        return self._compiled.param_names
-
-    @property
-    def param_types(self):
-        return self._compiled.param_types
-
-    @property
-    def param_defaults(self):
-        return self._compiled.param_defaults
-
-    @property
-    def return_type(self):
-        return self._compiled.return_type
+    # The signature as it was compiled, read from the compiled function.
+    param_names = property(operator.attrgetter("_compiled.param_names"),
+                           doc="The parameters' names, in order.")
+    param_types = property(operator.attrgetter("_compiled.param_types"),
+                           doc="The parameters' pyjit types, in order.")
+    param_defaults = property(operator.attrgetter("_compiled.param_defaults"),
+                              doc="(name, default or inspect.Parameter.empty) for each parameter.")
+    return_type = property(operator.attrgetter("_compiled.return_type"),
+                           doc="The pyjit type of what a call returns.")
 
     @property
     def functions(self) -> Dict[str, "ScriptFunction"]:
