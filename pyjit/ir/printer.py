@@ -23,7 +23,7 @@ recursion limit.
 from __future__ import annotations
 
 import math
-from typing import Any, List, Optional
+from typing import Any, Callable, List, Optional
 
 __all__ = ["print_graph", "node_header", "format_attr_value", "quote_string", "format_float"]
 
@@ -132,11 +132,11 @@ def _is_tensor(value: Any) -> bool:
         isinstance(value, TensorLiteral) or not isinstance(value, Literal))
 
 
-def _repr_value(value: Any) -> str:
-    """A value as torch's ``IValue::repr`` prints it (inside containers, a bool
-    is ``True``/``False``)."""
-    from .types import Type
-
+def ivalue_text(value: Any, item: Callable[[Any], str],
+                float_text: Callable[[float], str]) -> Optional[str]:
+    """How torch prints the values every printer of its shares: None, a bool
+    (``True``), an int, a float (by ``float_text``: the IR and ``str()`` differ),
+    and a list, tuple or dict, each item by ``item``; None for any other value."""
     if value is None:
         return "None"
     if isinstance(value, bool):
@@ -144,7 +144,23 @@ def _repr_value(value: Any) -> str:
     if isinstance(value, int):
         return str(value)
     if isinstance(value, float):
-        return format_float(value)
+        return float_text(value)
+    if isinstance(value, list):
+        return "[" + ", ".join(map(item, value)) + "]"
+    if isinstance(value, tuple):
+        if len(value) == 1:
+            return f"({item(value[0])},)"
+        return "(" + ", ".join(map(item, value)) + ")"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{item(k)}: {item(v)}" for k, v in value.items()) + "}"
+    return None
+
+
+def _repr_value(value: Any) -> str:
+    """A value as torch's ``IValue::repr`` prints it (inside containers, a bool
+    is ``True``/``False``)."""
+    from .types import Type
+
     if isinstance(value, complex):
         # printComplex: real part, the sign, then the imaginary part's magnitude.
         sign = "+" if value.imag >= 0 else "-"
@@ -154,15 +170,9 @@ def _repr_value(value: Any) -> str:
     annotation = getattr(value, "annotation", None)
     if annotation is not None:  # annotate(List[int], []): see ir.literals.AnnotatedList
         return f"annotate({annotation}, {_repr_value(type(value).__mro__[1](value))})"
-    if isinstance(value, list):
-        return "[" + ", ".join(map(_repr_value, value)) + "]"
-    if isinstance(value, tuple):
-        if len(value) == 1:
-            return f"({_repr_value(value[0])},)"
-        return "(" + ", ".join(map(_repr_value, value)) + ")"
-    if isinstance(value, dict):
-        return "{" + ", ".join(f"{_repr_value(k)}: {_repr_value(v)}"
-                               for k, v in value.items()) + "}"
+    text = ivalue_text(value, _repr_value, format_float)
+    if text is not None:
+        return text
     if isinstance(value, Type):
         return str(value)
     text = _tensor_text(value)

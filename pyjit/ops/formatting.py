@@ -26,6 +26,7 @@ from typing import Any, Tuple
 
 import numpy as np
 
+from ..ir.printer import ivalue_text
 from ..registry import library as R
 from .strings import canonical, from_bytes, to_bytes
 from .tensor_format import format_tensor
@@ -49,24 +50,11 @@ def torch_str(v: Any) -> str:
     """The text TorchScript's ``str(v)``, ``"{}".format(v)`` and ``print(v)`` give."""
     if isinstance(v, str):
         return v
-    if v is None:
-        return "None"
-    if isinstance(v, bool):
-        return "True" if v else "False"
-    if isinstance(v, int):
-        return str(v)
-    if isinstance(v, float):
-        return format_float(v)
+    text = ivalue_text(v, torch_str, format_float)
+    if text is not None:
+        return text
     if isinstance(v, (np.ndarray, np.generic)):
         return format_tensor(v)
-    if isinstance(v, list):
-        return "[" + ", ".join(map(torch_str, v)) + "]"
-    if isinstance(v, tuple):
-        if len(v) == 1:
-            return "(" + torch_str(v[0]) + ",)"
-        return "(" + ", ".join(map(torch_str, v)) + ")"
-    if isinstance(v, dict):
-        return "{" + ", ".join(f"{torch_str(k)}: {torch_str(x)}" for k, x in v.items()) + "}"
     return str(v)
 
 
