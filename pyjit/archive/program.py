@@ -78,10 +78,10 @@ class Program:
         return value
 
     def _unpickle(self, archive: Archive, raw: bytes, part: str, dirs: Tuple[str, ...]) -> Any:
-        def read_storage(key: str) -> bytes:
+        def read_storage(key: str) -> bytearray:
             for d in dirs:
                 if d + key in archive:
-                    return archive.read(d + key)
+                    return archive.read_writable(d + key)
             raise ArchiveError(f"{archive.name}: {part} refers to storage {key!r}, "
                                f"which the archive lacks ({dirs[0]}{key})")
         u = ArchiveUnpickler(raw, part, read_storage, self.python_class, limits=self.limits,

@@ -554,7 +554,9 @@ class ArchiveUnpickler:
             usable = len(raw) - len(raw) % dtype.itemsize
             # An array of its own, writable: the tensors are views of it, so
             # torch's views of one storage share their elements here too.
-            storage = np.frombuffer(bytearray(raw[:usable]), dtype=dtype)
+            own = raw if type(raw) is bytearray and usable == len(raw) else \
+                bytearray(raw[:usable])
+            storage = np.frombuffer(own, dtype=dtype)
             if not dtype.isnative:
                 storage = storage.byteswap().view(dtype.newbyteorder("="))
             if 0 <= numel <= storage.size:
