@@ -38,6 +38,8 @@ import zipfile
 import zlib
 from typing import IO, Dict, List, Optional, Union
 
+import numpy as np
+
 from ..errors import ArchiveError
 from .limits import DEFAULT_LIMITS, Limits
 
@@ -174,12 +176,13 @@ class Archive:
             raise ArchiveError(f"{self.name}: {part} holds {len(data)} bytes, not the "
                                f"{info.file_size} its zip directory declares")
         self._read_so_far += len(data)
-        if writable and type(data) is not bytearray:
+        if writable and type(data) is bytes:
             data = bytearray(data)
         return data
 
-    def _read_stored(self, info: zipfile.ZipInfo, part: str) -> bytearray:
-        """A stored member's bytes in a new bytearray, read from the file into it
+    def _read_stored(self, info: zipfile.ZipInfo, part: str) -> np.ndarray:
+        """A stored member's bytes in a new uint8 array (not zero-filled first, as
+        a bytearray is), read from the file into it
         (zipfile's read makes bytes, which a writable array would copy again:
         for resnet18's 45 MB, a tenth of its first call).  The member starts
         after its local header, whose name and extra field have the lengths the
@@ -192,8 +195,8 @@ class Archive:
                                "file header")
         skip = int.from_bytes(header[26:28], "little") + int.from_bytes(header[28:30], "little")
         f.seek(info.header_offset + 30 + skip)
-        data = bytearray(info.file_size)
-        got = f.readinto(data)
+        data = np.empty(info.file_size, np.uint8)
+        got = f.readinto(memoryview(data)) if info.file_size else 0
         if got != info.file_size:
             raise ArchiveError(f"{self.name}: {part} holds {got} bytes, not the "
                                f"{info.file_size} its zip directory declares")
@@ -222,9 +225,9 @@ class Archive:
                                f"{part} was not read")
         return self._read_member(part)
 
-    def read_writable(self, part: str) -> bytearray:
-        """:meth:`read` of a storage, as a bytearray of its own: the buffer its
-        tensors are writable views of."""
+    def read_writable(self, part: str) -> "bytearray | np.ndarray":
+        """:meth:`read` of a storage, as a writable buffer of its own (a bytearray,
+        or a uint8 array): the buffer its tensors are views of."""
         data = self._parts.get(part)
         if data is not None:
             return bytearray(data)

@@ -554,7 +554,7 @@ class ArchiveUnpickler:
             usable = len(raw) - len(raw) % dtype.itemsize
             # An array of its own, writable: the tensors are views of it, so
             # torch's views of one storage share their elements here too.
-            own = raw if type(raw) is bytearray and usable == len(raw) else \
+            own = raw if type(raw) in (bytearray, np.ndarray) and usable == len(raw) else \
                 bytearray(raw[:usable])
             storage = np.frombuffer(own, dtype=dtype)
             if not dtype.isnative:
