@@ -79,10 +79,10 @@ class Program:
         return value
 
     def _unpickle(self, archive: Archive, raw: bytes, part: str, dirs: Tuple[str, ...]) -> Any:
-        def read_storage(key: str) -> Any:
+        def read_storage(key: str, dtype: Any) -> Any:
             for d in dirs:
                 if d + key in archive:
-                    return archive.read_writable(d + key)
+                    return archive.read_storage(d + key, dtype)
             raise ArchiveError(f"{archive.name}: {part} refers to storage {key!r}, "
                                f"which the archive lacks ({dirs[0]}{key})")
         u = ArchiveUnpickler(raw, part, read_storage, self.python_class, limits=self.limits,

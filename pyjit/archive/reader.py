@@ -145,7 +145,7 @@ class Archive:
         self.byteorder = self._read_byteorder()
 
     # -- members ------------------------------------------------------------------------------
-    def _read_member(self, part: str, writable: bool = False) -> bytes:
+    def _read_member(self, part: str, writable: Optional[np.dtype] = None) -> bytes:
         info = self._infos.get(self.prefix + part)
         if info is None:
             raise ArchiveError(f"{self.name}: the archive has no part {quote(part)}")
@@ -166,23 +166,24 @@ class Archive:
             with self._zip.open(info) as member:
                 # open() checked the local header; a stored member is read from
                 # the file straight into the buffer its arrays will be, once
-                data = self._read_stored(info, part) if writable and info.compress_type == \
-                    zipfile.ZIP_STORED else member.read(info.file_size + 1)
+                direct = writable is not None and info.compress_type == zipfile.ZIP_STORED \
+                    and info.file_size % writable.itemsize == 0
+                data = self._read_stored(info, part, writable) if direct else \
+                    member.read(info.file_size + 1)
         except ArchiveError:
             raise
         except Exception as exc:  # CRC, deflate stream, local header
             raise ArchiveError(f"{self.name}: {part} cannot be read: {_reason(exc)}") from None
-        if len(data) != info.file_size:
-            raise ArchiveError(f"{self.name}: {part} holds {len(data)} bytes, not the "
+        size = data.nbytes if type(data) is np.ndarray else len(data)
+        if size != info.file_size:
+            raise ArchiveError(f"{self.name}: {part} holds {size} bytes, not the "
                                f"{info.file_size} its zip directory declares")
-        self._read_so_far += len(data)
-        if writable and type(data) is bytes:
-            data = bytearray(data)
+        self._read_so_far += size
         return data
 
-    def _read_stored(self, info: zipfile.ZipInfo, part: str) -> np.ndarray:
-        """A stored member's bytes in a new uint8 array (not zero-filled first, as
-        a bytearray is), read from the file into it
+    def _read_stored(self, info: zipfile.ZipInfo, part: str, dtype: np.dtype) -> np.ndarray:
+        """A stored member's elements in a new array of ``dtype`` (not zero-filled
+        first, as a bytearray is), read from the file into it
         (zipfile's read makes bytes, which a writable array would copy again:
         for resnet18's 45 MB, a tenth of its first call).  The member starts
         after its local header, whose name and extra field have the lengths the
@@ -195,12 +196,12 @@ class Archive:
                                "file header")
         skip = int.from_bytes(header[26:28], "little") + int.from_bytes(header[28:30], "little")
         f.seek(info.header_offset + 30 + skip)
-        data = np.empty(info.file_size, np.uint8)
-        got = f.readinto(memoryview(data)) if info.file_size else 0
+        data = np.empty(info.file_size // dtype.itemsize, dtype)
+        got = f.readinto(memoryview(data).cast("B")) if info.file_size else 0
         if got != info.file_size:
             raise ArchiveError(f"{self.name}: {part} holds {got} bytes, not the "
                                f"{info.file_size} its zip directory declares")
-        if zlib.crc32(data) != info.CRC:
+        if zlib.crc32(memoryview(data).cast("B")) != info.CRC:
             raise ArchiveError(f"{self.name}: {part} cannot be read: Bad CRC-32 for file "
                                f"{info.filename!r}")
         return data
@@ -225,16 +226,13 @@ class Archive:
                                f"{part} was not read")
         return self._read_member(part)
 
-    def read_writable(self, part: str) -> "bytearray | np.ndarray":
-        """:meth:`read` of a storage, as a writable buffer of its own (a bytearray,
-        or a uint8 array): the buffer its tensors are views of."""
-        data = self._parts.get(part)
-        if data is not None:
-            return bytearray(data)
-        if self._zip is None:
-            raise ArchiveError(f"{self.name}: the archive was closed after loading; "
-                               f"{part} was not read")
-        return self._read_member(part, writable=True)
+    def read_storage(self, part: str, dtype: np.dtype) -> "bytes | np.ndarray":
+        """:meth:`read` of a storage of elements of ``dtype`` (native byte order):
+        a stored member whose size is a whole number of them comes as an array
+        of ``dtype`` of its own, read into once; any other as its bytes."""
+        if part in self._parts or self._zip is None or not dtype.isnative:
+            return self.read(part)
+        return self._read_member(part, writable=dtype)
 
     def get(self, part: str) -> Optional[bytes]:
         """:meth:`read`, or None when the part is absent."""
