@@ -302,3 +302,56 @@ def test_a_frozen_model_gives_torchs_outputs_within_float32s_error(loop, name):
                                            "pyjit::linear_act", "aten::conv"))
     assert counts == (EXPECTED[name] if default_optimize() else
                       {"cnn": (6, 0, 0, 6), "block": (2, 0, 0, 2)}[name])
+
+
+# -- freezing a loaded module ----------------------------------------------------------------
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_a_frozen_eval_module_folds_as_torchs_frozen_one_and_gives_its_outputs(loop, name):
+    module = pyjit.load(str(FIXTURES / f"{name}_eval.pt"), loop=loop)
+    frozen = pyjit.freeze(module)
+    x = ARRAYS[f"{name}/in0"]
+    out, unfrozen = frozen(x), module(x)
+    exact = ARRAYS[f"{name}/f64"]
+    scale = np.abs(exact).max()
+    assert np.abs(out - exact).max() <= 4 * ULP * scale
+    assert np.abs(unfrozen - exact).max() <= 4 * ULP * scale
+    text = str(frozen.code.graph)
+    assert "prim::GetAttr" not in text and "prim::CallMethod" not in text
+    counts = tuple(text.count(k) for k in ("aten::batch_norm", "pyjit::conv_act",
+                                           "pyjit::linear_act", "aten::conv"))
+    # what the passes leave of torch's frozen graph, they leave of pyjit's
+    assert counts == (EXPECTED[name] if default_optimize() else
+                      {"cnn": (6, 0, 0, 6), "block": (2, 0, 0, 2)}[name])
+
+
+def test_a_frozen_method_sees_the_module_as_it_was_when_frozen():
+    module = pyjit.load(str(FIXTURES / "block_eval.pt"))
+    x = ARRAYS["block/in0"]
+    frozen = pyjit.freeze(module)
+    before = frozen(x)
+    module.b1.training = module.b2.training = True   # batch statistics from now on
+    assert np.abs(module(x) - before).max() > 0.1
+    np.testing.assert_array_equal(frozen(x), before)
+    training = pyjit.freeze(module)   # frozen in training mode: nothing folds
+    text = str(training.code.graph)
+    assert text.count("aten::batch_norm") == 2 and "pyjit::conv_act" not in text
+    # the running statistics a training batch norm updates stay the module's
+    assert text.count('prim::GetAttr[name="running_mean"]') == 2
+
+
+def test_an_attribute_the_code_writes_stays_an_attribute():
+    module = pyjit.load(str(Path(__file__).parent / "fixtures" / "archives" / "containers.pt"))
+    x = np.ones((2, 4), np.float32)
+    frozen = pyjit.freeze(module)
+    assert 'prim::SetAttr[name="count"]' in str(frozen.code.graph)
+    np.testing.assert_array_equal(frozen(x), module(x))
+    assert module.count == 2          # one call each, both counted on the module
+
+
+def test_freeze_refuses_what_it_cannot_freeze():
+    with pytest.raises(TypeError, match="pyjit.freeze takes a module pyjit.load returned, "
+                                        "not a int"):
+        pyjit.freeze(3)
+    module = pyjit.load(str(FIXTURES / "block_eval.pt"))
+    with pytest.raises(AttributeError, match="object has no method 'backward' to freeze"):
+        pyjit.freeze(module, "backward")

@@ -24,11 +24,11 @@ from typing import Optional
 from .. import gcpause
 from ..errors import ArchiveError, PyjitError
 from .limits import DEFAULT_LIMITS, Limits
-from .module import Method, ScriptModule, make_class
+from .module import Frozen, Method, ScriptModule, freeze, make_class
 from .program import Program
 from .reader import Archive, PathOrFile
 
-__all__ = ["load", "ScriptModule", "Method", "Limits"]
+__all__ = ["load", "freeze", "Frozen", "ScriptModule", "Method", "Limits"]
 
 
 def load(source: PathOrFile, *, loop: Optional[ModuleType] = None,

@@ -22,7 +22,7 @@ from ..ir.literals import TensorValue
 from ..ir.symbols import prim
 
 __all__ = ["NOT_CONSTANT", "constant_of", "tensor_constant", "only_user", "may_write",
-           "replace_constant", "drop_if_unused", "insert_value", "LIST"]
+           "replace_constant", "drop_if_unused", "insert_value", "LIST", "SHAPE_QUERIES"]
 
 LIST = "prim::ListConstruct"
 
@@ -48,9 +48,17 @@ _READERS = frozenset({LIST, prim.TupleConstruct, "pyjit::conv_act",
                       "pyjit::linear_act"})
 
 
+#: Norms that update their running statistics (inputs 3 and 4) in place unless
+#: input 5 (``training``, ``use_input_stats``) is False.
+_RUNNING_STATS = frozenset({"aten::batch_norm", "aten::instance_norm", "aten::native_batch_norm",
+                            "aten::_native_batch_norm_legit"})
+
+
 def may_write(node: Node) -> bool:
     """Whether ``node`` may write into a tensor it is given: an in-place
-    operator (``aten::relu_``, ``aten::copy_``: a name ending in one ``_``), or
+    operator (``aten::relu_``, ``aten::copy_``: a name ending in one ``_``), a
+    batch or instance norm that is not known to be in inference (it updates its
+    running statistics), or
     anything that is not an operator (a call, a fork, an object's attribute:
     they may hand the tensor on to code that does).
 
@@ -60,6 +68,8 @@ def may_write(node: Node) -> bool:
     kind = node.kind
     if not kind.startswith("aten::"):
         return kind not in _READERS
+    if kind in _RUNNING_STATS:   # training updates the running statistics in place
+        return constant_of(node.inputs[5]) is not False
     name = kind[6:]
     return name.endswith("_") and not name.endswith("__")
 
@@ -77,10 +87,18 @@ def tensor_constant(v: Value) -> Optional[np.ndarray]:
     return value
 
 
-def only_user(v: Value) -> Optional[Node]:
+#: Operators that read only a tensor's shape: a use by one of them sees the
+#: same thing whether the tensor is the convolution's output or what a batch
+#: norm or an activation made of it (both keep the shape).
+SHAPE_QUERIES = frozenset({"aten::dim", "aten::size", "aten::len"})
+
+
+def only_user(v: Value, shapes: bool = False) -> Optional[Node]:
     """The one node using ``v`` (once), or None: several uses, a use by a block's
-    return (a graph output or a block's result), or none."""
-    uses = v.uses
+    return (a graph output or a block's result), or none.  With ``shapes``,
+    uses by :data:`SHAPE_QUERIES` (a module's ``_check_input_dim``) do not
+    count."""
+    uses = [u for u in v.uses if not (shapes and u.user.kind in SHAPE_QUERIES)]
     if len(uses) != 1:
         return None
     user = uses[0].user

@@ -28,7 +28,9 @@ When it applies -- only where the rewrite is exact up to rounding:
   a frozen module's, where ``torch.jit.freeze`` made its parameters constants;
 * the convolution (``aten::conv1d``, ``conv2d``, ``conv3d``) is the batch norm's
   input and the batch norm its only user (the un-normalised output is not
-  needed elsewhere), and the shapes agree (one statistic per output channel).
+  needed elsewhere; a query of its shape, as ``BatchNorm2d._check_input_dim``
+  makes, sees the folded output's, which is the same), and the shapes agree
+  (one statistic per output channel).
 
 A ``linear`` before a batch norm is not folded: the batch norm's channels are
 dimension 1 of its input and a linear's features the last one, which are the
@@ -76,7 +78,8 @@ def fold_batch_norm(graph: Graph) -> int:
     folded = 0
     for bn in [n for n in graph.all_nodes() if n.kind == "aten::batch_norm"]:
         conv = bn.inputs[0].node
-        if conv.kind in CONVOLUTIONS and only_user(conv.output()) is bn and _fold(conv, bn):
+        if conv.kind in CONVOLUTIONS and only_user(conv.output(), shapes=True) is bn and \
+                _fold(conv, bn):
             folded += 1
     return folded
 

@@ -16,7 +16,9 @@ When it applies (the rewrite is exact):
 * the producer is ``aten::conv1d``/``conv2d``/``conv3d`` with its padding a
   list (not ``"same"``/``"valid"``), or ``aten::linear``;
 * its output has exactly one use, the activation's first input, and is not a
-  block's output: nothing else sees the value before the activation;
+  block's output: nothing else sees the value before the activation (but
+  queries of its shape, ``aten::dim`` and ``aten::size``, which see the same
+  shape in the fused node's output: they are given that);
 * the activation is one of :data:`ACTIVATIONS` -- ``relu``, ``relu6``,
   ``hardtanh`` with constant bounds 0 and 6, ``silu``, ``hardswish``, ``gelu``
   with a constant ``approximate`` -- or its in-place form, whose result is the
@@ -60,7 +62,7 @@ def fuse_activations(graph: Graph) -> int:
     fused = 0
     for producer in [n for n in graph.all_nodes()
                      if n.kind in _CONVOLUTIONS or n.kind == "aten::linear"]:
-        act = only_user(producer.output())
+        act = only_user(producer.output(), shapes=True)
         if act is None or act.inputs[0] is not producer.output():
             continue
         name = _activation_name(act)
@@ -106,6 +108,7 @@ def _fuse(producer: Node, act: Node, name: str) -> bool:
     fused.source_location = producer.source_location
     fused.output().set_type(act.output().type)
     act.output().replace_all_uses_with(fused.output())
+    producer.output().replace_all_uses_with(fused.output())   # shape queries: the same shape
     extra = list(act.inputs[1:])
     named = act.output().debug_name if act.output().has_debug_name() else None
     act.destroy()
