@@ -196,7 +196,11 @@ def freeze(module: ScriptModule, method: str = "forward", *,
 
     The frozen method sees the module as it was when frozen: a later
     assignment (``m.training = True``, new weights) is not seen by it; freeze
-    again.  Attributes its code writes stay attributes, read at every run.
+    again.  Its tensor constants are read-only views of the module's arrays,
+    not copies, so an in-place write into those is seen, and the folded ones
+    (a batch norm folded into a convolution's weight) are not: freeze again
+    after changing weights.  Attributes its code writes stay attributes, read
+    at every run.
     """
     from ..code import Code
     from ..passes.freeze import freeze_graph

@@ -25,7 +25,11 @@ them, for one object, at the time it is frozen:
 The result is exact for the object as it is when frozen, and only then: a
 frozen function does not see a later assignment to the module's attributes
 (``m.training = True``, new weights) -- freezing is asked for by name
-(:func:`pyjit.freeze`), never done behind a module's back.  Attributes the
+(:func:`pyjit.freeze`), never done behind a module's back.  A tensor constant
+is a read-only view of the module's own array, not a copy (a frozen model
+would otherwise hold its weights twice), so writing into the module's arrays
+in place after freezing is writing into the frozen constants: freeze again
+after changing weights, as torch asks of ``torch.jit.freeze``.  Attributes the
 graph writes, and tensors it writes into, stay ``prim::GetAttr`` reads of
 ``self``, which stays the graph's first input.
 """
@@ -94,7 +98,7 @@ def _fold_attributes(g: Graph, objects: Dict[Value, Any], written, attribute,
         if type(value) is np.ndarray:
             if any(may_write(u.user) for u in n.output().uses):
                 continue
-            value = TensorValue("<Tensor>", value)
+            value = TensorValue("<Tensor>", value, copy=False)   # shared, not copied
         elif not (value is None or type(value) in (int, float, bool, str)):
             continue   # a list, a tuple, an object of no class: read at run time
         with g.inserting_before(n):
