@@ -123,9 +123,11 @@ def replace_constant(node: Node, i: int, value: Any, type: Optional[T.Type] = No
 def insert_value(g, value: Any, type: T.Type, loc) -> Value:
     """A new ``prim::Constant`` of ``value`` at ``g``'s insertion point; an array
     is kept as the archive's tensor constants are (a read-only
-    :class:`~pyjit.ir.literals.TensorValue`, printed ``<Tensor>``)."""
+    :class:`~pyjit.ir.literals.TensorValue`, printed ``<Tensor>``), without a
+    copy: the passes make their arrays for it (or hand on a view of another
+    constant, which is as immutable)."""
     if type_of(value) is np.ndarray:
-        value = TensorValue("<Tensor>", value)
+        value = TensorValue("<Tensor>", value, copy=False)
     return g.insert_constant(value, type=type, loc=loc)
 
 
