@@ -39,25 +39,25 @@ from .fuse_activations import fuse_activations
 
 __all__ = ["optimize_for_inference", "disabled", "enabled"]
 
-_enabled = True
+_off = 0   # how many disabled() blocks are open
 
 
 def enabled() -> bool:
     """Whether Codes built now run the inference passes (at O1)."""
-    return _enabled
+    return _off == 0
 
 
 @contextlib.contextmanager
 def disabled():
     """Within it, Codes are built without the inference passes (for measuring
-    and comparing; it holds for every thread, and a Code built before keeps
-    its table)."""
-    global _enabled
-    saved, _enabled = _enabled, False
+    and comparing; it holds for every thread, blocks nest, and a Code built
+    before keeps its table)."""
+    global _off
+    _off += 1
     try:
         yield
     finally:
-        _enabled = saved
+        _off -= 1
 
 
 #: The kinds the passes start from: a graph with none of them is left at once.
