@@ -40,6 +40,7 @@ from typing import Any, Callable, Dict
 
 import numpy as np
 
+from ..ir import types as T
 from ..ir.graph import Graph, Node, Value
 from ..ir.literals import TensorValue
 from ..ir.symbols import prim
@@ -156,9 +157,13 @@ def _fold_scalar(n: Node, registry: Any) -> bool:
 
 
 def _drop_unused(g: Graph) -> bool:
+    """Destroy the nodes of :data:`_PURE` whose outputs nothing uses; a scalar
+    operator only on scalars (``aten::Int`` of a tensor may raise, and stays)."""
     changed = False
     for n in reversed(list(g.all_nodes())):
-        if n.kind in _PURE and n.is_inserted() and not any(o.uses for o in n.outputs):
+        if n.kind in _PURE and n.is_inserted() and not any(o.uses for o in n.outputs) and \
+                not (n.kind in _SCALAR_FOLDS and
+                     any(isinstance(v.type, T.TensorType) for v in n.inputs)):
             n.destroy()
             changed = True
     return changed
