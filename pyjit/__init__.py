@@ -38,6 +38,7 @@ _LAZY = {
     "Code": ("pyjit.code", "Code"),
     "CompilationUnit": ("pyjit.compilation_unit", "CompilationUnit"),
     "load": ("pyjit.archive", "load"),
+    "freeze": ("pyjit.archive", "freeze"),
     "ArchiveError": ("pyjit.errors", "ArchiveError"),
     "ArchiveCompileError": ("pyjit.errors", "ArchiveCompileError"),
     "CompileError": ("pyjit.errors", "CompileError"),
@@ -87,7 +88,7 @@ def __dir__() -> List[str]:
 if TYPE_CHECKING:  # what a type checker reads for each of them: _LAZY, written as imports
     from . import ir
     from ._backend import HAS_CEXT
-    from .archive import load
+    from .archive import freeze, load
     from .code import Code
     from .compilation_unit import CompilationUnit
     from .errors import (ArchiveCompileError, ArchiveError, CompileError, GraphRecursionError,
@@ -128,6 +129,6 @@ __all__ = [
     "register_operator", "profile", "Profile", "HAS_CEXT", "ir", "from_torch", "TorchFunction",
     "PyjitError", "ParseError", "CompileError", "OperatorNotFoundError",
     "InterpreterError", "JITException", "GraphRecursionError", "TorchConversionError",
-    "load", "ArchiveError", "ArchiveCompileError",
+    "load", "freeze", "ArchiveError", "ArchiveCompileError",
     "__version__",
 ]

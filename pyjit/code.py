@@ -155,7 +155,8 @@ class Code:
         def compile_subgraph(g: Graph) -> "Code":
             return Code(g, registry=registry, optimize=self.optimize, unit=unit)
 
-        pre = preprocess(graph, desugar_loops=not self.optimize, unit=unit, copy=copy)
+        pre = preprocess(graph, desugar_loops=not self.optimize, unit=unit, copy=copy,
+                         inference=registry if self.optimize else None)
         lowering: Any
         if self.optimize:
             lowering = TypedLowering(pre.graph, pre.move_flags, registry, compile_subgraph,

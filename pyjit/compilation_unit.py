@@ -40,6 +40,7 @@ import threading
 from types import ModuleType
 from typing import Dict, Iterable, List, Mapping, Optional, Tuple, Union
 
+from . import gcpause
 from .code import Code, default_optimize
 from .interpreter import Function
 from .ir import Graph
@@ -204,7 +205,7 @@ class CompilationUnit:
         code = self._codes.get((callee.key, optimize))
         if code is not None:
             return code
-        with self._lock:
+        with self._lock, gcpause.paused():   # Codes are objects, not garbage
             built: List[_Key] = []
             todo = [callee]
             try:

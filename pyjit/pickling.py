@@ -44,7 +44,6 @@ content, so that ``client.map(model, xs)`` hashes it deterministically.
 from __future__ import annotations
 
 import collections
-import hashlib
 import pickle
 import threading
 from typing import Any, Callable, Dict, Hashable, NamedTuple, Optional
@@ -120,6 +119,7 @@ def registry_named(name: Optional[str]) -> Any:
 def token(kind: str, *parts: Any) -> str:
     """A digest of ``parts`` (strings, numbers, None, tuples of them) for
     ``__dask_tokenize__``: the same in every process for the same content."""
+    import hashlib   # here: every run imports this module, few ever make a token
     h = hashlib.sha256(kind.encode())
     h.update(repr(parts).encode())
     return f"{kind}-{h.hexdigest()}"

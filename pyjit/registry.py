@@ -166,7 +166,18 @@ def parse_type_spec(spec: TypeSpec) -> T.Type:
         return spec
     if not isinstance(spec, str):
         raise TypeError(f"a type pattern is a pyjit type or its text, not {spec!r}")
-    return parse_type(spec.strip())
+    t = _SPECS.get(spec)
+    if t is None:
+        t = parse_type(spec.strip())
+        if len(_SPECS) < 1024:
+            _SPECS[spec] = t
+    return t
+
+
+# The types of the texts parsed so far: the library's 2,000 declarations spell
+# a few dozen ("Tensor", "int", "Tensor?"), and parsing each again was a tenth
+# of a loaded model's first call.  Types are immutable, so one object serves all.
+_SPECS: Dict[str, T.Type] = {}
 
 
 _FOUND_LIMIT = 4096

@@ -177,6 +177,33 @@ def _kinds(owner: np.ndarray, position: np.ndarray, op: np.ndarray, side: str) -
     return table[op[owner], np.minimum(position, table.shape[1] - 1)]
 
 
+def _by_code(value, dtype=bool) -> np.ndarray:
+    """``table[code]``: ``value(opdef)`` for every opcode (0 where none is defined)."""
+    table = np.zeros(max(d.code for d in _op.OPCODES) + 1, dtype=dtype)
+    for d in _op.OPCODES:
+        table[d.code] = value(d)
+    return table
+
+
+# Per opcode, what the checks below ask of it, as arrays indexed by the opcode:
+# one lookup per check over the whole table, not one pass per opcode (a table
+# of a few dozen instructions took as long to check as to build).
+_BIG = np.iinfo(np.int32).max
+_KNOWN = _by_code(lambda d: True)
+_IS_PACKED = _by_code(lambda d: d.code in _op.PACKED)
+_IN_MIN = _by_code(lambda d: d.inputs.min, np.int64)
+_IN_MAX = _by_code(lambda d: _BIG if d.inputs.max is None else d.inputs.max, np.int64)
+_OUT_MIN = _by_code(lambda d: d.outputs.min, np.int64)
+_OUT_MAX = _by_code(lambda d: _BIG if d.outputs.max is None else d.outputs.max, np.int64)
+_LEAVES = _by_code(lambda d: d.leaves_condition)
+_MOVES = _by_code(lambda d: d.inputs.rest == "S")
+_USES = {"uses_callback": _by_code(lambda d: d.uses_callback),
+         "uses_constant": _by_code(lambda d: d.uses_constant)}
+_JUMPS = _by_code(lambda d: d.code in _op.JUMPS)
+_TAKES = _by_code(lambda d: d.stack_condition)
+_STACKED = _by_code(lambda d: d.stack or d.scratch)
+
+
 def _positions(size: np.ndarray) -> np.ndarray:
     """0, 1, ..., size[i]-1 for every instruction, concatenated."""
     return np.arange(int(size.sum())) - np.repeat(np.cumsum(size) - size, size)
@@ -232,10 +259,12 @@ def validate_table(op, in_start, in_size, flag_start, out_start, out_size, arg,
     arg64 = arg.astype(np.int64)
 
     # 3. Opcodes and list handles.
-    i = _first(~np.isin(op, list(_NAMES)))
+    known = (op >= 0) & (op < len(_KNOWN))
+    known[known] = _KNOWN[op[known]]
+    i = _first(~known)
     if i is not None:
         raise _fail(i, int(op[i]), "unknown opcode")
-    i = _first(np.isin(op, list(_op.PACKED)))
+    i = _first(_IS_PACKED[op])
     if i is not None:
         raise _fail(i, int(op[i]), f"is a packed form of {_op.BY_CODE[int(op[i])].specialises}, "
                                    "which only the compiled loop makes: a table holds "
@@ -254,24 +283,20 @@ def validate_table(op, in_start, in_size, flag_start, out_start, out_size, arg,
                                        f"their arena of {len(arena)}")
 
     # 5a. Shapes (before the registers: an operand's kind depends on its position).
-    for d in _op.OPCODES:
+    i = _first((in_size < _IN_MIN[op]) | (out_size < _OUT_MIN[op]) | (in_size > _IN_MAX[op]) |
+               (out_size > _OUT_MAX[op]))
+    if i is not None:
+        d = _op.BY_CODE[int(op[i])]
         ins, outs = d.inputs, d.outputs
-        bad = (in_size < ins.min) | (out_size < outs.min)
-        if ins.max is not None:
-            bad |= in_size > ins.max
-        if outs.max is not None:
-            bad |= out_size > outs.max
-        i = _first((op == d.code) & bad)
-        if i is not None:
-            raise _fail(i, d.code, f"takes {_count(ins.min, ins.max)} inputs and "
-                                   f"{_count(outs.min, outs.max)} outputs, got "
-                                   f"{int(in_size[i])} and {int(out_size[i])}")
-    leaves = np.isin(op, [d.code for d in _op.OPCODES if d.leaves_condition])
+        raise _fail(i, d.code, f"takes {_count(ins.min, ins.max)} inputs and "
+                               f"{_count(outs.min, outs.max)} outputs, got "
+                               f"{int(in_size[i])} and {int(out_size[i])}")
+    leaves = _LEAVES[op]
     i = _first(leaves & (in_size != out_size) & (in_size != out_size.astype(np.int64) + 1))
     if i is not None:
         raise _fail(i, int(op[i]), f"needs as many inputs as outputs, or one more (a loop "
                                    f"condition); got {int(in_size[i])} and {int(out_size[i])}")
-    moves = np.isin(op, [d.code for d in _op.OPCODES if d.inputs.rest == "S"])
+    moves = _MOVES[op]
     i = _first(moves & (in_size != out_size))
     if i is not None:
         raise _fail(i, int(op[i]), f"needs as many inputs as outputs; got {int(in_size[i])} "
@@ -318,18 +343,17 @@ def validate_table(op, in_start, in_size, flag_start, out_start, out_size, arg,
     # 6. Operands.
     for uses, table, what in (("uses_callback", callbacks, "callback"),
                               ("uses_constant", constants, "constant")):
-        codes = [d.code for d in _op.OPCODES if getattr(d, uses)]
-        i = _first(np.isin(op, codes) & ((arg < 0) | (arg >= len(table))))
+        i = _first(_USES[uses][op] & ((arg < 0) | (arg >= len(table))))
         if i is not None:
             raise _fail(i, int(op[i]), f"{what} index {int(arg[i])} is outside [0, {len(table)})")
-    jumps = np.isin(op, list(_op.JUMPS))
+    jumps = _JUMPS[op]
     i = _first(jumps & ((arg64 < 0) | (arg64 > n)))
     if i is not None:
         raise _fail(i, int(op[i]), f"jump target {int(arg[i])} is outside [0, {n}]")
 
     # 7. Stack discipline.
     carries = leaves & (in_size.astype(np.int64) == out_size.astype(np.int64) + 1)
-    takes = np.isin(op, [d.code for d in _op.OPCODES if d.stack_condition]) & (in_size == 0)
+    takes = _TAKES[op] & (in_size == 0)
     follows = np.zeros(n, dtype=bool)  # follows[i]: instruction i-1 carries a condition
     follows[1:] = carries[:-1]
     i = _first(carries & ~np.append(takes[1:], False))
@@ -350,7 +374,7 @@ def validate_table(op, in_start, in_size, flag_start, out_start, out_size, arg,
     # Deepest push: max(inputs, outputs) of one instruction that uses the stack
     # (or borrows it, empty between instructions, as scratch: OpDef.scratch); a
     # zero-input jump pops the one condition its ASSIGN left.
-    stacked = np.isin(op, [d.code for d in _op.OPCODES if d.stack or d.scratch])
+    stacked = _STACKED[op]
     max_stack = int(max(np.where(stacked, np.maximum(in_size, out_size), 0).max(initial=0),
                         1 if takes.any() else 0))
     scalar_input = (in_kind != 0).astype(np.uint8)

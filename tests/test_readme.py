@@ -87,6 +87,16 @@ def test_saved_models_example_prints_what_the_readme_says(tmp_path):
     assert out.splitlines() == shown
 
 
+def test_freezing_example_prints_what_the_readme_says(tmp_path):
+    block = _python_block("pyjit.freeze")
+    example = tmp_path / "freeze_example.py"
+    example.write_text(block)
+    out = subprocess.run([sys.executable, str(example)], cwd=ROOT, check=True,
+                         capture_output=True, text=True, env=checkout_env()).stdout
+    shown = [line.split("# ", 1)[1] for line in block.splitlines() if line.startswith("print(")]
+    assert out.splitlines() == shown == ["0", "True"]
+
+
 def test_how_it_runs_shows_the_table_pyjit_dump_prints():
     """The fib table in "How it runs" is what ``pyjit dump examples/fib.ir`` prints
     after the graph, at the default level."""

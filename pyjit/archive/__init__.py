@@ -21,13 +21,14 @@ import functools
 from types import ModuleType
 from typing import Optional
 
+from .. import gcpause
 from ..errors import ArchiveError, PyjitError
 from .limits import DEFAULT_LIMITS, Limits
-from .module import Method, ScriptModule, make_class
+from .module import Frozen, Method, ScriptModule, freeze, make_class
 from .program import Program
 from .reader import Archive, PathOrFile
 
-__all__ = ["load", "ScriptModule", "Method", "Limits"]
+__all__ = ["load", "freeze", "Frozen", "ScriptModule", "Method", "Limits"]
 
 
 def load(source: PathOrFile, *, loop: Optional[ModuleType] = None,
@@ -57,8 +58,11 @@ def load(source: PathOrFile, *, loop: Optional[ModuleType] = None,
         raise TypeError(f"limits must be a pyjit.archive.Limits, not {type(limits).__name__}")
     archive = Archive(source, limits)
     try:
-        program = Program(archive, functools.partial(make_class, loop=loop))
-        root = program.load_root(archive)
+        # a load makes objects (records, arrays, the code's syntax trees), not
+        # garbage: no collection scans them on the way (see pyjit.gcpause)
+        with gcpause.paused():
+            program = Program(archive, functools.partial(make_class, loop=loop))
+            root = program.load_root(archive)
     except PyjitError:
         raise
     except (RecursionError, MemoryError) as exc:

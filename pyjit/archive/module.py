@@ -27,7 +27,7 @@ from ..ir.type_relation import ValueMismatch, describe_value
 from .records import Record
 from .schemas import REQUIRED
 
-__all__ = ["ScriptModule", "Method", "make_class"]
+__all__ = ["ScriptModule", "Method", "make_class", "freeze", "Frozen"]
 
 
 class Method:
@@ -180,3 +180,79 @@ def make_class(program: Any, cls: Any, loop: Optional[ModuleType]) -> type:
                 {"__slots__": (), "_program": program, "_class": cls,
                  "_qualified_name": cls.name, "_loop": loop,
                  "__module__": "pyjit.archive.loaded"})
+
+
+def freeze(module: ScriptModule, method: str = "forward", *,
+           loop: Optional[ModuleType] = None, optimize: Optional[bool] = None) -> "Frozen":
+    """Method ``method`` of loaded ``module`` frozen, as ``torch.jit.freeze``
+    freezes a module: one graph with every call inlined, the attributes it only
+    reads constants, the branches they decide taken
+    (:func:`pyjit.passes.freeze.freeze_graph`), so that the inference passes
+    fold its batch norms and fuse its activations (:mod:`pyjit.passes.inference`)::
+
+        m = pyjit.load("resnet18.pt")
+        forward = pyjit.freeze(m)      # m's weights and m.training as they are now
+        y = forward(x)
+
+    The frozen method sees the module as it was when frozen: a later
+    assignment (``m.training = True``, new weights) is not seen by it; freeze
+    again.  Its tensor constants are read-only views of the module's arrays,
+    not copies, so an in-place write into those is seen, and the folded ones
+    (a batch norm folded into a convolution's weight) are not: freeze again
+    after changing weights.  Attributes its code writes stay attributes, read
+    at every run.
+    """
+    from ..code import Code
+    from ..passes.freeze import freeze_graph
+    if not isinstance(module, ScriptModule):
+        raise TypeError(f"pyjit.freeze takes a module pyjit.load returned, not a "
+                        f"{type(module).__name__}")
+    cls = type(module)
+    program = cls._program
+    if method not in cls._class.methods:
+        raise AttributeError(f"'{cls._qualified_name}' object has no method '{method}' to freeze")
+    graph = program.graph(cls._class.name, method)
+    unit = program.unit
+    g = freeze_graph(graph, module, unit, unit._registry, _attribute,
+                     lambda v: isinstance(v, Record))
+    code = Code(g, registry=unit._registry, optimize=optimize, unit=unit,
+                name=f"{cls._class.name}.{method} (frozen)", copy=False)
+    return Frozen(module, method, Function(code, loop=loop or cls._loop))
+
+
+def _attribute(obj: Record, name: str) -> Any:
+    fields = object.__getattribute__(obj, "_fields")
+    if name in fields:
+        return fields[name]
+    constants = type(obj)._class.constants
+    if name in constants:
+        return constants[name]
+    raise AttributeError(name)
+
+
+class Frozen:
+    """A frozen method (:func:`freeze`): called with the method's arguments.
+
+    Attributes:
+        function: the :class:`~pyjit.Function` running the frozen graph (its
+            first argument the module, for the attributes it still reads).
+        code: its Code (``print(frozen.code)``; ``frozen.code.graph``).
+    """
+
+    __slots__ = ("_module", "_method", "function")
+
+    def __init__(self, module: ScriptModule, method: str, function: Function) -> None:
+        self._module = module
+        self._method = method
+        self.function = function
+
+    @property
+    def code(self):
+        return self.function.code
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        bound = Method(self._module, self._method).bind(args, kwargs)
+        return self.function(self._module, *bound)
+
+    def __repr__(self) -> str:
+        return f"<frozen {self._method} of {type(self._module)._qualified_name}>"

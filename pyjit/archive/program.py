@@ -15,6 +15,7 @@ import threading
 import weakref
 from typing import Any, Dict, List, Optional, Set, Tuple
 
+from .. import gcpause
 from ..compilation_unit import CompilationUnit
 from ..errors import ArchiveError
 from ..ir import Graph
@@ -78,10 +79,10 @@ class Program:
         return value
 
     def _unpickle(self, archive: Archive, raw: bytes, part: str, dirs: Tuple[str, ...]) -> Any:
-        def read_storage(key: str) -> bytes:
+        def read_storage(key: str, dtype: Any) -> Any:
             for d in dirs:
                 if d + key in archive:
-                    return archive.read(d + key)
+                    return archive.read_storage(d + key, dtype)
             raise ArchiveError(f"{archive.name}: {part} refers to storage {key!r}, "
                                f"which the archive lacks ({dirs[0]}{key})")
         u = ArchiveUnpickler(raw, part, read_storage, self.python_class, limits=self.limits,
@@ -190,6 +191,10 @@ class Program:
             return self._graphs[key]
 
     def _compile_reachable(self, first: _Key) -> None:
+        with gcpause.paused():   # graphs are objects, not garbage (pyjit.gcpause)
+            self._compile_all(first)
+
+    def _compile_all(self, first: _Key) -> None:
         todo: List[_Key] = [first]
         new: Dict[_Key, Graph] = {}
         while todo:

@@ -39,24 +39,43 @@ __all__ = ["Argument", "Schema", "REQUIRED", "schemas_of", "match", "Matched"]
 
 SCHEMAS = os.path.join(os.path.dirname(__file__), "schemas.txt")
 
-_TABLE: Optional[Dict[str, List[Schema]]] = None
+#: schemas.txt's lines by kind, unparsed (read once), and the kinds parsed so far.
+_LINES: Optional[Dict[str, List[str]]] = None
+_PARSED: Dict[str, List[Schema]] = {}
 _lock = threading.Lock()
 
 
-def schemas_of(kind: str) -> List[Schema]:
-    """torch's schemas of ``kind`` (``"aten::add"``), in torch's order."""
-    global _TABLE
-    if _TABLE is None:
+def _lines() -> Dict[str, List[str]]:
+    global _LINES
+    if _LINES is None:
         with _lock:
-            if _TABLE is None:
-                table: Dict[str, List[Schema]] = {}
+            if _LINES is None:
+                table: Dict[str, List[str]] = {}
                 with open(SCHEMAS, encoding="utf-8") as f:
                     for line in f:
                         if line.strip() and not line.startswith("#"):
-                            s = parse_schema(line)
-                            table.setdefault(s.kind, []).append(s)
-                _TABLE = table
-    return _TABLE.get(kind, [])
+                            head = line.split("(", 1)[0]
+                            table.setdefault(head.split(".", 1)[0], []).append(line)
+                _LINES = table
+    return _LINES
+
+
+def schemas_of(kind: str) -> List[Schema]:
+    """torch's schemas of ``kind`` (``"aten::add"``), in torch's order.
+
+    The table holds some 2,400 schemas and a model names a few dozen kinds, so
+    a kind's lines are parsed the first time it is asked for: parsing them all
+    was a quarter of resnet18's first call (issue 25)."""
+    parsed = _PARSED.get(kind)
+    if parsed is None:
+        lines = _lines().get(kind, ())
+        parsed = [parse_schema(line) for line in lines]
+        for s in parsed:
+            if s.kind != kind:
+                raise ValueError(f"schemas.txt: {s.text!r} is filed under {kind}")
+        with _lock:
+            parsed = _PARSED.setdefault(kind, parsed)
+    return parsed
 
 
 # -- matching -------------------------------------------------------------------------------

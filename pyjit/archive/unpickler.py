@@ -114,8 +114,9 @@ class ArchiveUnpickler:
     Args:
         data: the pickle's bytes.
         part: its name in the archive, for messages.
-        read_storage: ``read_storage(key) -> bytes`` of ``data/<key>`` (or the
-            directory the caller chose); None refuses tensors.
+        read_storage: ``read_storage(key, dtype)``: the bytes of ``data/<key>``
+            (or the directory the caller chose), or an array of ``dtype`` of
+            its own holding them; None refuses tensors.
         make_object: ``make_object(qualified_name) -> class`` for ``__torch__``
             classes, a :class:`~.records.Record` subclass; None refuses objects.
         limits: the bounds of :mod:`.limits`.
@@ -123,7 +124,7 @@ class ArchiveUnpickler:
     """
 
     def __init__(self, data: bytes, part: str,
-                 read_storage: Optional[Callable[[str], bytes]] = None,
+                 read_storage: Optional[Callable[[str, np.dtype], Any]] = None,
                  make_object: Optional[Callable[[str], type]] = None, *,
                  limits: Limits = DEFAULT_LIMITS, byteorder: str = "little") -> None:
         self._data = memoryview(data)
@@ -549,16 +550,21 @@ class ArchiveUnpickler:
             raise ArchiveError(f"{self._part}: storage {key} is read as {stype.name} and as a "
                                f"storage of {storage.dtype}")
         if storage is None:
-            raw = self._read_storage(key)
             dtype = stype.dtype if self._byteorder == "little" else stype.dtype.newbyteorder(">")
-            usable = len(raw) - len(raw) % dtype.itemsize
+            raw = self._read_storage(key, dtype)
             # An array of its own, writable: the tensors are views of it, so
             # torch's views of one storage share their elements here too.
-            storage = np.frombuffer(bytearray(raw[:usable]), dtype=dtype)
+            if type(raw) is np.ndarray and raw.dtype == dtype:
+                storage = raw    # read into an array of its own (Archive.read_storage)
+            else:
+                usable = len(raw) - len(raw) % dtype.itemsize
+                storage = np.frombuffer(bytearray(raw[:usable]), dtype=dtype)
             if not dtype.isnative:
                 storage = storage.byteswap().view(dtype.newbyteorder("="))
-            if 0 <= numel <= storage.size:
-                storage = storage[:numel]
+            if 0 <= numel < storage.size:
+                # an array of its own again: the tensors' views keep their
+                # storage alive only if it owns its elements (numpy's base)
+                storage = storage[:numel].copy()
             self._storages[key] = storage
         return storage
 

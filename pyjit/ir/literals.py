@@ -122,16 +122,19 @@ class TensorValue(TensorLiteral):
     The printed text of a tensor constant is rounded (``0.1411``) or carries no
     values at all (``<Tensor>``), so :func:`pyjit.from_torch` reads the values from
     torch's own graph and keeps them here, beside the text that prints.  The array
-    is a read-only copy; :meth:`value` returns it as is, dtype included.
+    is a read-only copy (a read-only view with ``copy=False``); :meth:`value`
+    returns it as is, dtype included.
     """
 
     __slots__ = ("array",)
 
-    def __init__(self, text: str, array) -> None:
+    def __init__(self, text: str, array, copy: bool = True) -> None:
         import numpy as np
 
         super().__init__(text)
-        array = np.array(array, copy=True)
+        # copy=False: a read-only view of the caller's array, which the caller
+        # promises not to write (pyjit.freeze: a module's weights, not doubled)
+        array = np.array(array, copy=True) if copy else array.view()
         array.flags.writeable = False
         self.array = array
 

@@ -54,6 +54,8 @@ operator of an existing family is one row.
 ``nn_attention``       scaled_dot_product_attention; the fused attention and encoder
                        layer kernels of nn.MultiheadAttention and TransformerEncoderLayer
 ``nn_recurrent``       rnn_tanh, rnn_relu, gru, lstm (padded and packed input)
+``fused``              a convolution or linear with its activation in one node
+                       (``pyjit::conv_act``, ``pyjit::linear_act``: the inference passes')
 ``nested``             nested-tensor operators, refused: pyjit has no nested tensors
 ``random``             sampling (``rand``, ``bernoulli_``...) and dropout, from one
                        numpy generator (``random.manual_seed``)
@@ -81,7 +83,7 @@ from . import dicts, enums, formatting, lists, objects, prim, scalars, strings  
 from . import pointwise, activations, reductions, numerics  # noqa: F401
 from . import tensor_shapes, indexing, conversions, implicit, tensor_factories  # noqa: F401
 from . import linalg, fft, nn_conv, nn_norm, nn_resample, nn_loss, nn_layers  # noqa: F401
-from . import nn_attention, nn_recurrent, nested  # noqa: F401
+from . import nn_attention, nn_recurrent, nested, fused  # noqa: F401
 from . import random  # noqa: F401
 from . import warn  # noqa: F401
 from . import awaitables  # noqa: F401
@@ -101,7 +103,7 @@ from .formatting import torch_str
 LIBRARY = (dicts, enums, formatting, lists, objects, prim, scalars, strings, pointwise,
            activations, reductions, numerics, tensor_shapes, indexing, conversions,
            implicit, tensor_factories, linalg, fft, nn_conv, nn_norm, nn_resample, nn_loss,
-           nn_layers, nn_attention, nn_recurrent, nested, random, warn, awaitables,
+           nn_layers, nn_attention, nn_recurrent, nested, fused, random, warn, awaitables,
            tensor_lists, grad_mode, hashing, vision, tensor_meta, windows, out_variants)
 
 #: The tensor operator families, for ``pyjit info --ops``: (title, modules).
@@ -116,7 +118,7 @@ FAMILIES = [
     ("fft", (fft,)),
     ("windows", (windows,)),
     ("neural network", (nn_conv, nn_norm, nn_resample, nn_loss, nn_layers, nn_attention,
-                         nn_recurrent)),
+                         nn_recurrent, fused)),
     ("random", (random,)),
     ("nested tensors (refused)", (nested,)),
     ("torchvision", (vision,)),

@@ -3,12 +3,16 @@ generation."""
 
 from __future__ import annotations
 
+from typing import Any, Optional
+
 from ..ir.graph import Graph
 from .context_methods import call_context_methods
 from .desugar_trip_counts import desugar_trip_counts
 from .drop_unused import drop_unused
 from .find_last_uses import MoveFlags, find_last_uses
 from .flatten_io import flatten_io
+from .inference import enabled as inference_enabled
+from .inference import optimize_for_inference
 
 __all__ = ["Preprocessed", "preprocess"]
 
@@ -42,7 +46,7 @@ class Preprocessed:
 
 
 def preprocess(graph: Graph, desugar_loops: bool = True, unit=None,
-               copy: bool = True) -> Preprocessed:
+               copy: bool = True, inference: Optional[Any] = None) -> Preprocessed:
     """Copy ``graph`` and bring the copy into the form the code generator
     translates one node at a time; ``graph`` itself is not changed.
 
@@ -53,6 +57,10 @@ def preprocess(graph: Graph, desugar_loops: bool = True, unit=None,
 
     ``desugar_loops=False`` skips step 1: the optimising code generator keeps a
     Loop's trip count and counter in instructions of their own.
+
+    ``inference``, a registry (the optimising level gives its own), first runs
+    the inference passes (:func:`~.inference.optimize_for_inference`) with it,
+    unless they are :func:`~.inference.disabled`.
 
     With a ``unit``, :func:`call_context_methods` first makes the ``with``
     statements on objects of its classes call their ``__enter__``/``__exit__``.
@@ -75,6 +83,8 @@ def preprocess(graph: Graph, desugar_loops: bool = True, unit=None,
                                                  return ()
     """
     g = graph.copy() if copy else graph
+    if inference is not None and inference_enabled():
+        optimize_for_inference(g, inference)
     if unit is not None:
         call_context_methods(g, unit)
     n_outputs = len(g.outputs)

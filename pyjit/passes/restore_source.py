@@ -30,7 +30,10 @@ second counter.  Each pass is undone instead, in the reverse order:
 The rewrite assumes the graph is exactly what ``preprocess`` made (the Code's
 own ``graph``); it works on a copy.  ``call_context_methods``, which only a unit's
 Codes run, is not undone: those Codes pickle as their unit (the unit keeps its
-graphs), never through here.
+graphs), never through here.  Nor are the inference passes of O1
+(:mod:`.inference`: folded constants, fused nodes): the graph given back is the
+one they made, the graph the table was built from, and building it again runs
+them again, finding nothing more to rewrite.
 """
 
 from __future__ import annotations
