@@ -179,6 +179,10 @@ EXTENSION_RULES: Tuple[Tuple[str, str], ...] = (
      r"GetAttr|SetAttr|Enter|Exit|isinstance)",
      "a node of the IR that torch's interpreter runs without a schema"),
     (r"aten::ndimension", "Tensor.ndimension(), which torch's frontend lowers to aten::dim"),
+    (r"torchvision::\w+", "torchvision's operators, declared by torchvision's own schemas "
+                           "(ops/vision.SCHEMAS), which torch's list does not hold"),
+    (r"pyjit::\w+", "pyjit's fused kernels, which only its inference passes emit "
+                     "(passes/fuse_activations.py)"),
 )
 
 
