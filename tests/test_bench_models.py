@@ -82,14 +82,19 @@ def test_the_float64_path_gives_the_same_outputs_within_float32_rounding():
 
 def test_the_table_has_the_ratios_and_their_geometric_means():
     a = M.Result("a", {"pyjit": 0.002, "pyjit-float64": 0.008, "eager": 0.001,
-                       "torchscript": 0.004}, {"pyjit": 0.5, "torchscript": 0.25}, 1e-7)
+                       "torchscript": 0.004, "onnxruntime": 0.0016},
+                 {"pyjit": 0.5, "torchscript": 0.25}, 1e-7)
     b = M.Result("b", {"pyjit": 0.003, "pyjit-float64": 0.006, "eager": 0.003})
     text = M.format_table([a, b])
     row_a = next(line for line in text.splitlines() if line.startswith("a "))
-    assert row_a.split()[5:8] == ["2.00x", "0.50x", "0.25x"]
+    assert row_a.split()[5] == "1.6"               # onnxruntime's ms
+    assert row_a.split()[6:10] == ["2.00x", "0.50x", "1.25x", "0.25x"]
+    row_b = next(line for line in text.splitlines() if line.startswith("b "))
+    assert row_b.split()[5] == "-" and row_b.split()[8] == "-"   # no onnxruntime
     assert "geometric mean of pyjit's time over eager's: 1.41x (2 models), largest 2.00x" \
         in text
     assert "over torchscript's: 0.50x (1 models)" in text
+    assert "over onnxruntime's: 1.25x (1 models)" in text
 
 
 def test_the_command_runs_and_writes_json(single_threaded, tmp_path, capsys):

@@ -11,7 +11,11 @@ into :func:`cache_dir` when torch is importable.  A model is measured on:
   (:func:`pyjit.ops.kernels.disabled`), every operator on its generic path that
   computes in double: pyjit before the kernels, in the same run;
 * ``eager``: the ``nn.Module`` itself (when torch is importable);
-* ``torchscript``: ``torch.jit.load(archive)``.
+* ``torchscript``: ``torch.jit.load(archive)``;
+* ``onnxruntime``: the eager module exported by ``torch.onnx.export`` (the
+  TorchScript-based exporter, opset 17) and run by an onnxruntime
+  ``InferenceSession`` on one thread, where onnxruntime (and onnx) are
+  installed; a model that does not export is noted and left out.
 
 Everyone runs on one thread: the BLAS libraries read their thread counts when
 they load, so :func:`main` runs the benchmark in a fresh interpreter whose
@@ -248,7 +252,35 @@ def _systems(model: Model, path: Path, result: Result) -> Dict[str, Callable[[],
             return loaded(*targs)
     systems["eager"] = run_eager
     systems["torchscript"] = run_scripted
+    ort = _onnxruntime(eager, targs, model, result)
+    if ort is not None:
+        systems["onnxruntime"] = ort
     return systems
+
+
+def _onnxruntime(eager, targs, model: Model, result: Result) -> Optional[Callable[[], Any]]:
+    """The model exported to ONNX and run by onnxruntime on one thread, or None
+    (onnxruntime not installed, or the model does not export: noted)."""
+    try:
+        import onnxruntime
+    except ImportError:
+        return None
+    import tempfile
+    import torch
+    with tempfile.TemporaryDirectory() as tmp:
+        onnx_path = os.path.join(tmp, f"{model.name}.onnx")
+        try:
+            torch.onnx.export(eager, tuple(targs), onnx_path, dynamo=False, opset_version=17)
+        except Exception as exc:  # what the exporter refuses is a fact about the model
+            result.notes.append(f"onnxruntime: the model does not export "
+                                f"({type(exc).__name__}: {str(exc).splitlines()[0][:120]})")
+            return None
+        options = onnxruntime.SessionOptions()
+        options.intra_op_num_threads = options.inter_op_num_threads = 1
+        session = onnxruntime.InferenceSession(onnx_path, options,
+                                               providers=["CPUExecutionProvider"])
+    feed = {i.name: t.numpy() for i, t in zip(session.get_inputs(), targs)}
+    return lambda: session.run(None, feed)
 
 
 #: The least duration of one sample: a model faster than this is called several
@@ -311,21 +343,23 @@ def format_table(results: Sequence[Result]) -> str:
     over TorchScript's and over its own float64 path's, the first calls and
     the output's largest difference from eager torch's, relative to its largest
     magnitude."""
-    head = ["model", "pyjit ms", "float64 ms", "eager ms", "script ms", "/eager", "/script",
-            "/float64", "first pyjit ms", "first script ms", "rel. diff"]
+    head = ["model", "pyjit ms", "float64 ms", "eager ms", "script ms", "ort ms", "/eager",
+            "/script", "/ort", "/float64", "first pyjit ms", "first script ms", "rel. diff"]
     rows = [head]
     for r in results:
         m = r.median_s
         rows.append([r.name, _fmt(m.get("pyjit"), "ms"), _fmt(m.get("pyjit-float64"), "ms"),
                      _fmt(m.get("eager"), "ms"), _fmt(m.get("torchscript"), "ms"),
+                     _fmt(m.get("onnxruntime"), "ms"),
                      _fmt(_ratio(r, "eager")), _fmt(_ratio(r, "torchscript")),
+                     _fmt(_ratio(r, "onnxruntime")),
                      _fmt(_ratio(r, "pyjit-float64")), _fmt(r.first_s.get("pyjit"), "ms"),
                      _fmt(r.first_s.get("torchscript"), "ms"),
                      "-" if r.max_diff is None else f"{r.max_diff:.1e}"])
     widths = [max(len(row[i]) for row in rows) for i in range(len(head))]
     lines = ["  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in
                        enumerate(zip(row, widths))) for row in rows]
-    for system in ("eager", "torchscript", "pyjit-float64"):
+    for system in ("eager", "torchscript", "onnxruntime", "pyjit-float64"):
         ratios = [x for x in (_ratio(r, system) for r in results) if x]
         if ratios:
             g = float(np.exp(np.mean(np.log(ratios))))
@@ -381,6 +415,9 @@ def main(ns, argv: Optional[Sequence[str]] = None) -> int:
             for kind, share, ms in profile_rows(model, path):
                 print(f"    {kind:<32} {share:6.1%} {ms:8.2f} ms", file=out)
     print(format_table(results), file=out)
+    for r in results:
+        for note in r.notes:
+            print(f"{r.name}: {note}", file=out)
     print(f"load average after: {os.getloadavg()[0]:.2f}", file=out)
     if ns.json:
         data = [dict(name=r.name, median_s=r.median_s, first_s=r.first_s,
