@@ -87,7 +87,7 @@ def test_imports_go_down(path):
 #: The emitter core inside the frontend (pyjit/frontend/core.py): what both
 #: dialects, the Python function's and the archive's, compile through.
 CORE = {"core", "builder", "environment", "lowering", "statements", "loops", "expressions",
-        "operators", "intrinsics", "interfaces", "typing_rules"}
+        "arguments", "operators", "intrinsics", "interfaces", "typing_rules"}
 
 
 def _frontend_imports(path):

@@ -45,9 +45,9 @@ archive's debug records say, :mod:`.debug_info`).
 from __future__ import annotations
 
 import ast
-import math
 from typing import Any, Dict, List, Optional, Protocol, Sequence, Tuple
 
+from ..frontend.arguments import REQUIRED as _REQUIRED, Param, bind, typed_arguments
 from ..frontend.builder import GraphBuilder
 from ..frontend.core import Emitter
 from ..frontend.environment import FALLS, RAISES, Condition, Env, Flow, Var
@@ -59,7 +59,7 @@ from ..frontend.statements import StatementEmitter
 from ..ir import Graph, Value
 from ..ir import types as T
 from ..ir.literals import TensorValue
-from ..ir.type_relation import Conversion, implicit_conversion, is_subtype, unify
+from ..ir.type_relation import Conversion, implicit_conversion, is_subtype
 from .expressions import ArchiveExpressions, FunctionRef
 from .schemas import REQUIRED, match, schemas_of
 from .source import ClassDef, CodeFile, dotted, literal, type_of
@@ -345,10 +345,8 @@ class _Compiler(Emitter):
 
     def _new_tuple(self, cls: ClassDef, e: ast.Call, env: Env) -> Value:
         """``__torch__.Point(x, 3)``: a NamedTuple, a tuple of its class's type."""
-        args, kwargs = self._arguments(e, env)
         items = self._bind_arguments(list(cls.attributes), list(cls.attributes.values()),
-                                     [REQUIRED] * len(cls.attributes), args, kwargs, e,
-                                     cls.name)
+                                     [REQUIRED] * len(cls.attributes), e, env, cls.name)
         return self.b.emit1("prim::TupleConstruct", items, cls.type, e)
 
     def _new_object(self, qualified: str, e: ast.Call) -> Value:
@@ -401,6 +399,8 @@ class _Compiler(Emitter):
         return tuple(node.outputs) if m.returns else None
 
     def _default(self, value: Any, t: T.Type, at: ast.AST) -> Value:
+        """A schema's default: a constant, or a list of constants of the
+        parameter's element type."""
         if isinstance(value, list):
             elem = t.elem if isinstance(t, T.ListType) else T.INT
             if isinstance(elem, T.OptionalType):
@@ -442,38 +442,23 @@ class _Compiler(Emitter):
 
     def _bind_call(self, sig: Signature, skip: int, e: ast.Call, env: Env,
                    label: str) -> List[Value]:
-        args, kwargs = self._arguments(e, env)
         return self._bind_arguments(sig.names[skip:], sig.types[skip:], sig.defaults[skip:],
-                                    args, kwargs, e, label)
+                                    e, env, label)
 
     def _bind_arguments(self, names: List[str], types: List[T.Type], defaults: List[Any],
-              args: List[Value], kwargs: Dict[str, Value], e: ast.Call,
-              label: str) -> List[Value]:
-        """A call's arguments bound to parameters as Python binds them: defaults
-        filled in, torch's implicit conversions made (a bool for an int
-        parameter), the types checked."""
-        if len(args) > len(names):
-            self.file.fail(e, f"{label}() takes {len(names)} arguments, {len(args)} given")
-        out = []
-        for i, (n, t, d) in enumerate(zip(names, types, defaults)):
-            if i < len(args):
-                v = args[i]
-            elif n in kwargs:
-                v = kwargs.pop(n)
-            elif d is not REQUIRED:
-                v = self.b.python_constant(d, e) if not isinstance(d, list) else \
-                    self._default(d, t, e)
-            else:
-                self.file.fail(e, f"{label}() needs argument '{n}'")
-            conversion = None if is_subtype(v.type, t) else implicit_conversion(v.type, t)
-            if conversion is not None:
-                v = self._convert(v, conversion, e)
-            if not is_subtype(v.type, t):
-                self.file.fail(e, f"argument '{n}' of {label}() must be {t}, not {v.type}")
-            out.append(v)
-        if kwargs:
-            self.file.fail(e, f"{label}() has no argument '{next(iter(kwargs))}'")
-        return out
+                        e: ast.Call, env: Env, label: str) -> List[Value]:
+        """A call's arguments bound to parameters as Python binds them (the core's
+        :func:`~pyjit.frontend.arguments.bind`): defaults filled in, torch's
+        implicit conversions made (a bool for an int parameter), the types
+        checked."""
+        params = [Param(n, _REQUIRED if d is REQUIRED else d) for n, d in zip(names, defaults)]
+        declared = dict(zip(names, types))
+        what = f"{label}()"
+        args = bind(self.b, params, e, what, lambda p, a: self.exprs.value(a, env),
+                    default=lambda p, at: self._default(p.default, declared[p.name], at)
+                    if isinstance(p.default, list) else self.b.python_constant(p.default, at))
+        return typed_arguments(self.b, params, args.in_order(), types, what, e,
+                               implicit_conversion)
 
     # -- the printer's own functions -------------------------------------------------------
     def _type_arg(self, e: ast.Call, n: int) -> T.Type:
