@@ -184,6 +184,16 @@ class _Compiler(Emitter):
     def annotation(self, ann: ast.expr, node: ast.AST) -> T.Type:
         return type_of(ann, self.file)
 
+    def isinstance_types(self, node: ast.Call) -> List[T.Type]:
+        """Serialized code names a bare container by its name (``list``), any
+        other type as an annotation."""
+        if len(node.args) != 2:
+            self.file.fail(node, "isinstance() takes 2 arguments")
+        spec = node.args[1]
+        return [T.NamedType(t.id) if isinstance(t, ast.Name) and t.id in BARE_CONTAINERS
+                else type_of(t, self.file)
+                for t in (spec.elts if isinstance(spec, ast.Tuple) else [spec])]
+
     def resolve(self, func: ast.expr, env: Env) -> Callee:
         """Only ``range`` means something to the core (a counted loop)."""
         name = dotted(func)
@@ -497,13 +507,8 @@ class _Compiler(Emitter):
         return convert
 
     def _isinstance(self, e: ast.Call, env: Env) -> Value:
-        if len(e.args) != 2:
-            self.file.fail(e, "isinstance() takes 2 arguments")
-        v = self.exprs.value(e.args[0], env)
-        types = e.args[1].elts if isinstance(e.args[1], ast.Tuple) else [e.args[1]]
-        want = [T.NamedType(t.id) if isinstance(t, ast.Name) and t.id in BARE_CONTAINERS
-                else type_of(t, self.file) for t in types]
-        return isinstance_value(self.b, v, want, e)
+        want = self.isinstance_types(e)
+        return isinstance_value(self.b, self.exprs.value(e.args[0], env), want, e)
 
 
 _SPECIAL = {
