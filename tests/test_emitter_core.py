@@ -102,11 +102,54 @@ def test_a_graph_testing_for_a_bare_container_runs(loop, kind, value, want):
      "serialized loops are 'for i in range\\(n\\)'"),
     ("    def g(y: int) -> int:\n      return y\n    return x\n",
      "unsupported statement \\(FunctionDef\\)"),
+    # the expressions too, each before the core emits it
+    ("    return torch.add(x, x + 1)\n", "unsupported expression \\(BinOp\\)"),
+    ("    return torch.add(x, -x)\n", "unsupported expression \\(UnaryOp\\)"),
+    ("    return torch.add(x, 1 if x < 2 else 3)\n", "unsupported expression \\(Compare\\)"),
+    ("    return len([y for y in [x]])\n", "unsupported expression \\(ListComp\\)"),
+    ("    return torch.len({x})\n", "unsupported expression \\(Set\\)"),
+    ("    return torch.add(x, *[x])\n", "unsupported expression \\(Starred\\)"),
+    ("    return torch.add(x, b'1')\n", "unsupported constant"),
+    ("    return x if x else 0\n", "a condition must be a bool, not int"),
+    ("    return torch.len([])\n", "an empty list needs annotate\\(List\\[T\\], \\[\\]\\)"),
 ])
 def test_the_archive_dialect_accepts_only_what_torch_writes(body, problem):
-    # Python the core knows (break, raise, +=, items...) is still refused in an
-    # archive, at its line, before anything of the method is emitted.
+    # Python the core knows (break, raise, +=, items, operators, comprehensions...)
+    # is still refused in an archive, at its line: a statement before anything of
+    # the method is emitted, an expression before the core emits it.
     code = MODULE_CODE + "  def other(self: __torch__.M, x: int) -> int:\n" + body
     m = pyjit.load(archive(code=code))
     with pytest.raises(ArchiveCompileError, match=r"code/__torch__.py:\d+:\d+: " + problem):
         m.other(1)
+
+
+@pytest.mark.parametrize("call, problem", [
+    ("(self).twice(x, 1, 2)", "9:11: __torch__.M.twice\\(\\) takes at most 2 arguments, 3 given"),
+    ("(self).twice(k=2)", "9:11: __torch__.M.twice\\(\\) is missing its argument 'x'"),
+    ("(self).twice(x, z=2)", "9:27: __torch__.M.twice\\(\\) has no parameter 'z'"),
+    ("(self).twice(x, x, k=2)", "9:30: __torch__.M.twice\\(\\) got two values for 'k'"),
+    ("(self).twice(\"a\")", "9:11: argument 'x' of __torch__.M.twice\\(\\) must be int, not str"),
+])
+def test_archive_calls_bind_their_arguments_as_the_core_binds(call, problem):
+    # One binding of arguments to parameters for both dialects (frontend/arguments):
+    # the archive's calls get Python's rules and the core's messages.
+    code = MODULE_CODE + ("  def other(self: __torch__.M, x: int) -> int:\n"
+                          f"    return {call}\n"
+                          "  def twice(self: __torch__.M, x: int, k: int=2) -> int:\n"
+                          "    return torch.mul(x, k)\n")
+    m = pyjit.load(archive(code=code))
+    with pytest.raises(ArchiveCompileError, match=r"^code/__torch__.py:" + problem):
+        m.other(1)
+
+
+def test_archive_calls_fill_defaults_and_convert_as_torch():
+    # a bool for an int parameter is torch's implicit aten::Int; the omitted k its
+    # default, 2
+    code = MODULE_CODE + ("  def other(self: __torch__.M, x: bool) -> int:\n"
+                          "    return (self).twice(x, )\n"
+                          "  def twice(self: __torch__.M, x: int, k: int=2) -> int:\n"
+                          "    return torch.mul(x, k)\n")
+    m = pyjit.load(archive(code=code))
+    assert m.other(True) == 2
+    graph = str(m.other.graph)
+    assert "int = aten::Int(%x)" in graph and 'prim::CallMethod[name="twice"]' in graph

@@ -86,8 +86,8 @@ def test_imports_go_down(path):
 
 #: The emitter core inside the frontend (pyjit/frontend/core.py): what both
 #: dialects, the Python function's and the archive's, compile through.
-CORE = {"core", "builder", "environment", "lowering", "statements", "loops", "operators",
-        "intrinsics", "interfaces", "typing_rules"}
+CORE = {"core", "builder", "environment", "lowering", "statements", "loops", "expressions",
+        "arguments", "operators", "intrinsics", "interfaces", "typing_rules"}
 
 
 def _frontend_imports(path):

@@ -30,9 +30,12 @@ that compile ``@pyjit.script`` functions, walk the statements and lower ``if``,
 ``for`` and ``while`` (merging the variables of branches and loop bodies); this
 dialect says what serialized code's names and calls mean (``__torch__.``
 names, ``CONSTANTS.cN``, ``ops.prim.*``, ``torch.*`` operators by schema, the
-archive's classes), emits the expressions, and refuses, before the core emits
-anything, every statement torch does not write (:func:`_check_syntax`), so an
-archive reaches no more of Python than it did with a compiler of its own.
+archive's classes), and refuses, before the core emits anything, every
+statement torch does not write (:func:`_check_syntax`), so an archive reaches
+no more of Python than it did with a compiler of its own.  The core's
+expression emitter walks the expressions, with the archive's leaves and an
+expression-level check (:mod:`.expressions`); calls, attributes and subscripts
+are this dialect's (``calls``, ``attrs``, ``items``).
 ``isinstance`` and ``Tensor.tolist()`` are the core's
 (:mod:`pyjit.frontend.intrinsics`).  Every node carries the location of the
 line it came from (``code/__torch__.py:12:4``, or the user's own file where the
@@ -42,9 +45,9 @@ archive's debug records say, :mod:`.debug_info`).
 from __future__ import annotations
 
 import ast
-import math
 from typing import Any, Dict, List, Optional, Protocol, Sequence, Tuple
 
+from ..frontend.arguments import REQUIRED as _REQUIRED, Param, bind, typed_arguments
 from ..frontend.builder import GraphBuilder
 from ..frontend.core import Emitter
 from ..frontend.environment import FALLS, RAISES, Condition, Env, Flow, Var
@@ -56,7 +59,8 @@ from ..frontend.statements import StatementEmitter
 from ..ir import Graph, Value
 from ..ir import types as T
 from ..ir.literals import TensorValue
-from ..ir.type_relation import Conversion, implicit_conversion, is_subtype, unify
+from ..ir.type_relation import Conversion, implicit_conversion, is_subtype
+from .expressions import ArchiveExpressions, FunctionRef
 from .schemas import REQUIRED, match, schemas_of
 from .source import ClassDef, CodeFile, dotted, literal, type_of
 from .upgraders import upgrader
@@ -80,16 +84,6 @@ class Signature:
             defaults.append(literal(d, file, "a default must be a literal"))
         self.defaults = defaults
         self.returns = type_of(fdef.returns, file) if fdef.returns is not None else T.NONE
-
-
-class FunctionRef:
-    """A function of the archive named as a value (``_0 = __torch__...softmax``),
-    which serialized code then calls (``_0(x, 1, 3, None)``)."""
-
-    __slots__ = ("name",)
-
-    def __init__(self, name: str) -> None:
-        self.name = name
 
 
 class Program(Protocol):
@@ -139,10 +133,10 @@ class _Compiler(Emitter):
         super().__init__(self)
         self.graph = self.b.graph
         self.scope = self           # annotations: annotation()
-        self.exprs = self           # emit, condition, lookup
-        self.calls = self           # resolve (``range`` for the core's loops)
-        self.attrs = self           # store, declare
-        self.items = self
+        self.exprs = ArchiveExpressions(self)
+        self.calls = self           # call; resolve (``range`` for the core's loops)
+        self.attrs = self           # load, store, declare
+        self.items = _Items(self)   # load
         self.ops = OperatorEmitter(self.b)
         self.stmts = StatementEmitter(self)
         self.loops = LoopEmitter(self)
@@ -167,7 +161,7 @@ class _Compiler(Emitter):
         with self.b.at_end_of(self.graph.block):
             flow = self.stmts.block(head, env)
             if isinstance(last, ast.Return):
-                out = self.value(self.expr(last.value, env, sig.returns), last) \
+                out = self.value(self.exprs.raw(last.value, env, sig.returns), last) \
                     if last.value is not None else self.b.const(None, last)
             elif not flow.falls:   # the body always raises
                 out = self.b.uninitialized(sig.returns, last)
@@ -190,23 +184,15 @@ class _Compiler(Emitter):
     def annotation(self, ann: ast.expr, node: ast.AST) -> T.Type:
         return type_of(ann, self.file)
 
-    def emit(self, e: ast.expr, env: Env, expected: Optional[T.Type] = None) -> Any:
-        """An expression's value for the core: one Value, or a list of them for
-        an operator of several outputs (which an assignment unpacks)."""
-        v = self.expr(e, env, expected)
-        return list(v) if isinstance(v, tuple) else self.value(v, e)
-
-    def condition(self, e: ast.expr, env: Env, strict: bool = False) -> Condition:
-        return Condition(self._bool(self.expr(e, env), e), {}, {})
-
-    def lookup(self, name: str, at: ast.AST, env: Env) -> Value:
-        var = env.get(name)
-        if var is not None:
-            return var.value
-        why = env.undefined.get(name)
-        if why is not None:
-            self.file.fail(at, why)
-        self.file.fail(at, f"undefined name '{name}'")
+    def isinstance_types(self, node: ast.Call) -> List[T.Type]:
+        """Serialized code names a bare container by its name (``list``), any
+        other type as an annotation."""
+        if len(node.args) != 2:
+            self.file.fail(node, "isinstance() takes 2 arguments")
+        spec = node.args[1]
+        return [T.NamedType(t.id) if isinstance(t, ast.Name) and t.id in BARE_CONTAINERS
+                else type_of(t, self.file)
+                for t in (spec.elts if isinstance(spec, ast.Tuple) else [spec])]
 
     def resolve(self, func: ast.expr, env: Env) -> Callee:
         """Only ``range`` means something to the core (a counted loop)."""
@@ -218,7 +204,7 @@ class _Compiler(Emitter):
 
     def store(self, target: ast.Attribute, v: Value, env: Env,
               declared: Optional[T.Type] = None) -> None:
-        obj = self.value(self.expr(target.value, env), target)
+        obj = self.exprs.value(target.value, env)
         cls = self._class_of(obj, target)
         want = cls.attributes.get(target.attr)
         if want is None:
@@ -231,7 +217,7 @@ class _Compiler(Emitter):
     # -- the statements of serialized code the core does not know --------------------------------
     def _expr_statement(self, s: ast.Expr, env: Env) -> Flow:
         """A call for its effect; ``ops.prim.RaiseException(...)`` ends the block."""
-        self.expr(s.value, env)
+        self.exprs.raw(s.value, env)
         return RAISES if _raises(s) else FALLS
 
     def _function_ref(self, s: ast.Assign, env: Env) -> Optional[Flow]:
@@ -248,7 +234,7 @@ class _Compiler(Emitter):
         its ``__enter__``, the body, its ``__exit__(None, None, None)`` -- what
         torch's ``prim::Enter``/``prim::Exit`` run (TorchScript code cannot catch
         an exception, so a raising body leaves without ``__exit__`` there too)."""
-        obj = self.value(self.expr(s.items[0].context_expr, env), s.items[0].context_expr)
+        obj = self.exprs.value(s.items[0].context_expr, env)
         cls = self._class_of(obj, s)
         for name in ("__enter__", "__exit__"):
             if name not in cls.methods:
@@ -261,12 +247,6 @@ class _Compiler(Emitter):
         self._emit_call_method(obj, cls, "__exit__", [none, none, none], s)
         return FALLS
 
-    def _bool(self, v: Any, at: ast.AST) -> Value:
-        v = self.value(v, at)
-        if v.type != T.BOOL:
-            self.file.fail(at, f"a condition must be a bool, not {v.type}")
-        return v
-
     # -- expressions -------------------------------------------------------------------------
     def value(self, v: Any, at: ast.AST) -> Value:
         """One Value: several outputs of an operator become a tuple."""
@@ -278,47 +258,16 @@ class _Compiler(Emitter):
             self.file.fail(at, f"the function {v.name} is not a value")
         return v
 
-    def expr(self, e: ast.expr, env: Env, hint: Optional[T.Type] = None) -> Any:
-        if isinstance(e, ast.Name):
-            if e.id not in env:
-                if e.id in self.refs:
-                    return self.refs[e.id]
-                if e.id in _FLOAT_NAMES and e.id not in env.undefined:
-                    return self.b.const(_FLOAT_NAMES[e.id], e)   # how torch prints inf, nan
-            return self.lookup(e.id, e, env)
-        if isinstance(e, ast.Constant):
-            if isinstance(e.value, bytes) or e.value is Ellipsis:
-                self.file.fail(e, "unsupported constant")
-            return self.b.const(e.value, e, hint if e.value is None and hint else None)
-        if isinstance(e, ast.UnaryOp) and isinstance(e.op, ast.USub):
-            operand = e.operand
-            if isinstance(operand, ast.Constant) and isinstance(operand.value, (int, float)):
-                return self.b.const(-operand.value, e)
-            if isinstance(operand, ast.Name) and operand.id in _FLOAT_NAMES and \
-                    operand.id not in env:
-                return self.b.const(-_FLOAT_NAMES[operand.id], e)
-        if isinstance(e, ast.Call):
-            return self.call(e, env, hint)
-        if isinstance(e, ast.Attribute):
-            name = dotted(e)
-            if name is not None and name.startswith("CONSTANTS.c"):
-                return self._tensor_constant(e)
-            if name is not None and name.startswith("__torch__."):
-                return FunctionRef(name)     # _0 = __torch__...softmax, called later
-            return self._get_attr(self.value(self.expr(e.value, env), e), e.attr, e)
-        if isinstance(e, ast.Tuple):
-            return self.b.tuple_value([self.value(self.expr(x, env), x) for x in e.elts], e)
-        if isinstance(e, ast.List):
-            return self._list(e, env, hint)
-        if isinstance(e, ast.Dict):
-            return self._dict(e, env, hint)
-        if isinstance(e, ast.Subscript):
-            return self._subscript(e, env)
-        if isinstance(e, ast.IfExp):
-            cond = self._bool(self.expr(e.test, env), e.test)
-            return self.b.value_if(cond, lambda: self.value(self.expr(e.body, env), e.body),
-                                   lambda: self.value(self.expr(e.orelse, env), e.orelse), e)
-        self.file.fail(e, f"unsupported expression ({type(e).__name__}) in serialized code")
+    def load(self, e: ast.Attribute, env: Env) -> Any:
+        """``x.name`` (``ctx.attrs`` for the core), and the qualified names that are
+        no attribute: ``CONSTANTS.c0``, ``__torch__.m.f`` (a function named for a
+        later call)."""
+        name = dotted(e)
+        if name is not None and name.startswith("CONSTANTS.c"):
+            return self._tensor_constant(e)
+        if name is not None and name.startswith("__torch__."):
+            return FunctionRef(name)     # _0 = __torch__...softmax, called later
+        return self._get_attr(self.exprs.value(e.value, env), e.attr, e)
 
     def _tensor_constant(self, e: ast.Attribute) -> Value:
         array = self.program.constant(int(e.attr[1:]), e, self.file)
@@ -329,34 +278,10 @@ class _Compiler(Emitter):
         self.graph.insert_node(n)
         return n.output()
 
-    def _list(self, e: ast.List, env: Env, hint: Optional[T.Type]) -> Value:
-        items = [self.value(self.expr(x, env), x) for x in e.elts]
-        if isinstance(hint, T.ListType):
-            elem = hint.elem
-        elif items:
-            elem = items[0].type
-            for v in items[1:]:
-                elem = unify(elem, v.type)
-                if elem is None:
-                    self.file.fail(e, "a list of values of different types")
-        else:
-            self.file.fail(e, "an empty list needs annotate(List[T], [])")
-        return self.b.emit1("prim::ListConstruct", items, T.ListType(elem), e)
-
-    def _dict(self, e: ast.Dict, env: Env, hint: Optional[T.Type]) -> Value:
-        flat = []
-        for k, v in zip(e.keys, e.values):
-            flat += [self.value(self.expr(k, env), k), self.value(self.expr(v, env), v)]
-        if isinstance(hint, T.DictType):
-            t = hint
-        elif flat:
-            t = T.DictType(flat[0].type, flat[1].type)
-        else:
-            self.file.fail(e, "an empty dict needs annotate(Dict[K, V], {})")
-        return self.b.emit1("prim::DictConstruct", flat, t, e)
-
-    def _subscript(self, e: ast.Subscript, env: Env) -> Value:
-        obj = self.value(self.expr(e.value, env), e.value)
+    def load_item(self, e: ast.Subscript, env: Env) -> Value:
+        """``x[i]`` (``ctx.items.load`` for the core): a tuple's item by a constant,
+        else ``aten::__getitem__``."""
+        obj = self.exprs.value(e.value, env)
         fields = self._fields(obj.type)
         if isinstance(obj.type, T.TupleType) or fields is not None:
             index = _constant_index(e.slice)
@@ -368,7 +293,8 @@ class _Compiler(Emitter):
             index %= len(elems)  # torch prints (t)[-1] for the last item
             return self.b.emit1("prim::TupleIndex", [obj, self.b.const(index, e)],
                                 elems[index], e)
-        return self.op("aten::__getitem__", [obj, self.value(self.expr(e.slice, env), e)], {}, e)
+        return self.op("aten::__getitem__", [obj, self.value(self.exprs.raw(e.slice, env), e)],
+                       {}, e)
 
     # -- attributes ---------------------------------------------------------------------------
     def _class_of(self, obj: Value, at: ast.AST) -> ClassDef:
@@ -404,7 +330,7 @@ class _Compiler(Emitter):
         if isinstance(e.func, ast.Name) and e.func.id not in env and e.func.id in self.refs:
             return self._call_function(self.refs[e.func.id].name, e, env)
         if isinstance(e.func, ast.Attribute) and (root is None or root in env):
-            obj = self.value(self.expr(e.func.value, env), e.func.value)
+            obj = self.exprs.value(e.func.value, env)
             return self._call_method(obj, e.func.attr, e, env, hint)
         if name is None:
             self.file.fail(e.func, "unsupported call in serialized code")
@@ -430,10 +356,8 @@ class _Compiler(Emitter):
 
     def _new_tuple(self, cls: ClassDef, e: ast.Call, env: Env) -> Value:
         """``__torch__.Point(x, 3)``: a NamedTuple, a tuple of its class's type."""
-        args, kwargs = self._arguments(e, env)
         items = self._bind_arguments(list(cls.attributes), list(cls.attributes.values()),
-                                     [REQUIRED] * len(cls.attributes), args, kwargs, e,
-                                     cls.name)
+                                     [REQUIRED] * len(cls.attributes), e, env, cls.name)
         return self.b.emit1("prim::TupleConstruct", items, cls.type, e)
 
     def _new_object(self, qualified: str, e: ast.Call) -> Value:
@@ -445,8 +369,8 @@ class _Compiler(Emitter):
         return self.b.emit1("prim::CreateObject", [], cls.type, e)
 
     def _arguments(self, e: ast.Call, env: Env) -> Tuple[List[Value], Dict[str, Value]]:
-        args = [self.value(self.expr(a, env), a) for a in e.args]
-        kwargs = {k.arg: self.value(self.expr(k.value, env), k.value) for k in e.keywords}
+        args = [self.exprs.value(a, env) for a in e.args]
+        kwargs = {k.arg: self.exprs.value(k.value, env) for k in e.keywords}
         return args, kwargs
 
     def _op_call(self, kind: str, e: ast.Call, env: Env) -> Any:
@@ -486,6 +410,8 @@ class _Compiler(Emitter):
         return tuple(node.outputs) if m.returns else None
 
     def _default(self, value: Any, t: T.Type, at: ast.AST) -> Value:
+        """A schema's default: a constant, or a list of constants of the
+        parameter's element type."""
         if isinstance(value, list):
             elem = t.elem if isinstance(t, T.ListType) else T.INT
             if isinstance(elem, T.OptionalType):
@@ -527,38 +453,23 @@ class _Compiler(Emitter):
 
     def _bind_call(self, sig: Signature, skip: int, e: ast.Call, env: Env,
                    label: str) -> List[Value]:
-        args, kwargs = self._arguments(e, env)
         return self._bind_arguments(sig.names[skip:], sig.types[skip:], sig.defaults[skip:],
-                                    args, kwargs, e, label)
+                                    e, env, label)
 
     def _bind_arguments(self, names: List[str], types: List[T.Type], defaults: List[Any],
-              args: List[Value], kwargs: Dict[str, Value], e: ast.Call,
-              label: str) -> List[Value]:
-        """A call's arguments bound to parameters as Python binds them: defaults
-        filled in, torch's implicit conversions made (a bool for an int
-        parameter), the types checked."""
-        if len(args) > len(names):
-            self.file.fail(e, f"{label}() takes {len(names)} arguments, {len(args)} given")
-        out = []
-        for i, (n, t, d) in enumerate(zip(names, types, defaults)):
-            if i < len(args):
-                v = args[i]
-            elif n in kwargs:
-                v = kwargs.pop(n)
-            elif d is not REQUIRED:
-                v = self.b.python_constant(d, e) if not isinstance(d, list) else \
-                    self._default(d, t, e)
-            else:
-                self.file.fail(e, f"{label}() needs argument '{n}'")
-            conversion = None if is_subtype(v.type, t) else implicit_conversion(v.type, t)
-            if conversion is not None:
-                v = self._convert(v, conversion, e)
-            if not is_subtype(v.type, t):
-                self.file.fail(e, f"argument '{n}' of {label}() must be {t}, not {v.type}")
-            out.append(v)
-        if kwargs:
-            self.file.fail(e, f"{label}() has no argument '{next(iter(kwargs))}'")
-        return out
+                        e: ast.Call, env: Env, label: str) -> List[Value]:
+        """A call's arguments bound to parameters as Python binds them (the core's
+        :func:`~pyjit.frontend.arguments.bind`): defaults filled in, torch's
+        implicit conversions made (a bool for an int parameter), the types
+        checked."""
+        params = [Param(n, _REQUIRED if d is REQUIRED else d) for n, d in zip(names, defaults)]
+        declared = dict(zip(names, types))
+        what = f"{label}()"
+        args = bind(self.b, params, e, what, lambda p, a: self.exprs.value(a, env),
+                    default=lambda p, at: self._default(p.default, declared[p.name], at)
+                    if isinstance(p.default, list) else self.b.python_constant(p.default, at))
+        return typed_arguments(self.b, params, args.in_order(), types, what, e,
+                               implicit_conversion)
 
     # -- the printer's own functions -------------------------------------------------------
     def _type_arg(self, e: ast.Call, n: int) -> T.Type:
@@ -571,7 +482,7 @@ class _Compiler(Emitter):
         inner = e.args[1]
         if isinstance(inner, ast.Constant) and inner.value is None:
             return self.b.const(None, e, t)
-        v = self.value(self.expr(inner, env, t), inner)
+        v = self.exprs.value(inner, env, t)
         if is_subtype(v.type, t):
             return v
         # torch's annotate converts as a call's argument does (tryConvertToType
@@ -583,7 +494,7 @@ class _Compiler(Emitter):
 
     def _unchecked_cast(self, e: ast.Call, env: Env) -> Value:
         t = self._type_arg(e, 2)
-        v = self.value(self.expr(e.args[1], env), e.args[1])
+        v = self.exprs.value(e.args[1], env)
         return self.b.emit1("prim::unchecked_cast", [v], t, e)
 
     def _uninitialized(self, e: ast.Call, env: Env) -> Value:
@@ -593,7 +504,7 @@ class _Compiler(Emitter):
         if len(e.args) != 2 or not isinstance(e.args[1], ast.Constant) or \
                 not isinstance(e.args[1].value, str):
             self.file.fail(e, "getattr(obj, \"name\") with a constant name")
-        obj = self.value(self.expr(e.args[0], env), e.args[0])
+        obj = self.exprs.value(e.args[0], env)
         return self._get_attr(obj, e.args[1].value, e)
 
     def _builtin(kind: str):  # noqa: N805  (a factory of methods)
@@ -602,16 +513,9 @@ class _Compiler(Emitter):
         return convert
 
     def _isinstance(self, e: ast.Call, env: Env) -> Value:
-        if len(e.args) != 2:
-            self.file.fail(e, "isinstance() takes 2 arguments")
-        v = self.value(self.expr(e.args[0], env), e.args[0])
-        types = e.args[1].elts if isinstance(e.args[1], ast.Tuple) else [e.args[1]]
-        want = [T.NamedType(t.id) if isinstance(t, ast.Name) and t.id in BARE_CONTAINERS
-                else type_of(t, self.file) for t in types]
-        return isinstance_value(self.b, v, want, e)
+        want = self.isinstance_types(e)
+        return isinstance_value(self.b, self.exprs.value(e.args[0], env), want, e)
 
-
-_FLOAT_NAMES = {"inf": math.inf, "nan": math.nan}
 
 _SPECIAL = {
     "annotate": _Compiler._annotate,
@@ -626,6 +530,13 @@ _SPECIAL = {
     "len": _Compiler._builtin("aten::len"),
     "print": _Compiler._builtin("prim::Print"),
 }
+
+
+class _Items:
+    """``x[i]`` for the core (``ctx.items``): :meth:`_Compiler.load_item`."""
+
+    def __init__(self, ctx: _Compiler) -> None:
+        self.load = ctx.load_item
 
 
 def _constant_index(e: ast.expr) -> Optional[int]:

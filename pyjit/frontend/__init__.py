@@ -55,8 +55,9 @@ spec_calls          list/dict/str methods and math, from :mod:`.signatures`
 tensors             numpy functions and array methods, from :mod:`.numpy_api`
 attributes          ``x.name``
 subscripts          ``x[i]``, slices, ``x[i] = v``
-arguments           binding a call's arguments to a signature (Python's rules)
-signatures          the method and math tables; Param
+arguments           binding a call's arguments to a signature (Python's rules),
+                    for both dialects; Param
+signatures          the method and math tables
 numpy_api           the numpy table: every function, method and attribute
 operators           Python operators -> node kinds and result types; emission
 core                the emitter core both dialects share (this package's
@@ -78,8 +79,9 @@ is a row of :mod:`.numpy_api`; a builtin a handler in :mod:`.builtin_calls`; a
 new kind of call target a Callee kind resolved in
 :meth:`.calls.CallEmitter.resolve`; a new kind of attribute a case of
 :meth:`.attributes.AttributeEmitter.load`.  TorchScript's serialized code (an
-archive's) is compiled by the same statement and loop emitters, with the
-archive's dialect in place of :class:`~.context.Compilation` (see :mod:`.core`).
+archive's) is compiled by the same statement, loop and expression emitters and
+binds calls with the same :mod:`.arguments`, with the archive's dialect in
+place of :class:`~.context.Compilation` (see :mod:`.core`).
 """
 
 from . import script_pickle

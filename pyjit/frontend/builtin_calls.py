@@ -186,19 +186,5 @@ class BuiltinCalls(Emitter):
         """``isinstance(x, T)``, ``isinstance(x, (A, B))``: constant where the
         type of ``x`` decides (:mod:`.intrinsics`), else tested when it runs;
         ``list``, ``tuple`` and ``dict`` stand for any list, tuple, dict."""
-        wants = isinstance_types(self.ctx, node)
+        wants = self.ctx.isinstance_types(node)
         return isinstance_value(self.b, self.ctx.exprs.emit(node.args[0], env), wants, node)
-
-
-def isinstance_types(ctx: Compilation, node: ast.Call) -> List[T.Type]:
-    """The types ``isinstance(x, types)`` tests for: annotations, or a bare
-    ``list``/``tuple``/``dict`` (the builtin classes themselves)."""
-    if len(node.args) != 2 or node.keywords:
-        ctx.src.fail(node, "isinstance() takes a value and a type (or a tuple of types)")
-    spec = node.args[1]
-    wants = []
-    for t in spec.elts if isinstance(spec, ast.Tuple) else [spec]:
-        obj = ctx.scope.resolve(t.id, t) if isinstance(t, ast.Name) else None
-        bare = next((name for name in BARE_CONTAINERS if obj is getattr(builtins, name)), None)
-        wants.append(T.NamedType(bare) if bare is not None else ctx.scope.annotation(t, t))
-    return wants

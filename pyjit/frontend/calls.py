@@ -51,8 +51,8 @@ import numpy as np
 
 from ..ir import Value
 from ..ir import types as T
-from ..ir.type_relation import is_subtype
-from .arguments import bind
+from ..ir.type_relation import Conversion, widens
+from .arguments import bind, typed_arguments
 from .builtin_calls import BuiltinCalls
 from .classes import ScriptClass, find_class
 from .context import Compilation, Emitter
@@ -215,15 +215,7 @@ class CallEmitter(Emitter):
         exprs = self.ctx.exprs
         args = bind(self.b, params, node, label,
                     lambda p, a: exprs.emit(a, env, hints[p.name])).in_order()
-        inputs: List[Value] = []
-        for p, a, want in zip(params, args, types):
-            if a.type == T.INT and want == T.FLOAT:
-                a = self.b.emit1("aten::Float", [a], T.FLOAT, node)
-            if not is_subtype(a.type, want):
-                self.src.fail(node, f"argument '{p.name}' of {label} must be {want}, "
-                              f"not {a.type}")
-            inputs.append(a)
-        return inputs
+        return typed_arguments(self.b, params, args, types, label, node, _int_to_float)
 
     def _record(self, sf: ScriptFunction, node: ast.Call) -> None:
         """Put what ``sf`` needs in this function's unit: the functions it reaches,
@@ -257,3 +249,9 @@ class CallEmitter(Emitter):
             self.src.fail(node, "exceptions can only be created in a raise statement")
         self.src.fail(node, f"calling '{name}' ({type(obj).__name__}) is not supported in a "
                       "scripted function")
+
+
+def _int_to_float(actual: T.Type, declared: T.Type) -> Optional[Conversion]:
+    """The one conversion a call of a scripted function makes: an int passed for
+    a float parameter (``aten::Float``)."""
+    return Conversion("aten::Float", T.FLOAT) if widens(actual, declared) else None

@@ -7,12 +7,15 @@ each of them; an emitter keeps it and reaches the others as ``ctx.exprs``,
 
 from __future__ import annotations
 
+import ast
+import builtins
 from typing import Any, Callable, Dict, FrozenSet, List, Optional, Tuple
 
 from ..ir import types as T
 from .builder import GraphBuilder
 from .core import PENDING_RETURN, Dialect, Emitter, StatementHandler
 from .interfaces import Tensors
+from .intrinsics import BARE_CONTAINERS
 from .operators import OperatorEmitter
 from .scope import PythonScope
 from .source_map import FunctionSource
@@ -86,3 +89,17 @@ class Compilation(Dialect):
     def unpack_types(self, t: T.Type) -> Optional[List[T.Type]]:
         """Python's values unpack as tuples and lists only."""
         return None
+
+    def isinstance_types(self, node: ast.Call) -> List[T.Type]:
+        """The types ``isinstance(x, types)`` tests for: annotations, or a bare
+        ``list``/``tuple``/``dict`` (the builtin classes themselves)."""
+        if len(node.args) != 2 or node.keywords:
+            self.src.fail(node, "isinstance() takes a value and a type (or a tuple of types)")
+        spec = node.args[1]
+        wants = []
+        for t in spec.elts if isinstance(spec, ast.Tuple) else [spec]:
+            obj = self.scope.resolve(t.id, t) if isinstance(t, ast.Name) else None
+            bare = next((name for name in BARE_CONTAINERS if obj is getattr(builtins, name)),
+                        None)
+            wants.append(T.NamedType(bare) if bare is not None else self.scope.annotation(t, t))
+        return wants

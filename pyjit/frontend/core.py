@@ -16,6 +16,9 @@ environment    variables (Var, Env) and control-flow facts (Flow)
 lowering       If/Loop construction: merging Envs, loop-carried values
 statements     statements and blocks; if; assignments; exits
 loops          for/while loops, iteration, comprehensions
+expressions    expressions: operators, conditions and their refinements, displays,
+               conditional expressions; calls, attributes and subscripts handed
+               to the dialect's ``calls``, ``attrs``, ``items``
 operators      Python operators on computed values, truthiness, int->float
 intrinsics     what both dialects call the same way: ``isinstance`` against a
                type or a bare container, ``Tensor.tolist()`` under its annotation
@@ -26,8 +29,11 @@ The core modules import no dialect (neither :mod:`pyjit.archive` nor the
 Python dialect's scope, calls, classes and script functions:
 ``tests/test_import_layers.py``).  A dialect is the object every emitter holds as
 ``ctx``: it gives names their meaning and chooses operators' overloads, and it
-may narrow the syntax (the archive's accepts only what torch writes, checked
-before anything is emitted, and adds ``with obj:``).  What the core asks of it
+may narrow the syntax (the archive's accepts only what torch writes: its
+statements checked before anything is emitted, each expression before the core
+emits it; and it adds ``with obj:``), and it may give the expression emitter's
+leaves its own meaning (a subclass: the archive's constants, names and display
+types, :mod:`pyjit.archive.expressions`).  What the core asks of it
 is :class:`Dialect`.
 """
 
@@ -97,6 +103,11 @@ class Dialect(Protocol):
     def unpack_types(self, t: T.Type) -> Optional[List[T.Type]]:
         """The item types a value of the named type ``t`` unpacks into (a
         NamedTuple's fields), or None."""
+
+    def isinstance_types(self, node: ast.Call) -> List[T.Type]:
+        """The types ``isinstance(x, types)`` (``node``) tests for, its
+        annotations read in this dialect (a bare ``list``/``tuple``/``dict`` is
+        the NamedType of that name: :data:`~.intrinsics.BARE_CONTAINERS`)."""
 
 
 class Emitter:

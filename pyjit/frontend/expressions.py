@@ -28,8 +28,7 @@ from typing import Callable, Dict, List, Optional, Tuple
 from ..ir import Value
 from ..ir import types as T
 from ..ir.type_relation import unify
-from .builtin_calls import isinstance_types
-from .context import Compilation, Emitter
+from .core import Dialect, Emitter
 from .intrinsics import refined_type
 from .environment import Condition, Env, Refinements
 from .lowering import apply_refinements
@@ -45,7 +44,7 @@ Emit = Callable[[ast.expr, Env, Optional[T.Type]], Value]
 class ExpressionEmitter(Emitter):
     """Everything that computes a value (:class:`~.interfaces.Expressions`)."""
 
-    def __init__(self, ctx: Compilation) -> None:
+    def __init__(self, ctx: Dialect) -> None:
         super().__init__(ctx)
         self._dispatch: Dict[type, Emit] = {
             ast.Constant: self._constant, ast.Name: self._name, ast.BinOp: self._binop,
@@ -65,6 +64,13 @@ class ExpressionEmitter(Emitter):
         if method is None:
             self.src.fail(node, f"{_describe(node)} is not supported by pyjit.script")
         return method(node, env, expected)
+
+    def value(self, node: ast.expr, env: Env, expected: Optional[T.Type] = None) -> Value:
+        """One Value for a part of a larger expression: an expression that
+        computed several (an archive operator of several outputs, which an
+        assignment unpacks without a tuple) becomes their tuple."""
+        v = self.emit(node, env, expected)
+        return v if isinstance(v, Value) else self.b.tuple_value(v, node)
 
     def condition(self, node: ast.expr, env: Env, strict: bool = False) -> Condition:
         if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
@@ -235,7 +241,7 @@ class ExpressionEmitter(Emitter):
         if var is None:
             return _NO_REFINEMENTS
         t = var.refined or var.value.type
-        wants = isinstance_types(self.ctx, node)
+        wants = self.ctx.isinstance_types(node)
         held, failed = refined_type(t, wants), refined_type(t, wants, held=False)
         return ({name: held} if held else {}), ({name: failed} if failed else {})
 
@@ -246,7 +252,7 @@ class ExpressionEmitter(Emitter):
             def fill() -> Value:
                 sub = env.child()
                 apply_refinements(sub, refinements)
-                return self.emit(expr, sub, expected)
+                return self.value(expr, sub, expected)
             return fill
 
         return self.b.value_if(cond, branch(node.body, rt), branch(node.orelse, rf), node,
@@ -256,12 +262,19 @@ class ExpressionEmitter(Emitter):
     def _tuple(self, node: ast.Tuple, env: Env, expected) -> Value:
         hints = expected.elems if isinstance(expected, T.TupleType) and len(
             expected.elems) == len(node.elts) else [None] * len(node.elts)
-        values = [self.emit(e, env, h) for e, h in zip(node.elts, hints)]
+        values = [self.value(e, env, h) for e, h in zip(node.elts, hints)]
         return self.b.tuple_value(values, node)
 
     def _list(self, node: ast.List, env: Env, expected) -> Value:
         hint = expected.elem if isinstance(expected, T.ListType) else None
-        values = [self.emit(e, env, hint) for e in node.elts]
+        values = [self.value(e, env, hint) for e in node.elts]
+        elem = self._list_element(values, hint, node)
+        return self.b.emit1("prim::ListConstruct", values, T.ListType(elem), node)
+
+    def _list_element(self, values: List[Value], hint: Optional[T.Type],
+                      node: ast.List) -> T.Type:
+        """The element type of a list display: the one its elements unify to,
+        which must be the expected one when a type is expected."""
         elem = hint
         for v in values:
             if elem is None:
@@ -276,31 +289,41 @@ class ExpressionEmitter(Emitter):
         if elem is None:
             self.src.fail(node, "cannot tell the element type of an empty list; annotate "
                           "the variable, e.g. 'xs: List[int] = []'")
-        return self.b.emit1("prim::ListConstruct", values, T.ListType(elem), node)
+        return elem
 
     def _dict(self, node: ast.Dict, env: Env, expected) -> Value:
-        hint_k = expected.key if isinstance(expected, T.DictType) else None
-        hint_v = expected.value if isinstance(expected, T.DictType) else None
+        hint = expected if isinstance(expected, T.DictType) else None
         inputs: List[Value] = []
-        kt, vt = hint_k, hint_v
+        kt = vt = None
         for k, v in zip(node.keys, node.values):
             if k is None:
                 self.src.fail(v, "'**' in a dict literal is not supported")
-            kv = self.emit(k, env, hint_k)
-            vv = self.emit(v, env, hint_v)
-            kt = kt or kv.type
-            vt = vt if vt is not None else vv.type
-            if kv.type != kt:
-                self.src.fail(k, f"dict keys have different types: {kt} and {kv.type}")
-            joined = unify(vt, vv.type)
-            if joined is None or (hint_v is not None and joined != hint_v):
-                self.src.fail(v, f"dict values have different types: {vt} and {vv.type}")
-            vt = joined
+            kv = self.value(k, env, hint.key if hint else None)
+            vv = self.value(v, env, hint.value if hint else None)
+            kt, vt = self._dict_item(kt, vt, kv, vv, hint, k, v)
             inputs += [kv, vv]
-        if kt is None:
+        return self.b.emit1("prim::DictConstruct", inputs, self._dict_type(kt, vt, hint, node),
+                            node)
+
+    def _dict_item(self, kt: Optional[T.Type], vt: Optional[T.Type], kv: Value, vv: Value,
+                   hint: Optional[T.DictType], k: ast.expr, v: ast.expr):
+        """The key and value types of a dict display after one more item: keys of
+        one type, values that unify (to the expected types, when expected)."""
+        kt = kt or (hint.key if hint else kv.type)
+        vt = vt if vt is not None else (hint.value if hint else vv.type)
+        if kv.type != kt:
+            self.src.fail(k, f"dict keys have different types: {kt} and {kv.type}")
+        joined = unify(vt, vv.type)
+        if joined is None or (hint is not None and joined != hint.value):
+            self.src.fail(v, f"dict values have different types: {vt} and {vv.type}")
+        return kt, joined
+
+    def _dict_type(self, kt: Optional[T.Type], vt: Optional[T.Type],
+                   hint: Optional[T.DictType], node: ast.Dict) -> T.Type:
+        if kt is None and hint is None:
             self.src.fail(node, "cannot tell the key and value types of an empty dict; "
                           "annotate the variable, e.g. 'd: Dict[str, int] = {}'")
-        return self.b.emit1("prim::DictConstruct", inputs, T.DictType(kt, vt), node)
+        return T.DictType(kt or hint.key, vt if vt is not None else hint.value)
 
     def _joinedstr(self, node: ast.JoinedStr, env: Env, expected) -> Value:
         """An f-string is ``aten::format`` of a format string with one ``{}`` per

@@ -6,7 +6,8 @@ defaults torch fills in (``s.split()`` is ``aten::split(s, None, -1)``,
 function of the argument types.  :mod:`.spec_calls` emits them, binding the
 arguments with :mod:`.arguments`.
 
-:class:`Param` is the vocabulary every table of callables shares (this one and
+:class:`~.arguments.Param` (defined with the calling rules, in :mod:`.arguments`)
+is the vocabulary every table of callables shares (this one and
 :mod:`.numpy_api`): a parameter's name, its default, and how it may be passed.
 """
 
@@ -16,45 +17,14 @@ import math
 from typing import Any, Callable, Dict, List, NamedTuple, Optional, Tuple
 
 from ..ir import types as T
+from .arguments import OPTIONAL, REQUIRED, UNSUPPORTED, Param
 
 __all__ = ["Param", "Spec", "REQUIRED", "OPTIONAL", "UNSUPPORTED", "LIST_METHODS",
            "DICT_METHODS", "STR_METHODS", "MATH", "MATH_INT_ONLY", "MATH_CONSTANTS"]
 
-#: The default of a parameter that must be given.
-REQUIRED = object()
-#: The default of a parameter that may be omitted and then has no value at all:
-#: the node gets no input for it (``d.get(k)``), or the lowering decides
-#: (``np.sum(x)`` without an axis reduces the whole array).
-OPTIONAL = object()
-#: The kind of a parameter the callable has but pyjit does not support (numpy's
-#: ``out=``): passing it is a CompileError naming it.
-UNSUPPORTED = "unsupported"
 WHITESPACE = " \n\t\f\v"
 
 ResultFn = Callable[[List[T.Type]], Optional[T.Type]]
-
-
-class Param(NamedTuple):
-    """One parameter of a callable scripted code may call.
-
-    Attributes:
-        name: as Python spells it (keyword arguments bind by it).
-        default: :data:`REQUIRED`, :data:`OPTIONAL`, or the Python constant the
-            node receives when the argument is omitted.
-        kind: how the argument is read (``"value"``: evaluated as it is; the
-            numpy table's kinds are in :mod:`.numpy_api`), or
-            :data:`UNSUPPORTED`.
-        positional, keyword: whether it may be passed by position, by keyword.
-        variadic: it takes the remaining positional arguments (numpy's
-            ``x.reshape(2, 3)``); a single one is passed as it is.
-    """
-
-    name: str
-    default: Any = REQUIRED
-    kind: str = "value"
-    positional: bool = True
-    keyword: bool = True
-    variadic: bool = False
 
 
 class Spec(NamedTuple):
