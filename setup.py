@@ -1,7 +1,7 @@
 """Build script: compiles the Cython modules of EXTENSIONS (the run loop
 ``pyjit/_core.pyx``, its profiled twin ``pyjit/_timed.pyx``, the C int operators
 ``pyjit/ops/_int64.pyx``, the direct ufunc calls ``pyjit/ops/_ufunc_direct.pyx``
-and the float32 tensor kernels ``pyjit/ops/_kernels_*.pyx``) unless
+and the float32 tensor kernels ``pyjit/ops/_kernels.pyx``) unless
 PYJIT_PUREPYTHON=1.
 
 A failed compile is an error: pyjit never falls back silently to the pure-Python
@@ -99,9 +99,7 @@ EXTENSIONS = [
     ("pyjit.ops._int64", "pyjit/ops/_int64.pyx", "hot"),
     ("pyjit.ops._ufunc_direct", "pyjit/ops/_ufunc_direct.pyx", "hot"),
     # The float32 tensor kernels (see pyjit/ops/kernels.py).
-    ("pyjit.ops._kernels_conv", "pyjit/ops/_kernels_conv.pyx", "kernel"),
-    ("pyjit.ops._kernels_norm", "pyjit/ops/_kernels_norm.pyx", "kernel"),
-    ("pyjit.ops._kernels_activations", "pyjit/ops/_kernels_activations.pyx", "kernel"),
+    ("pyjit.ops._kernels", "pyjit/ops/_kernels.pyx", "kernel"),  # and its three .pxi
 ]
 
 #: Compiler flags by kind of module, after Python's own CFLAGS (a later -O wins).

@@ -1,5 +1,5 @@
-/* The innermost loops of the kernels (pyjit/ops/_kernels_activations.pyx and
- * _kernels_conv.pyx), in C so that they vectorise: the element functions make
+/* The innermost loops of the kernels (pyjit/ops/_kernels_activations.pxi and
+ * _kernels_conv.pxi, parts of _kernels.pyx), in C so that they vectorise: the element functions make
  * no calls and take no branches (selects only, float constants only; libm's
  * expf and erff are calls, which GCC leaves scalar), and each loop is compiled
  * for AVX-512, AVX2 and the baseline, the one the CPU has chosen when the

@@ -4,8 +4,8 @@ The operator families (:mod:`.nn_conv`, :mod:`.nn_norm`, :mod:`.activations`)
 compute a float32 tensor here and every other dtype on their own generic path,
 which sums in double.  A kernel is one of two renderings of one function:
 
-* C, compiled from ``_kernels_conv.pyx``, ``_kernels_norm.pyx`` and
-  ``_kernels_activations.pyx``: typed memoryview loops that release the GIL;
+* C, compiled from ``_kernels.pyx`` (its parts ``_kernels_conv.pxi``,
+  ``_kernels_norm.pxi`` and ``_kernels_activations.pxi``): typed memoryview loops that release the GIL;
 * numpy, the ``<name>_numpy`` functions below: the reference, with the same
   signature and results, and what a build without a compiler uses.
 
@@ -288,13 +288,10 @@ NUMPY = SimpleNamespace(name="numpy", **{n: globals()[f"{n}_numpy"] for n in _NA
 
 def _compiled() -> Optional[SimpleNamespace]:
     try:
-        from . import _kernels_activations, _kernels_conv, _kernels_norm
+        from . import _kernels
     except ImportError:  # built without a compiler (PYJIT_PUREPYTHON=1)
         return None
-    found = {}
-    for module in (_kernels_activations, _kernels_conv, _kernels_norm):
-        found.update({n: getattr(module, n) for n in _NAMES if hasattr(module, n)})
-    return SimpleNamespace(name="compiled", **found)
+    return SimpleNamespace(name="compiled", **{n: getattr(_kernels, n) for n in _NAMES})
 
 
 #: The compiled kernels, or None in a build without a compiler.

@@ -1,4 +1,3 @@
-# cython: boundscheck=False, wraparound=False, initializedcheck=False, cdivision=True
 """The float32 convolution and pooling kernels in C: see :mod:`pyjit.ops.kernels`.
 
 Each function here has the signature, the arguments' meaning and the results of

@@ -1,4 +1,3 @@
-# cython: boundscheck=False, wraparound=False, initializedcheck=False, cdivision=True
 """The float32 activation and softmax kernels in C: see :mod:`pyjit.ops.kernels`.
 
 Each function here has the signature and results of its numpy reference there
