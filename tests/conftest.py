@@ -21,6 +21,7 @@ SLOW = {
     # corpora: every program, sample or fixture recorded from torch
     "test_jit_suite.py": None, "test_opdb.py": None, "test_corpus.py": None,
     "test_library.py": None, "test_frontend_corpus.py": None, "test_calls_corpus.py": None,
+    "test_real_corpus.py": {"test_real_function"},
     # hypothesis and fuzzing
     "test_loop.py": None, "test_random_graphs.py": None, "test_parser_fuzz.py": None,
     "test_frontend_property.py": None,

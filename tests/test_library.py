@@ -12,8 +12,7 @@ from __future__ import annotations
 
 import pytest
 
-from helpers.torch_cases import load, run_case
-from pyjit.errors import JITException
+from helpers.torch_cases import load, run_entry
 from pyjit.interpreter import Function
 from pyjit.ir.parser import parse_ir
 
@@ -48,10 +47,4 @@ def _marked(entry):
 @pytest.mark.parametrize("entry", [_marked(e) for e in FIXTURES.entries])
 def test_library_function(entry, loop):
     fn = Function(parse_ir(entry["graph"]), loop=loop)
-    for i, case in enumerate(entry["cases"]):
-        where = f"{entry['name']} case {i}"
-        run_case(fn, FIXTURES, case, where)
-        if "error" in case and case["error"]["type"] == "torch.jit.Error":
-            # the function's own raise is a JITException, as torch's is a jit Error
-            with pytest.raises(JITException):
-                fn(*[FIXTURES.decode(a) for a in case["args"]])
+    run_entry(fn, FIXTURES, entry)

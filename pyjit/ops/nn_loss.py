@@ -16,6 +16,7 @@ import numpy as np
 
 from ..registry import library as R
 from .dims import as_array, broadcast_shapes, shape_list, wrap_dim
+from .dtypes import torch_name
 from ..fperrors import ignoring
 
 __all__ = ["reduce_loss", "nll_loss", "cross_entropy", "FAMILY"]
@@ -359,6 +360,19 @@ def pdist(x, p=2.0):
 
 
 def cdist(x1, x2, p=2.0, compute_mode=None):
+    # torch's checks, in torch's order and words (ATen's cdist)
+    for name, x in (("X1", x1), ("X2", x2)):
+        if x.ndim < 2:
+            raise RuntimeError(f"cdist only supports at least 2D tensors, {name} got: {x.ndim}D")
+    for name, x in (("X1", x1), ("X2", x2)):
+        if x.dtype.kind not in "fc":
+            raise RuntimeError(f"cdist only supports floating-point dtypes, {name} got: "
+                               f"{torch_name(x.dtype)}")
+    if x1.shape[-1] != x2.shape[-1]:
+        raise RuntimeError(f"X1 and X2 must have the same number of columns. "
+                           f"X1: {x1.shape[-1]} X2: {x2.shape[-1]}")
+    if p < 0:
+        raise RuntimeError("cdist only supports non-negative p values")
     d = x1.astype(_F64)[..., :, None, :] - x2.astype(_F64)[..., None, :, :]
     if p == math.inf:
         r = np.max(np.abs(d), axis=-1)

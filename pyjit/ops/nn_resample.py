@@ -264,7 +264,10 @@ def grid_sampler(x, grid, mode: int, padding_mode: int, align_corners: bool):
     n, c = x.shape[:2]
     sizes = x.shape[2:]                       # (H, W) or (D, H, W)
     # source coordinate per spatial dim, in the input's dim order
-    coords = [_source_index(grid[..., nd - 1 - k].astype(np.float64), sizes[k], padding_mode,
+    # nearest rounds the source coordinate, so it is computed in the grid's own
+    # dtype, as torch does (in float64 a float32 grid's x.5 may fall the other side)
+    precision = grid.dtype if mode == 1 and grid.dtype.kind == "f" else np.float64
+    coords = [_source_index(grid[..., nd - 1 - k].astype(precision), sizes[k], padding_mode,
                             align_corners) for k in range(nd)]
     out_shape = grid.shape[1:-1]
     batch = np.arange(n).reshape((n,) + (1,) * nd)

@@ -174,7 +174,28 @@ def _tensor_of(static):
 tensor = _tensor_of(None)
 
 
+def _element_union(t: T.Type):
+    """The Union a list literal of mixed numbers gave ``torch.tensor``'s data, or
+    None.  TorchScript types ``[0, 1.0]`` as ``Union(float, int)[]`` (and a list
+    of such lists as a Union of list types); torch's ``tensor`` walks the type
+    down to its scalar, through a Union of lists by its first member, and cannot
+    make a dtype of a Union."""
+    while True:
+        if isinstance(t, T.ListType):
+            t = t.elem
+        elif isinstance(t, T.UnionType) and all(isinstance(m, T.ListType) for m in t.elems):
+            t = t.elems[0]
+        else:
+            return t if isinstance(t, T.UnionType) else None
+
+
 def _tensor_factory(node):
+    union = _element_union(node.inputs[0].type)
+    if union is not None:
+        def refuse(data, dtype=None, device=None, requires_grad=False):
+            raise RuntimeError(f"Add new condition, expected Float, Complex, Int, or Bool "
+                               f"but got{union}")  # sic: torch's words, without the space
+        return refuse
     return _tensor_of(_static_dtype(node.inputs[0].type))
 
 

@@ -12,6 +12,8 @@ JSON                       Python value
 ``{"dtype": "float32"}``   the dtype's ScalarType code (what pyjit returns
                            for ``x.dtype``)
 ``{"device": "cpu"}``      the device's string (pyjit's Device values)
+``{"enum": ..., "name":}``  a member of the enum class of that name, which
+                           the entry's ``enums`` records (its members)
 ``{"uninitialised": ...}``  an ``empty`` result: only its ``shape`` and
                            ``dtype`` are compared (torch's values are
                            whatever memory held)
@@ -30,6 +32,8 @@ cube roots near 1 differs by 3e-5 after a one-ulp difference in ``pow``).
 from __future__ import annotations
 
 import copy
+import enum
+import gzip
 import json
 import math
 from functools import lru_cache
@@ -42,7 +46,7 @@ from pyjit.ops.dtypes import code_of
 
 from . import values
 
-__all__ = ["FixtureSet", "load", "assert_close", "expected_error_text", "run_case"]
+__all__ = ["FixtureSet", "load", "read_cases", "run_entry", "assert_close", "expected_error_text", "run_case"]
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 
@@ -55,12 +59,21 @@ class FixtureSet:
     """One fixture directory: its entries and the arrays they name."""
 
     def __init__(self, directory: Path) -> None:
-        meta = json.loads((directory / "cases.json").read_text())
+        meta = read_cases(directory)
         self.torch = meta["torch"]
         self.entries: List[Dict[str, Any]] = meta["entries"]
         with np.load(directory / "arrays.npz") as npz:
             self.arrays = {key: npz[key] for key in npz.files}
         self.by_name = {e["name"]: e for e in self.entries}
+        #: enum classes by ``<module>.<class>``, rebuilt from the members the
+        #: entries' ``enums`` recorded (the real corpus: kornia's ``CFA``...)
+        self.enums: Dict[str, type] = {}
+        for e in self.entries:
+            for cls in e.get("enums", ()):
+                key = f"{cls['module']}.{cls['name']}"
+                if key not in self.enums:
+                    self.enums[key] = enum.Enum(cls["name"], cls["members"], module=cls["module"],
+                                                qualname=cls["name"])
 
     def decode(self, v: Any) -> Any:
         """The Python value of a JSON-encoded value (arrays are fresh copies)."""
@@ -69,6 +82,8 @@ class FixtureSet:
         if isinstance(v, dict):
             if "array" in v:
                 return self.arrays[v["array"]].copy()
+            if "enum" in v:
+                return self.enums[v["enum"]][v["name"]]
             if "dtype" in v:
                 return code_of(np.dtype(v["dtype"]))
             if "device" in v:
@@ -81,6 +96,15 @@ class FixtureSet:
             if "dict" in v:
                 return {self.decode(k): self.decode(x) for k, x in v["dict"]}
         return values.decode(v)
+
+
+def read_cases(directory: Path) -> Dict[str, Any]:
+    """A directory's ``cases.json``, or its gzipped ``cases.json.gz`` (the real
+    library corpus, whose inlined graphs are long)."""
+    packed = directory / "cases.json.gz"
+    if packed.exists():
+        return json.loads(gzip.decompress(packed.read_bytes()))
+    return json.loads((directory / "cases.json").read_text())
 
 
 class Uninitialised(tuple):
@@ -155,3 +179,22 @@ def run_case(fn, fixtures: FixtureSet, case: Dict[str, Any], where: str) -> None
             return
         raise AssertionError(f"{where}: no error; torch raised {message.splitlines()[-1]!r}")
     assert_close(fn(*args), fixtures.decode(case["expected"]), where)
+
+
+def run_entry(fn, fixtures: FixtureSet, entry: Dict[str, Any]) -> None:
+    """Run every recorded case of ``entry`` with pyjit's ``fn`` (:func:`run_case`);
+    where torch's error was the function's own ``raise`` (a ``torch.jit.Error``),
+    pyjit's must be a :class:`~pyjit.errors.JITException`, as torch's is a jit
+    Error."""
+    from pyjit.errors import JITException
+    for i, case in enumerate(entry["cases"]):
+        run_case(fn, fixtures, case, f"{entry['name']} case {i}")
+        if "error" in case and case["error"]["type"] == "torch.jit.Error":
+            try:
+                fn(*[fixtures.decode(a) for a in case["args"]])
+            except JITException:
+                continue
+            except Exception as exc:
+                raise AssertionError(f"{entry['name']} case {i}: raised {type(exc).__name__}, "
+                                     f"not a JITException") from exc
+            raise AssertionError(f"{entry['name']} case {i}: no error")

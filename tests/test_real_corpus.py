@@ -1,0 +1,123 @@
+"""Real library code, scripted unchanged by torch, run by pyjit on both loops.
+
+``tests/fixtures/real`` holds functions of torchvision (transforms.v2.functional,
+ops), kornia and torchmetrics as torch 2.14 scripted them: each function's
+inlined graph, the library, its version and the function's qualified name, and
+its cases, arguments with torch's result or torch's error
+(``tools/fixtures/make_real.py``, from ``tools/fixtures/real_programs.py``).  The
+functions torch refused to script are listed in the fixture with torch's reason,
+and not run.  Nobody wrote these functions for pyjit, which is the point: the
+pass rate here is the rate on code nobody tuned for.
+
+A function not in :data:`NOT_YET` must reproduce every case on both loops at
+both levels; one in it must still fail (``xfail(strict=True)``), with the
+failure written here.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from helpers.torch_cases import load, run_entry
+from pyjit.compilation_unit import CompilationUnit
+from pyjit.interpreter import Function
+from pyjit.ir.parser import parse_ir
+
+FIXTURES = load("real")
+
+#: Functions pyjit does not run yet, and the failure each stops at.
+NOT_YET: dict = {}
+
+#: The share of recorded functions that pass on both loops, at least.
+PASS_RATE = 0.97
+
+
+def test_the_real_fixtures_say_where_each_function_comes_from():
+    from helpers.torch_cases import FIXTURES as ROOT, read_cases
+    meta = read_cases(ROOT / "real")
+    assert meta["torch"].startswith("2.14.1")
+    assert len(FIXTURES.entries) >= 100
+    assert meta["attempted"] == len(FIXTURES.entries) + len(meta["refused"]) + len(meta["unrecorded"])
+    libraries = {}
+    for entry in FIXTURES.entries + meta["refused"] + meta["unrecorded"]:
+        assert entry["qualname"].startswith(entry["library"] + "."), entry["name"]
+        libraries.setdefault(entry["library"], set()).add(entry["version"])
+    assert libraries == {"torchvision": {"0.29.1+cu130"}, "kornia": {"0.9.0"},
+                         "torchmetrics": {"1.9.0"}}
+    for refused in meta["refused"]:
+        assert refused["reason"], refused["name"]
+
+
+def test_the_pass_rate_on_real_code():
+    assert set(NOT_YET) <= set(FIXTURES.by_name)
+    assert 1 - len(NOT_YET) / len(FIXTURES.entries) >= PASS_RATE
+
+
+def _function(entry, loop):
+    """The recorded graph as a pyjit Function; a graph naming enum members
+    (kornia's ``CFA.GR``) runs in a unit that defines the enum classes, rebuilt
+    from the members the fixture recorded, as the caller of a torch graph has
+    the library that defines them."""
+    if "enums" not in entry:
+        return Function(parse_ir(entry["graph"]), loop=loop)
+    classes = [FIXTURES.enums[f"{e['module']}.{e['name']}"] for e in entry["enums"]]
+    unit = CompilationUnit({"fn": parse_ir(entry["graph"])}, enums=classes)
+    return unit.function("fn", loop=loop)
+
+
+def test_the_readme_states_the_measured_rate():
+    from pathlib import Path
+    from helpers.torch_cases import FIXTURES as ROOT, read_cases
+    meta = read_cases(ROOT / "real")
+    text = " ".join((Path(__file__).resolve().parent.parent / "README.md").read_text().split())
+    total = len(FIXTURES.entries)
+    assert f"of {meta['attempted']} tried, torch scripts {total}, and pyjit runs " \
+           f"{total - len(NOT_YET)} of them on both loops" in text
+
+
+def _marked(entry):
+    if entry["name"] in NOT_YET:
+        return pytest.param(entry, id=entry["name"],
+                            marks=pytest.mark.xfail(strict=True, reason=NOT_YET[entry["name"]]))
+    return pytest.param(entry, id=entry["name"])
+
+
+@pytest.mark.filterwarnings("ignore::UserWarning")
+@pytest.mark.parametrize("entry", [_marked(e) for e in FIXTURES.entries])
+def test_real_function(entry, loop):
+    fn = _function(entry, loop)
+    run_entry(fn, FIXTURES, entry)
+
+
+# -- what the corpus found, pinned where the quick suite runs it ---------------------
+
+def _run(text: str, loop, *args):
+    return Function(parse_ir(text), loop=loop)(*args)
+
+
+def test_a_tensor_of_a_mixed_number_list_is_torchs_error(loop):
+    """kornia's ``camtoworld_graphics_to_vision_4x4`` writes
+    ``torch.tensor([[1, 0, 0, 0], ..., [0, 0, 0, 1.0]])``: TorchScript types the
+    last row ``Union(float, int)[]``, and torch's ``tensor`` refuses the Union at
+    run time, whichever row holds it."""
+    text = ("graph(%a : Union(float, int)[], %b : int[]):\n"
+            "  %none : NoneType = prim::Constant()\n  %f : bool = prim::Constant[value=0]()\n"
+            "  %rows : Union(Union(float, int)[], int[])[] = prim::ListConstruct(%b, %a)\n"
+            "  %t : Tensor = aten::tensor(%rows, %none, %none, %f)\n  return (%t)\n")
+    with pytest.raises(RuntimeError, match=r"Add new condition, expected Float, Complex, Int, "
+                                           r"or Bool but gotUnion\(float, int\)"):
+        _run(text, loop, [0, 1.0], [1, 2])
+
+
+@pytest.mark.parametrize("x1, x2, p, message", [
+    ((5, 8), (4, 7), 2.0, "X1 and X2 must have the same number of columns. X1: 8 X2: 7"),
+    ((3,), (3, 4), 2.0, "cdist only supports at least 2D tensors, X1 got: 1D"),
+    ((3, 4), (2, 4), -1.0, "cdist only supports non-negative p values"),
+])
+def test_cdist_checks_its_arguments_as_torch_does(loop, x1, x2, p, message):
+    """kornia's ``match_nn`` on descriptors of different lengths."""
+    text = ("graph(%x : Tensor, %y : Tensor, %p : float):\n  %none : NoneType = prim::Constant()\n"
+            "  %d : Tensor = aten::cdist(%x, %y, %p, %none)\n  return (%d)\n")
+    with pytest.raises(RuntimeError, match=message):
+        _run(text, loop, np.ones(x1, np.float32), np.ones(x2, np.float32), p)
