@@ -1,4 +1,4 @@
-"""pyjit against torch's own operator list: ``pyjit/ops/torch_schemas.txt`` is
+"""pyjit against torch's own operator list: ``pyjit/ir/torch_schemas.txt`` is
 torch 2.13's ``torch._C._jit_get_all_schemas()`` as torch prints each schema
 (``tools/schemas/make_torch_schemas.py``), read by ``pyjit.ir.schema``;
 ``pyjit.ops.coverage.surface_coverage`` classifies every schema as implemented,

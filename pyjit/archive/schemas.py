@@ -5,8 +5,8 @@ Serialized TorchScript calls operators by name only (``torch.add(count, 1)``,
 the arguments and the optional arguments left out.  The graph pyjit builds
 needs what torch's graph has: every argument present (the defaults filled in)
 and the output's type.  Both come from the schema torch would match, so
-:data:`schemas.txt <SCHEMAS>` holds torch's schemas for the kinds pyjit's
-registry runs (written by ``tools/archives/make_schemas.py``), and :func:`match`
+:func:`schemas_of` reads them from torch's own list (:mod:`pyjit.ir.torch_schemas`,
+the one the registry and the coverage read), and :func:`match`
 picks the overload as torch's ``matchSchemas`` does: the first schema, in
 torch's order, that the arguments fit exactly, then the first that they fit
 with torch's implicit conversions (a ``bool`` where an ``int`` or a ``Scalar`` is
@@ -27,55 +27,34 @@ which serialized code passes as ints, ``int``).
 
 from __future__ import annotations
 
-import os
 import threading
 from typing import Any, Dict, List, NamedTuple, Optional, Sequence, Tuple
 
-from ..ir import types as T
+from ..ir import torch_schemas, types as T
 from ..ir.schema import REQUIRED, Argument, Schema, parse as parse_schema
 from ..ir.type_relation import NO_MATCH, Bindings, Conversion, match_argument, substitute
 
 __all__ = ["Argument", "Schema", "REQUIRED", "schemas_of", "match", "Matched"]
 
-SCHEMAS = os.path.join(os.path.dirname(__file__), "schemas.txt")
-
-#: schemas.txt's lines by kind, unparsed (read once), and the kinds parsed so far.
-_LINES: Optional[Dict[str, List[str]]] = None
-_PARSED: Dict[str, List[Schema]] = {}
+_VISION: Dict[str, List[Schema]] = {}
 _lock = threading.Lock()
 
 
-def _lines() -> Dict[str, List[str]]:
-    global _LINES
-    if _LINES is None:
-        with _lock:
-            if _LINES is None:
-                table: Dict[str, List[str]] = {}
-                with open(SCHEMAS, encoding="utf-8") as f:
-                    for line in f:
-                        if line.strip() and not line.startswith("#"):
-                            head = line.split("(", 1)[0]
-                            table.setdefault(head.split(".", 1)[0], []).append(line)
-                _LINES = table
-    return _LINES
-
-
 def schemas_of(kind: str) -> List[Schema]:
-    """torch's schemas of ``kind`` (``"aten::add"``), in torch's order.
-
-    The table holds some 2,400 schemas and a model names a few dozen kinds, so
-    a kind's lines are parsed the first time it is asked for: parsing them all
-    was a quarter of resnet18's first call (issue 25)."""
-    parsed = _PARSED.get(kind)
-    if parsed is None:
-        lines = _lines().get(kind, ())
-        parsed = [parse_schema(line) for line in lines]
-        for s in parsed:
-            if s.kind != kind:
-                raise ValueError(f"schemas.txt: {s.text!r} is filed under {kind}")
+    """torch's schemas of ``kind`` (``"aten::add"``), in torch's order: those
+    of torch's list (:mod:`pyjit.ir.torch_schemas`, parsed by kind when first
+    asked for), and for a ``torchvision::`` kind torchvision's own
+    (:data:`pyjit.ops.vision.SCHEMAS`), which torch's list does not hold."""
+    if not kind.startswith("torchvision::"):
+        return torch_schemas.schemas_of(kind)
+    found = _VISION.get(kind)
+    if found is None:
+        from ..ops.vision import SCHEMAS as VISION
+        found = [parse_schema(text) for text in VISION.values()
+                 if text.split("(", 1)[0].split(".", 1)[0] == kind]
         with _lock:
-            parsed = _PARSED.setdefault(kind, parsed)
-    return parsed
+            found = _VISION.setdefault(kind, found)
+    return found
 
 
 # -- matching -------------------------------------------------------------------------------

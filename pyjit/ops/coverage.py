@@ -12,16 +12,15 @@
 from __future__ import annotations
 
 import re
-import threading
 from pathlib import Path
 from typing import Dict, FrozenSet, List, NamedTuple, Optional, Tuple
 
-from ..ir import types as T
+from ..ir import torch_schemas as torch_list, types as T
 from ..ir.schema import Schema, parse as parse_schema
 from ..registry import Operator, Registry, _accepts
 
 __all__ = ["Coverage", "opdb_coverage", "Rule", "RULES", "SchemaStatus", "Surface",
-           "torch_schemas", "schemas_of_kinds", "out_of_scope", "implementation",
+           "torch_schemas", "out_of_scope", "implementation",
            "surface_coverage"]
 
 OPDB = Path(__file__).with_name("opdb.txt")
@@ -72,7 +71,7 @@ def opdb_coverage(path: Path = OPDB) -> Coverage:
 # or *missing*.  Nothing here is a stored count: every figure is computed from
 # the file and the registry when asked.
 
-SCHEMAS = Path(__file__).with_name("torch_schemas.txt")
+SCHEMAS = torch_list.PATH
 
 
 class Rule(NamedTuple):
@@ -202,43 +201,19 @@ def _derived_extension(kind: str, torch_kinds: FrozenSet[str]) -> Optional[str]:
 INSTRUCTIONS = {"aten::wait": "the loops' WAIT instruction"}
 
 
-_table: Optional[List[Schema]] = None
-_table_lock = threading.Lock()
-
-
 def torch_schemas(path: Path = SCHEMAS) -> List[Schema]:
-    """torch's schemas, in torch's order, from ``torch_schemas.txt`` (read once)."""
-    global _table
-    if path != SCHEMAS:
-        return _read_schemas(path)
-    with _table_lock:
-        if _table is None:
-            _table = _read_schemas(path)
-        return _table
-
-
-def _read_schemas(path: Path, kinds: Optional[FrozenSet[str]] = None) -> List[Schema]:
+    """torch's schemas, in torch's order: the shared, parsed-once list of
+    :mod:`pyjit.ir.torch_schemas` (or, for another ``path``, that file's, read now)."""
+    if path == SCHEMAS:
+        return torch_list.all_schemas()
     out = []
     for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-        if kinds is not None and _kind_of_line(line) not in kinds:
-            continue
         if line.strip() and not line.startswith("#"):
             try:
                 out.append(parse_schema(line))
             except ValueError as exc:
                 raise ValueError(f"{path.name}:{number}: {exc}") from None
     return out
-
-
-def _kind_of_line(line: str) -> str:
-    """``"aten::add"`` of ``"aten::add.Tensor(Tensor self, ...) -> Tensor"``."""
-    return line.split("(", 1)[0].split(".", 1)[0]
-
-
-def schemas_of_kinds(kinds: FrozenSet[str], path: Path = SCHEMAS) -> List[Schema]:
-    """The schemas of these kinds only, in torch's order, read now (what the
-    library needs when it loads, without reading the whole list)."""
-    return _read_schemas(path, kinds)
 
 
 def out_of_scope(schema: Schema) -> Optional[str]:

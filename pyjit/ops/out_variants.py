@@ -22,10 +22,10 @@ from typing import Callable, Dict, List, Optional, Set, Tuple  # noqa: F401
 
 import numpy as np
 
-from ..ir import types as T
+from ..ir import torch_schemas, types as T
 from ..ir.schema import REQUIRED, Schema
 from ..registry import Registry, library as R
-from .coverage import implementation, schemas_of_kinds
+from .coverage import implementation
 from .dtypes import code_of, meta_name
 from .tensor_shapes import resize_as_
 
@@ -100,9 +100,9 @@ def derived() -> List[Tuple[str, Callable, Tuple[T.Type, ...]]]:
     scratch = Registry()
     for kind, fn, options in R.declarations():
         scratch.register(kind, fn, **options)
-    by_kind: Dict[str, List[Schema]] = {}
-    for s in schemas_of_kinds(frozenset(scratch.kinds())):
-        by_kind.setdefault(s.kind, []).append(s)
+    # Only the kinds the families declared are parsed, by the shared reader
+    # (the archive's frontend parses the same ones again for nothing).
+    by_kind = {kind: torch_schemas.schemas_of(kind) for kind in sorted(scratch.kinds())}
     out: List[Tuple[str, Callable, Tuple[T.Type, ...]]] = []
     made: Set[Tuple[str, Tuple[T.Type, ...]]] = set()
     for kind, schemas in by_kind.items():

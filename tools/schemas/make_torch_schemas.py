@@ -1,12 +1,12 @@
-"""Write pyjit/ops/torch_schemas.txt: every operator schema torch registers for
+"""Write pyjit/ir/torch_schemas.txt: every operator schema torch registers for
 TorchScript (``torch._C._jit_get_all_schemas()``), one a line, as torch prints it.
 
 torch's own text is the format because it is complete and exact: the name and
 overload name, each argument's type with its alias annotation (``Tensor(a!)``),
 name, default and keyword-only marker (the ``*``), and the returns, all in one
-line a person can read and grep; ``pyjit.ops.schema.parse`` reads it back.  The
+line a person can read and grep; ``pyjit.ir.torch_schemas`` reads it back (with ``pyjit.ir.schema.parse``).  The
 lines keep torch's order (the archive's overload matching depends on it) and
-the header names the torch version.  The file is what ``pyjit.ops.surface``
+the header names the torch version.  The file is what ``pyjit.ops.coverage``
 measures the library against and ``pyjit info --ops`` reports.
 
 Run with torch 2.13 installed (a CPU build is enough)::
@@ -20,7 +20,7 @@ import sys
 import torch
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-OUT = os.path.join(ROOT, "pyjit", "ops", "torch_schemas.txt")
+OUT = os.path.join(ROOT, "pyjit", "ir", "torch_schemas.txt")
 
 
 def main() -> None:
