@@ -395,6 +395,23 @@ def _print_surface(registry=None) -> None:
     for why, names in sorted(by_why.items()):
         print(f"   {why} ({len(names)}):")
         print(wrapped(sorted(names)))
+    from .ops.coverage import declarations
+    decl = declarations(registry)
+    count = {how: sum(d.how == how for d in decl) for how in
+             ("overload", "schema", "short form", "extension", "own")}
+    print(f"  the library's {len(decl)} overloads: {count['overload']} declared by torch's "
+          f"overload name, {count['schema']} with a torch schema's types, "
+          f"{count['short form']} shorter forms of one (trailing defaults left out), "
+          f"{count['extension']} of pyjit's own kinds, {count['own']} pyjit's own overloads:")
+    own = {}
+    for d in decl:
+        if d.how == "own":
+            own.setdefault(d.detail or "unexplained", []).append(d.operator.signature())
+    for why, names in sorted(own.items()):
+        print(textwrap.fill(f"{why} ({len(names)}):", width=88, initial_indent="   ",
+                            subsequent_indent="     "))
+        print(textwrap.fill("; ".join(sorted(names)), width=88, initial_indent="    ",
+                            subsequent_indent="    ", break_on_hyphens=False))
 
 
 def cmd_bench(ns: argparse.Namespace) -> int:

@@ -61,7 +61,7 @@ from .ir.type_relation import Bindings, concreteness, matches, widens
 from .ir.symbols import is_qualified
 
 __all__ = ["Operator", "Registry", "register_operator", "default_registry", "Resolved",
-           "Intrinsic", "Library", "library"]
+           "Intrinsic", "Library", "library", "torch_declares"]
 
 TypeSpec = Union[str, T.Type]
 
@@ -77,6 +77,9 @@ class Operator(NamedTuple):
     serial: int                           # registration order
     intrinsic: Optional[str] = None       # the instruction that computes exactly fn
     library: bool = False                 # declared by pyjit.ops, not by a user
+    #: The torch overload it was declared as (``"aten::norm.ScalarOpt_dim"``),
+    #: its types taken from torch's schema list; None when declared by types.
+    overload: Optional[str] = None
 
     def signature(self) -> str:
         if self.types is None:
@@ -210,11 +213,13 @@ class Registry:
     def register(self, kind: str, fn: Optional[Callable] = None, *,
                  types: Optional[Sequence[TypeSpec]] = None, schema: Optional[str] = None,
                  factory: Optional[Callable] = None, varargs: bool = False,
-                 stack: bool = False, intrinsic: Optional[str] = None, _library: bool = False):
+                 stack: bool = False, intrinsic: Optional[str] = None, _library: bool = False,
+                 _overload: bool = False):
         """Register an operator for ``kind``; see the module docstring.
 
         Args:
-            kind: the qualified node kind, e.g. ``"aten::add"`` or ``"myns::op"``.
+            kind: the qualified node kind, e.g. ``"aten::add"`` or ``"myns::op"``
+                (:meth:`implement` registers one of torch's overloads by name).
             fn: the callable; omit it to use ``register`` as a decorator.
             types: the input type patterns, e.g. ``["int", "int"]``; omit for any.
             schema: alternatively a torch-style schema string giving kind and types.
@@ -236,14 +241,36 @@ class Registry:
         """
         if fn is None and factory is None:
             def decorate(f: Callable) -> Callable:
-                self.register(kind, f, types=types, schema=schema, varargs=varargs, stack=stack)
+                self.register(kind, f, types=types, schema=schema, varargs=varargs, stack=stack,
+                              intrinsic=intrinsic, _library=_library, _overload=_overload)
                 return f
             return decorate
         if fn is not None and factory is not None:
             raise TypeError("give an operator function or a factory, not both")
         if not callable(fn if fn is not None else factory):
             raise TypeError(f"operator for {kind} must be callable")
-        if schema is not None:
+        overload_name: Optional[str] = None
+        pattern: Optional[Tuple[T.Type, ...]]
+        if _overload:
+            # An overload's full name: its types are torch's (ir/torch_schemas).
+            if types is not None or schema is not None:
+                raise TypeError(f"{kind} names a torch overload, whose schema gives the "
+                                "types: give no types= or schema= with it")
+            from .ir import torch_schemas
+            try:
+                declared = torch_schemas.overload(kind)
+            except KeyError as exc:
+                raise ValueError(exc.args[0]) from None
+            if varargs and not declared.varargs:
+                raise ValueError(f"{declared.text!r} has no trailing '...' but varargs=True "
+                                 "was given: say it in one place")
+            kind, overload_name = declared.kind, declared.name
+            pattern = declared.input_types()
+            varargs = declared.varargs
+            if varargs:   # "...": any more inputs, of any type (or any inputs at all)
+                pattern = pattern + (T.ANY,) if pattern else None
+                varargs = pattern is not None
+        elif schema is not None:
             if types is not None:
                 raise TypeError("give types or a schema, not both")
             skind, stypes, schema_varargs = parse_schema(schema)
@@ -253,7 +280,7 @@ class Registry:
             varargs = schema_varargs
             if skind != kind:
                 raise ValueError(f"schema {schema!r} is not for {kind}")
-            pattern: Optional[Tuple[T.Type, ...]] = stypes
+            pattern = stypes
         elif types is not None:
             pattern = tuple(parse_type_spec(t) for t in types)
         else:
@@ -270,10 +297,25 @@ class Registry:
         with self._lock:
             self._serial += 1
             op = Operator(kind, fn, factory, pattern, varargs, stack, self._serial, intrinsic,
-                          _library)
+                          _library, overload_name)
             self._ops.setdefault(kind, []).append(op)
             self._found = {}
         return fn if fn is not None else factory
+
+    def implement(self, overload: str, fn: Optional[Callable] = None, **options):
+        """Register ``fn`` as one of torch's overloads, named as torch names it:
+        ``"aten::norm.ScalarOpt_dim"``, or ``"aten::relu"`` for a kind's
+        default overload.  Its input types (and a trailing ``...``) are the
+        schema's, from torch's list (:mod:`pyjit.ir.torch_schemas`), and the
+        operator records the name (:attr:`Operator.overload`); an overload torch
+        does not have is refused with the names of those it has.  ``options``
+        are :meth:`register`'s but ``types`` and ``schema``, which the name
+        replaces; like it, this is a decorator when ``fn`` is omitted::
+
+            @registry.implement("aten::hardtanh")
+            def hardtanh(x, lo, hi): ...
+        """
+        return self.register(overload, fn, _overload=True, **options)
 
     def load_library(self) -> None:
         """Register the operator library here, if this registry wants it and has
@@ -405,6 +447,18 @@ def _accepts(op: Operator, input_types: Sequence[T.Type]) -> bool:
     return all(matches(a, pattern[-1], dict(env)) for a in input_types[fixed:])
 
 
+def torch_declares(kind: str, types: Sequence[TypeSpec]) -> bool:
+    """Whether torch's schema list has an overload of ``kind`` that a node with
+    these input types calls (``torch_declares("aten::neg", ["Tensor", "Tensor"])``:
+    ``aten::neg.out``).  A family whose table generates forms for every row (an
+    ``out=`` form, a generic reduction over ``int[]``) asks this first, so that it
+    declares only what torch's graphs can call."""
+    from .ir import torch_schemas
+    op = Operator(kind, None, None, tuple(parse_type_spec(t) for t in types), False, False, 0)
+    return any(_accepts(op, s.input_types()) for s in torch_schemas.schemas_of(kind)
+               if not s.varargs)
+
+
 class Library:
     """The operator library's declarations: what :mod:`pyjit.ops`'s families
     register, recorded as each is imported, for :meth:`Registry.load_library`.
@@ -431,6 +485,10 @@ class Library:
         self._declare(family, kind, fn, options)
         return fn if fn is not None else options["factory"]
 
+    def implement(self, overload: str, fn: Optional[Callable] = None, **options):
+        """Declare one of torch's overloads by name (:meth:`Registry.implement`)."""
+        return self.register(overload, fn, _overload=True, **options)
+
     def _declare(self, family: str, kind: str, fn: Optional[Callable], options: dict) -> None:
         with self._lock:
             self._declared.append((kind, fn, options))
@@ -448,7 +506,7 @@ class Library:
             pairs = list(zip(self._families, self._declared))
         by: Dict[str, set] = {}
         for family, (kind, _, _) in pairs:
-            by.setdefault(family, set()).add(kind)
+            by.setdefault(family, set()).add(kind.split(".", 1)[0])   # an overload's kind
         return {family: sorted(kinds) for family, kinds in by.items()}
 
 

@@ -70,3 +70,43 @@ def test_the_archive_reads_torch_list_and_torchvision_schemas():
     m = archive_schemas.match("aten::linalg_ldl_solve",
                               [("a", T.TENSOR), ("b", T.TENSOR), ("c", T.TENSOR)], {})
     assert m is not None and m.schema.name == "aten::linalg_ldl_solve"
+
+
+def test_an_operator_declared_by_overload_name_takes_torch_types():
+    from pyjit.registry import Registry
+    r = Registry()
+    r.implement("aten::norm.ScalarOpt_dim", lambda *a: "norm")
+    (op,) = r.overloads("aten::norm")
+    assert op.overload == "aten::norm.ScalarOpt_dim"
+    assert op.signature() == "aten::norm(Tensor, Scalar?, int[], bool)"
+    assert r.find("aten::norm", [T.TENSOR, T.NONE, T.ListType(T.INT), T.BOOL]) is op
+
+    @r.implement("aten::format")
+    def fmt(*args):
+        return "x"
+    assert r.overloads("aten::format")[0].signature() == "aten::format(str, Any, ...)"
+    with pytest.raises(ValueError, match=r"^torch 2\.13\.0 has no overload aten::relu\.Tensor; "
+                                         r"aten::relu's are: aten::relu, aten::relu\.out$"):
+        r.implement("aten::relu.Tensor", lambda x: x)
+    with pytest.raises(TypeError, match="give no types= or schema= with it"):
+        r.implement("aten::relu", lambda x: x, types=["Tensor"])
+
+
+def test_every_library_overload_is_torch_s_or_says_why_not():
+    """Each overload the library registers is one of torch's schemas (by name or
+    by its types), a shorter form of one, a kind torch lacks with a reason, or
+    one of pyjit's own overloads with a reason (coverage.OWN_OVERLOADS); none is
+    unexplained, and every name an operator was declared by is torch's."""
+    from pyjit.ops.coverage import declarations
+    found = declarations()
+    unexplained = [d.operator.signature() for d in found
+                   if d.how in ("extension", "own") and not d.detail]
+    assert unexplained == []
+    for d in found:
+        if d.operator.overload is not None:
+            assert torch_schemas.overload(d.operator.overload).kind == d.operator.kind
+    hows = {d.how for d in found}
+    assert {"schema", "short form", "extension", "own"} <= hows
+    # pyjit's own overloads stay few: a table generating forms torch lacks
+    # (out= forms of every row) would show here
+    assert sum(d.how == "own" for d in found) <= 50

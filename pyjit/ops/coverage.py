@@ -17,11 +17,13 @@ from typing import Dict, FrozenSet, List, NamedTuple, Optional, Tuple
 
 from ..ir import torch_schemas as torch_list, types as T
 from ..ir.schema import Schema, parse as parse_schema
+from ..ir.schema import REQUIRED
+from ..ir.type_relation import matches
 from ..registry import Operator, Registry, _accepts
 
 __all__ = ["Coverage", "opdb_coverage", "Rule", "RULES", "SchemaStatus", "Surface",
            "torch_schemas", "out_of_scope", "implementation",
-           "surface_coverage"]
+           "surface_coverage", "OWN_OVERLOADS", "Declaration", "declaration", "declarations"]
 
 OPDB = Path(__file__).with_name("opdb.txt")
 
@@ -258,6 +260,104 @@ def implementation(registry: Registry, schema: Schema) -> Optional[Operator]:
             if _accepts(op, probe):
                 return op
     return None
+
+
+# -- each of the library's overloads against torch's list -------------------------------------
+#
+# The other direction: every overload the library registers is one of torch's
+# (declared by its overload name, or with types that are a schema's), a shorter
+# form of one (trailing arguments with defaults left out), a kind torch lacks
+# (EXTENSION_RULES), or one of pyjit's own overloads below, each with why.
+
+#: pyjit's own overloads of kinds torch has, which no schema of torch's declares
+#: (matched against :meth:`Operator.signature`), each with why it exists.
+OWN_OVERLOADS: Tuple[Tuple[str, str], ...] = (
+    (r"aten::(?:__and__|__or__|__xor__|__lshift__|__rshift__|mul|multiply)\(Scalar, Tensor\)|"
+     r"aten::(?:maximum|minimum)\(Tensor, Scalar\)",
+     "a number as either operand of a binary tensor operator, for IR written by hand "
+     "(both frontends swap or respell such calls, as torch's does)"),
+    (r"aten::(?:sum|mean|nansum|nanmean|amax|amin|logsumexp|special_logsumexp|count_nonzero|"
+     r"prod)\(Tensor(?:, int, bool)?\)|aten::roll\(Tensor, int, int\)|"
+     r"aten::unsafe_split\(Tensor, int\[\], int\)|aten::narrow_copy\(Tensor, int, Tensor, int\)",
+     "a reduction or view over one dimension given as an int, or over every one with no "
+     "further argument, as IR written by hand passes them (torch's graphs pass int[])"),
+    (r"aten::(?:softmax|log_softmax|special_softmax|special_log_softmax)\(Tensor, int, bool\)",
+     "softmax with half_to_float, the form of aten::_softmax that older graphs call by "
+     "the public name"),
+    (r"aten::(?:lt|le|gt|ge)\((?:bool, bool|t\[\], t\[\])\)|aten::eq\(NoneType, NoneType\)|"
+     r"aten::Bool\(bool\)|aten::(?:isnan|isinf|isfinite)\(int\)|aten::log2\((?:int|float|Scalar)\)|"
+     r"aten::__not__\(Tensor\)|aten::__getitem__\(Tensor, int\)|aten::copy_\(Tensor, Scalar, bool\)|"
+     r"aten::mul\(str, int\)|aten::__contains__\(str, str\)|aten::format\(str\)",
+     "Python semantics that @pyjit.script compiles directly where TorchScript converts first "
+     "or refuses (bools and lists compared, math.log2 of a number, a tensor indexed by an "
+     "int, str * int, a format string with no arguments)"),
+    (r"prim::tolist\(Tensor, int, int\)",
+     "prim::tolist as torch's graphs call it: the tensor, its dimension count and element "
+     "type code (torch's schema says only '...')"),
+)
+
+
+class Declaration(NamedTuple):
+    """How one of the library's overloads relates to torch's list."""
+
+    operator: Operator
+    how: str                      # "overload", "schema", "short form", "extension", "own"
+    schema: Optional[Schema]      # the torch schema, for the first three
+    detail: str                   # the reason, for the last two; "" if unexplained
+
+
+def _fits(op: Operator, schema: Schema, n: Optional[int] = None) -> bool:
+    """Whether ``op`` runs a node of ``schema`` (of its first ``n`` arguments):
+    it accepts the schema's types (or a node's probes of them), or takes only
+    types the schema's accept (``aten::add(int, float)`` of ``add.int_float``)."""
+    declared = schema.input_types()
+    if n is not None:
+        declared = declared[:n]
+    elif schema.varargs:
+        declared += (T.ANY,)
+    if op.types == declared or _accepts(op, declared):
+        return True
+    for choice in (lambda p: p[-1], lambda p: p[1 if len(p) > 1 else 0]):
+        if _accepts(op, tuple(choice(_probes(t)) for t in declared)):
+            return True
+    return op.types is not None and len(op.types) == len(declared) and all(
+        matches(a, b, {}) for a, b in zip(op.types, declared))
+
+
+def declaration(op: Operator, torch_kinds: Optional[FrozenSet[str]] = None) -> Declaration:
+    """What ``op`` is of torch's list (see :data:`OWN_OVERLOADS`)."""
+    if op.overload is not None:
+        return Declaration(op, "overload", torch_list.overload(op.overload), "")
+    schemas = torch_list.schemas_of(op.kind)
+    for s in schemas:
+        if _fits(op, s):
+            return Declaration(op, "schema", s, "")
+    if op.types is not None:
+        n = len(op.types)
+        for s in schemas:
+            if n < len(s.arguments) and all(a.default is not REQUIRED for a in s.arguments[n:]) \
+                    and _fits(op, s, n):
+                return Declaration(op, "short form", s, "")
+    if not schemas:
+        kinds = torch_kinds if torch_kinds is not None else torch_list.kinds()
+        why = next((reason for pattern, reason in EXTENSION_RULES
+                    if re.fullmatch(pattern, op.kind)), None) or \
+            _derived_extension(op.kind, kinds)
+        return Declaration(op, "extension", None, why or "")
+    signature = op.signature()
+    why = next((reason for pattern, reason in OWN_OVERLOADS if re.fullmatch(pattern, signature)),
+               "")
+    return Declaration(op, "own", None, why)
+
+
+def declarations(registry: Optional[Registry] = None) -> List[Declaration]:
+    """:func:`declaration` of every overload the library registered in
+    ``registry`` (the default registry if None), by kind."""
+    if registry is None:
+        from ..registry import default_registry as registry
+    kinds = torch_list.kinds()
+    return [declaration(op, kinds) for kind in registry.kinds()
+            for op in registry.overloads(kind) if op.library]
 
 
 class SchemaStatus(NamedTuple):

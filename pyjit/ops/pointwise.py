@@ -54,7 +54,7 @@ from typing import Any, Callable, List, NamedTuple, Optional, Sequence
 
 import numpy as np
 
-from ..registry import library as R
+from ..registry import library as R, torch_declares
 from . import kernels, special
 from .dims import as_array, broadcast_shapes, check_inplace_shape
 from .dtypes import (BOOL, DEFAULT_FLOAT, FLOAT64, INT64, c_name, check_cast, meta_name,
@@ -785,13 +785,18 @@ def function_of(name: str) -> Callable:
     return _BY_NAME[name]
 
 
+def _register_out_form(kind: str, functional: Callable, types: List) -> None:
+    if torch_declares(kind, types):
+        R.register(kind, out_form(functional), types=types)
+
+
 def register_unary(row: Unary) -> None:
     functional = unary(row)
     params = list(row.params)
     for name in row.names.split():
         _BY_NAME[name] = functional
         R.register(f"aten::{name}", functional, types=[_T] + params)
-        R.register(f"aten::{name}", out_form(functional), types=[_T] + params + [_T])
+        _register_out_form(f"aten::{name}", functional, [_T] + params + [_T])
         if row.inplace:
             op = inplace(functional, name)
             if row.direct is not None:
@@ -833,7 +838,7 @@ def _register_binary(row: Binary, functional: Callable = None, extra: Sequence[s
                 R.register(f"aten::{name}", factory=factory, types=types)
             else:
                 R.register(f"aten::{name}", functional, types=types)
-            R.register(f"aten::{name}", out_form(functional), types=types + [_T])
+            _register_out_form(f"aten::{name}", functional, types + [_T])
     for name in inplace_names:
         for _, b in _operand_patterns(row.scalars)[:2]:
             R.register(f"aten::{name}", in_place, types=[_T, b])
@@ -868,7 +873,7 @@ _register_binary(_ROWS["div"], _true_div)
 for _name in ("div", "divide"):
     for _a, _b in _operand_patterns("other"):
         R.register(f"aten::{_name}", div, types=[_a, _b, "str?"])
-        R.register(f"aten::{_name}", out_form(div), types=[_a, _b, "str?", _T])
+        _register_out_form(f"aten::{_name}", div, [_a, _b, "str?", _T])
         R.register(f"aten::{_name}_", inplace(div, _name), types=[_a, _b, "str?"])
 
 
@@ -997,7 +1002,7 @@ for _name in ("clamp", "clip"):
     for _b in ("Scalar?", "Tensor?"):
         R.register(f"aten::{_name}", clamp, types=[_T, _b, _b])
         R.register(f"aten::{_name}_", inplace(clamp, _name, meta_name), types=[_T, _b, _b])
-        R.register(f"aten::{_name}", out_form(clamp), types=[_T, _b, _b, _T])
+        _register_out_form(f"aten::{_name}", clamp, [_T, _b, _b, _T])
 for _b in (_S, _T):
     R.register("aten::clamp_min", lambda a, lo: clamp(a, lo, None), types=[_T, _b])
     R.register("aten::clamp_max", lambda a, hi: clamp(a, None, hi), types=[_T, _b])

@@ -28,7 +28,7 @@ from typing import Any, Callable, List, NamedTuple, Optional
 
 import numpy as np
 
-from ..registry import library as R
+from ..registry import library as R, torch_declares
 from .dims import as_array, reduce_axes, wrap_dim
 from ..fperrors import ignoring
 from .dtypes import DEFAULT_FLOAT, INT64, to_dtype, torch_name
@@ -403,11 +403,14 @@ _T = "Tensor"
 for _row in REDUCTIONS:
     for _name in _row.names.split():
         _op = BY_NAME[_name]
+        # The row's generic form, where torch declares it (aten::prod has no
+        # int[] overload, aten::count_nonzero no keepdim).
+        _generic = [_T, "int[]?", "bool", "int?"] if _row.rule in (SUM, MEAN) else \
+            [_T, "int[]?", "bool"]
         if _row.rule in (SUM, MEAN):
             R.register(f"aten::{_name}", DTYPE_FORMS[_name], types=[_T, "int?"])
-            R.register(f"aten::{_name}", _op, types=[_T, "int[]?", "bool", "int?"])
-        else:
-            R.register(f"aten::{_name}", _op, types=[_T, "int[]?", "bool"])
+        if torch_declares(f"aten::{_name}", _generic):
+            R.register(f"aten::{_name}", _op, types=_generic)
         R.register(f"aten::{_name}", lambda a, _op=_op: _op(a), types=[_T])
         R.register(f"aten::{_name}", _op, types=[_T, "int", "bool"])
 R.register("aten::prod", BY_NAME["prod"], types=[_T, "int", "bool", "int?"])
