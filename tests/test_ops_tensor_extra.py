@@ -439,3 +439,17 @@ def g(x: np.ndarray) -> np.ndarray:
     assert str(info.value).startswith("TypeError: result type Float can't be cast to the "
                                       "desired output type Long\n  at ")
     assert isinstance(info.value.__cause__, TypeError)
+
+
+def test_conj_conjugates_complex_tensors_and_returns_real_ones_themselves():
+    """torch.conj(torch.tensor([1+2j, 3-1j])) reads [1-2j, 3+1j] (a view with the
+    conjugate bit; pyjit computes its values); a real tensor is returned itself.
+    resolve_conj has nothing to resolve: pyjit's tensors carry no such bit."""
+    z = arr([1 + 2j, 3 - 1j], np.complex64)
+    for kind in ("aten::conj", "aten::conj_physical"):
+        got = op(kind, "Tensor")(z)
+        assert got.dtype == np.complex64 and got.tolist() == [1 - 2j, 3 + 1j]
+    x = arr([1.5, -2.0], F32)
+    assert op("aten::conj", "Tensor")(x) is x
+    assert op("aten::resolve_conj", "Tensor")(z).tolist() == [1 + 2j, 3 - 1j]
+    assert op("aten::resolve_neg", "Tensor")(z).tolist() == [1 + 2j, 3 - 1j]

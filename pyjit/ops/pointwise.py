@@ -271,6 +271,11 @@ def _identity(x):
     return x
 
 
+def _conjugate(x):
+    """torch's conj: the complex conjugate; a real tensor itself."""
+    return np.conjugate(x) if x.dtype.kind == "c" else x
+
+
 def _logit(x, eps=None):
     if eps is not None:
         x = np.clip(x, eps, 1 - eps)
@@ -307,7 +312,10 @@ UNARY: List[Unary] = [
     Unary("frac", _frac, SAME, refuse=_FLOATS_ONLY),
     Unary("bitwise_not", _bitwise_not, SAME,
           refuse=("fc", '"bitwise_not_cpu" not implemented for \'{dtype}\'')),
-    Unary("conj conj_physical resolve_conj resolve_neg", _identity, SAME, inplace=False),
+    # pyjit's tensors hold their values (no lazy conjugate or negative bit), so
+    # conj computes what torch's view reads, and resolving a bit is nothing to do
+    Unary("conj conj_physical", _conjugate, SAME, inplace=False),
+    Unary("resolve_conj resolve_neg", _identity, SAME, inplace=False),
     Unary("nan_to_num", _nan_to_num, SAME, params=("float?", "float?", "float?")),
     Unary("exp", _ufunc(np.exp), FLOAT),
     Unary("exp2 special_exp2", _ufunc(np.exp2), FLOAT),
