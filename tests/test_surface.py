@@ -205,3 +205,13 @@ def test_the_figures_printed_are_computed():
     assert re.search(r"overloads, every namespace, implemented: 2 of \d+ ", text)
     assert "aten::quantize_per_tensor" in text   # the out-of-scope list, with its reasons
     assert "quantized tensors and quantization (" in text
+
+
+def test_the_ldl_factorizations_and_hash_tensor_are_implemented():
+    """The last four public aten:: kinds (issue 24), their ``out=`` overloads too."""
+    names = ["aten::linalg_ldl_factor", "aten::linalg_ldl_factor.out",
+             "aten::linalg_ldl_factor_ex", "aten::linalg_ldl_factor_ex.out",
+             "aten::linalg_ldl_solve", "aten::linalg_ldl_solve.out",
+             "aten::hash_tensor", "aten::hash_tensor.out"]
+    status = {s.schema.name: s.status for s in SURFACE.schemas}
+    assert {n: status[n] for n in names} == {n: "implemented" for n in names}

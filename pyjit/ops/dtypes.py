@@ -18,6 +18,9 @@ numpy, where the two differ:
   float64[]`` stays float32 and ``int64[3] * 2.5`` is float32 (the default dtype),
   while ``int32[3] + 5`` stays int32.
 
+torch's wider unsigned types promote only with a float type (anything else is
+torch's error); of them pyjit has uint64, the dtype of ``hash_tensor``'s results.
+
 Layouts and memory formats, which pyjit's dense arrays do not have, are codes
 too: :data:`STRIDED` is what ``prim::layout`` returns, and memory formats are
 accepted and ignored where torch takes them.
@@ -58,6 +61,7 @@ _TABLE = [
     (9, np.complex64, "ComplexFloat", "c10::complex<float>", "c10::complex<float>"),
     (10, np.complex128, "ComplexDouble", "c10::complex<double>", "c10::complex<double>"),
     (11, np.bool_, "Bool", "bool", "bool"),
+    (29, np.uint64, "UInt64", "uint64_t", "unsigned long"),   # hash_tensor's result
 ]
 
 SCALAR_TYPES: Dict[int, np.dtype] = {row[0]: np.dtype(row[1]) for row in _TABLE}
@@ -65,6 +69,9 @@ _CODES: Dict[np.dtype, int] = {np.dtype(row[1]): row[0] for row in _TABLE}
 _NAMES: Dict[np.dtype, str] = {np.dtype(row[1]): row[2] for row in _TABLE}
 _C_NAMES: Dict[np.dtype, str] = {np.dtype(row[1]): row[3] for row in _TABLE}
 _META_NAMES: Dict[np.dtype, str] = {np.dtype(row[1]): row[4] for row in _TABLE}
+
+#: torch's "barebones" unsigned types, which it promotes only with floats.
+_BAREBONES = (np.dtype(np.uint16), np.dtype(np.uint32), np.dtype(np.uint64))
 
 # bool < integer < floating < complex: torch's categories (numpy's dtype.kind).
 _CATEGORY = {"b": 0, "u": 1, "i": 1, "f": 2, "c": 3}
@@ -114,6 +121,12 @@ def promote_types(a: np.dtype, b: np.dtype) -> np.dtype:
     the wider type (numpy agrees there: uint8 with int8 gives int16)."""
     if a == b:
         return a
+    if a in _BAREBONES or b in _BAREBONES:
+        # torch promotes its wider unsigned types only with a float type
+        if a.kind == "f" or b.kind == "f":
+            return a if a.kind == "f" else b
+        raise TypeError(f"Promotion for uint16, uint32, uint64 types is not supported, "
+                        f"attempted to promote {torch_name(a)} and {torch_name(b)}")
     ca, cb = _CATEGORY[a.kind], _CATEGORY[b.kind]
     if ca != cb:
         hi, lo = (a, b) if ca > cb else (b, a)

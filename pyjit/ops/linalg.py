@@ -11,7 +11,11 @@ Decompositions call numpy's LAPACK drivers, the ones torch calls on the CPU
 ``svd``, ``syevd`` for ``eigh``, ``geev`` for ``eig``), so the conventions agree
 with torch's; the implementations differ (numpy links OpenBLAS, torch MKL), and
 where a driver's choice is free they may choose differently: ``eig``'s
-eigenvector signs do.  Results keep the input's float dtype (float32 stays
+eigenvector signs do.  The one factorization numpy has no driver for, the
+symmetric indefinite Bunch-Kaufman ``L D L^T`` of ``ldl_factor`` (LAPACK
+``sytrf``/``hetrf``, solved by ``sytrs``/``hetrs``), is LAPACK's unblocked
+algorithm written out, with its pivot choices and its compact ``LD``/``pivots``
+format, so the pivots are torch's exactly.  Results keep the input's float dtype (float32 stays
 float32).  Norms (``vector_norm``, ``matrix_norm``, ``norm``, ``cond``...) follow
 ``torch.linalg``'s definitions of each ``ord``.
 """
@@ -23,7 +27,7 @@ import math
 import numpy as np
 
 from ..registry import library as R
-from .dims import as_array, reduce_axes, wrap_dim, wrap_dims
+from .dims import as_array, broadcast_shapes, reduce_axes, wrap_dim, wrap_dims
 from .dtypes import meta_name, to_dtype, torch_name
 from ..fperrors import ignoring
 from .pointwise import out_form
@@ -674,6 +678,306 @@ def tensorsolve(a, b, dims=None):
     return as_array(np.linalg.tensorsolve(a, b, None if dims is None else tuple(dims)))
 
 
+# -- symmetric indefinite: Bunch-Kaufman LDL^T (LAPACK sytrf / sytrs) ----------------------
+#
+# torch's CPU ldl_factor calls LAPACK ``?sytrf`` (``?hetrf`` for a complex input with
+# hermitian=True) on the lower triangle, and ldl_solve ``?sytrs``/``?hetrs``.  numpy
+# exposes neither, so these are the unblocked algorithms (``?sytf2``, which ``sytrf``
+# runs for a matrix narrower than its block size, and ``?sytrs``) written out: the same
+# pivot tests in the same order give the same pivots, and the same operations the same
+# values up to the rounding of the library's kernels.
+
+#: Bunch and Kaufman's threshold, (1 + sqrt(17)) / 8, which minimises the element
+#: growth bound; a 1x1 pivot is taken when the diagonal is at least alpha times the
+#: column's largest entry.
+_BK_ALPHA = (1.0 + math.sqrt(17.0)) / 8.0
+
+
+def _abs1(x):
+    """LAPACK's magnitude for choosing pivots: ``|x|`` for a real number, and the
+    cheaper ``|re| + |im|`` (``CABS1``/``izamax``) for a complex one."""
+    if np.iscomplexobj(x):
+        return np.abs(x.real) + np.abs(x.imag)
+    return np.abs(x)
+
+
+def _iamax(v) -> int:
+    """BLAS ``i?amax`` on magnitudes ``v``: the first index of the largest, a NaN
+    never beating a number (the scan keeps its first entry if that is NaN)."""
+    if v[0] != v[0]:
+        return 0
+    return int(np.argmax(np.where(np.isnan(v), -np.inf, v)))
+
+
+def _sytf2_lower(a, hermitian: bool):
+    """Factor one matrix in place, from its lower triangle, as ``P L D L^T P^T``
+    (``L D L^H`` when ``hermitian``): LAPACK ``?sytf2``/``?hetf2`` with
+    ``uplo='L'``.  Returns ``(ipiv, info)``: ``ipiv`` 1-based, ``ipiv[k] = p``
+    for a 1x1 block at ``k`` after swapping rows and columns ``k`` and ``p``,
+    ``ipiv[k] = ipiv[k+1] = -p`` for a 2x2 block at ``k, k+1`` after swapping
+    ``k+1`` and ``p``; ``info`` the first (1-based) column found zero, else 0.
+
+    ``a`` ends holding D on its diagonal (and the subdiagonal of a 2x2 block) and
+    L's multipliers below; what is above the diagonal is not meaningful."""
+    n = a.shape[0]
+    real = np.finfo(a.dtype).dtype.type
+    alpha = real(_BK_ALPHA)
+    herm = hermitian and np.iscomplexobj(a)
+    diag_mag = (lambda z: np.abs(z.real)) if herm else _abs1
+    ipiv = np.zeros(n, np.int32)
+    info = 0
+    k = 0
+    while k < n:
+        kstep = 1
+        absakk = diag_mag(a[k, k])
+        if k < n - 1:
+            imax = k + 1 + _iamax(_abs1(a[k + 1:, k]))
+            colmax = _abs1(a[imax, k])
+        else:
+            imax, colmax = k, real(0)
+        # The zero test as torch's LAPACK (MKL) makes it: max() taking the second
+        # operand when the first is NaN, and no separate NaN test, so a NaN
+        # diagonal is pivoted away from rather than reported (torch's results).
+        if (absakk if absakk > colmax else colmax) == 0:
+            info = info or k + 1
+            kp = k
+            if herm:
+                a[k, k] = a[k, k].real
+        else:
+            if absakk >= alpha * colmax:
+                kp = k
+            else:
+                # rowmax: the largest off-diagonal magnitude in row/column imax of
+                # the trailing matrix (its row left of the diagonal, its column below).
+                row = _abs1(a[imax, k:imax])
+                rowmax = row[_iamax(row)]
+                if imax < n - 1:
+                    col = _abs1(a[imax + 1:, imax])
+                    rowmax = max(rowmax, col[_iamax(col)])
+                if absakk >= alpha * colmax * (colmax / rowmax):
+                    kp = k
+                elif diag_mag(a[imax, imax]) >= alpha * rowmax:
+                    kp = imax
+                else:
+                    kp, kstep = imax, 2
+            kk = k + kstep - 1
+            if kp != kk:
+                # swap rows and columns kk and kp of the trailing lower triangle
+                a[kp + 1:, [kk, kp]] = a[kp + 1:, [kp, kk]]
+                between = a[kk + 1:kp, kk].copy()
+                if herm:
+                    a[kk + 1:kp, kk] = np.conj(a[kp, kk + 1:kp])
+                    a[kp, kk + 1:kp] = np.conj(between)
+                    a[kp, kk] = np.conj(a[kp, kk])
+                    a[kk, kk], a[kp, kp] = a[kp, kp].real, a[kk, kk].real
+                else:
+                    a[kk + 1:kp, kk] = a[kp, kk + 1:kp]
+                    a[kp, kk + 1:kp] = between
+                    a[kk, kk], a[kp, kp] = a[kp, kp], a[kk, kk]
+                if kstep == 2:
+                    if herm:
+                        a[k, k] = a[k, k].real
+                    a[k + 1, k], a[kp, k] = a[kp, k], a[k + 1, k]
+            elif herm:
+                a[k, k] = a[k, k].real
+                if kstep == 2:
+                    a[k + 1, k + 1] = a[k + 1, k + 1].real
+            if kstep == 1 and k < n - 1:
+                # rank-1 update of the trailing matrix by column k over D(k); the
+                # column then becomes L's multipliers (LAPACK ?syr/?her, then ?scal)
+                x = a[k + 1:, k]
+                if herm:
+                    r1 = real(1) / a[k, k].real
+                    a[k + 1:, k + 1:] += np.multiply.outer(x, -r1 * np.conj(x))
+                    idx = np.arange(k + 1, n)
+                    a[idx, idx] = a[idx, idx].real
+                else:
+                    r1 = a.dtype.type(1) / a[k, k]
+                    a[k + 1:, k + 1:] += np.multiply.outer(x, -r1 * x)
+                a[k + 1:, k] = x * r1
+            elif kstep == 2 and k < n - 2:
+                # rank-2 update by columns k, k+1 over the 2x2 block D(k), whose
+                # inverse is formed scaled by its off-diagonal entry (LAPACK's order)
+                ck, ck1 = a[k + 2:, k].copy(), a[k + 2:, k + 1].copy()
+                if herm:
+                    d = real(math.hypot(a[k + 1, k].real, a[k + 1, k].imag))
+                    d11 = a[k + 1, k + 1].real / d
+                    d22 = a[k, k].real / d
+                    tt = real(1) / (d11 * d22 - real(1))
+                    d21 = a[k + 1, k] / d
+                    d = tt / d
+                    wk = d * (d11 * ck - d21 * ck1)
+                    wkp1 = d * (d22 * ck1 - np.conj(d21) * ck)
+                    a[k + 2:, k + 2:] -= np.multiply.outer(ck, np.conj(wk))
+                    a[k + 2:, k + 2:] -= np.multiply.outer(ck1, np.conj(wkp1))
+                    idx = np.arange(k + 2, n)
+                    a[idx, idx] = a[idx, idx].real
+                else:
+                    one = a.dtype.type(1)
+                    d21 = a[k + 1, k]
+                    d11 = a[k + 1, k + 1] / d21
+                    d22 = a[k, k] / d21
+                    t = one / (d11 * d22 - one)
+                    d21 = t / d21
+                    wk = d21 * (d11 * ck - ck1)
+                    wkp1 = d21 * (d22 * ck1 - ck)
+                    a[k + 2:, k + 2:] -= np.multiply.outer(ck, wk)
+                    a[k + 2:, k + 2:] -= np.multiply.outer(ck1, wkp1)
+                a[k + 2:, k] = wk
+                a[k + 2:, k + 1] = wkp1
+        if kstep == 1:
+            ipiv[k] = kp + 1
+        else:
+            ipiv[k] = ipiv[k + 1] = -(kp + 1)
+        k += kstep
+    return ipiv, info
+
+
+def _ldl_checks(name: str, a) -> None:
+    if a.ndim < 2:
+        raise ValueError(f"{name}: The input tensor A must have at least 2 dimensions.")
+    if a.shape[-1] != a.shape[-2]:
+        raise ValueError(f"{name}: A must be batches of square matrices, but they are "
+                         f"{a.shape[-2]} by {a.shape[-1]} matrices")
+    if a.dtype.kind not in "fc":
+        raise TypeError(f"{name}: Expected a floating point or complex tensor as input. "
+                        f"Got {torch_name(a.dtype)}")
+    if a.dtype == np.float16:
+        raise NotImplementedError('"ldl_factor_kernel_cpu" not implemented for \'Half\'')
+
+
+def _ldl_factor(a, hermitian: bool, name: str):
+    _ldl_checks(name, a)
+    n = a.shape[-1]
+    batch = a.shape[:-2]
+    count = math.prod(batch)   # not -1: a reshape cannot infer it when n is 0
+    flat = np.array(a, copy=True).reshape((count, n, n))
+    pivots = np.zeros((flat.shape[0], n), np.int32)
+    info = np.zeros(flat.shape[0], np.int32)
+    for b in range(flat.shape[0]):
+        pivots[b], info[b] = _sytf2_lower(flat[b], bool(hermitian))
+    ld = np.tril(flat)   # torch zeroes the triangle LAPACK leaves untouched
+    return ld.reshape(a.shape), pivots.reshape(batch + (n,)), info.reshape(batch)
+
+
+def _ldl_errors(name: str, info) -> None:
+    """torch's check of ``info``: sytrf's only positive code (a zero block of D)
+    is one torch's checker does not know, so it fails an internal assertion."""
+    bad = info[info != 0]
+    if bad.size:
+        raise RuntimeError(f'false INTERNAL ASSERT FAILED at "/__w/pytorch/pytorch/aten/src/'
+                           f'ATen/native/BatchLinearAlgebra.cpp":1681, please report a bug to '
+                           f'PyTorch. {name}: Unknown error code: {int(bad.flat[0])}.')
+
+
+def ldl_factor_ex(a, hermitian=False, check_errors=False):
+    """``linalg.ldl_factor_ex``: ``(LD, pivots, info)``, LAPACK sytrf's compact
+    Bunch-Kaufman factorization of the lower triangle (see :func:`_sytf2_lower`);
+    LD holds L below the diagonal and D on it (and on the subdiagonal of a 2x2
+    block), zeros above."""
+    ld, pivots, info = _ldl_factor(a, hermitian, "torch.linalg.ldl_factor_ex")
+    if check_errors:
+        _ldl_errors("torch.linalg.ldl_factor_ex", info)
+    return ld, pivots, info
+
+
+def ldl_factor(a, hermitian=False):
+    """``linalg.ldl_factor``: :func:`ldl_factor_ex` that raises on a singular D."""
+    ld, pivots, info = _ldl_factor(a, hermitian, "torch.linalg.ldl_factor_ex")
+    _ldl_errors("torch.linalg.ldl_factor", info)
+    return ld, pivots
+
+
+def _sytrs_lower(ld, ipiv, b, hermitian: bool) -> None:
+    """Solve ``A X = B`` in place in ``b`` (n x nrhs) from one lower factorization
+    (LAPACK ``?sytrs``/``?hetrs``, ``uplo='L'``): first ``L D Y = P^T B`` forwards,
+    applying each block's swap then its multipliers then its D inverse, then
+    ``L^T X = Y`` (``L^H``) backwards, undoing the swaps."""
+    n = ld.shape[0]
+    herm = hermitian and np.iscomplexobj(ld)
+    cj = np.conj if herm else (lambda z: z)
+    k = 0
+    while k < n:
+        if ipiv[k] > 0:
+            kp = ipiv[k] - 1
+            if kp != k:
+                b[[k, kp]] = b[[kp, k]]
+            b[k + 1:] -= np.multiply.outer(ld[k + 1:, k], b[k])
+            if herm:
+                b[k] *= np.finfo(ld.dtype).dtype.type(1) / ld[k, k].real
+            else:
+                b[k] *= ld.dtype.type(1) / ld[k, k]
+            k += 1
+        else:
+            kp = -ipiv[k] - 1
+            if kp != k + 1:
+                b[[k + 1, kp]] = b[[kp, k + 1]]
+            b[k + 2:] -= np.multiply.outer(ld[k + 2:, k], b[k])
+            b[k + 2:] -= np.multiply.outer(ld[k + 2:, k + 1], b[k + 1])
+            akm1k = ld[k + 1, k]
+            akm1 = ld[k, k] / cj(akm1k)
+            ak = ld[k + 1, k + 1] / akm1k
+            denom = akm1 * ak - ld.dtype.type(1)
+            bkm1 = b[k] / cj(akm1k)
+            bk = b[k + 1] / akm1k
+            b[k] = (ak * bkm1 - bk) / denom
+            b[k + 1] = (akm1 * bk - bkm1) / denom
+            k += 2
+    k = n - 1
+    while k >= 0:
+        if ipiv[k] > 0:
+            b[k] -= cj(ld[k + 1:, k]) @ b[k + 1:]
+            kp = ipiv[k] - 1
+            if kp != k:
+                b[[k, kp]] = b[[kp, k]]
+            k -= 1
+        else:
+            b[k] -= cj(ld[k + 1:, k]) @ b[k + 1:]
+            b[k - 1] -= cj(ld[k + 1:, k - 1]) @ b[k + 1:]
+            kp = -ipiv[k] - 1
+            if kp != k:
+                b[[k, kp]] = b[[kp, k]]
+            k -= 2
+
+
+def ldl_solve(ld, pivots, b, hermitian=False):
+    """``linalg.ldl_solve``: ``A X = B`` from :func:`ldl_factor_ex`'s ``LD`` and
+    ``pivots`` (LAPACK sytrs), the batch dimensions of ``LD`` and ``B`` broadcast."""
+    name = "torch.linalg.ldl_solve"
+    if ld.ndim < 2:
+        raise ValueError(f"{name}: The input tensor A must have at least 2 dimensions.")
+    if ld.shape[-1] != ld.shape[-2]:
+        raise ValueError(f"{name}: A must be batches of square matrices, but they are "
+                         f"{ld.shape[-2]} by {ld.shape[-1]} matrices")
+    if ld.dtype.kind not in "fc":
+        raise TypeError(f"{name}: Expected a floating point or complex tensor as input. "
+                        f"Got {torch_name(ld.dtype)}")
+    if b.dtype != ld.dtype:
+        raise TypeError(f"Expected b and A to have the same dtype, but found b of type "
+                        f"{torch_name(b.dtype)} and A of type {torch_name(ld.dtype)} instead.")
+    if b.ndim < 2:
+        raise IndexError(f"Dimension out of range (expected to be in range of "
+                         f"[{-max(b.ndim, 1)}, {max(b.ndim, 1) - 1}], but got -2)")
+    n = ld.shape[-1]
+    if b.shape[-2] != n:
+        raise ValueError(f"Incompatible matrix sizes for {name}: each A matrix is {n} by {n} "
+                         f"but each b matrix is {b.shape[-2]} by {b.shape[-1]}")
+    if pivots.shape != ld.shape[:-1]:
+        raise ValueError(f"{name}: Expected LD.shape[:-1] and pivots.shape to be the same, but "
+                         f"got pivots with shape {list(pivots.shape)} instead")
+    if pivots.dtype.kind not in "iu":
+        raise TypeError(f"{name}: Expected pivots to be integers. Got {torch_name(pivots.dtype)}")
+    batch = broadcast_shapes(b.shape[:-2], ld.shape[:-2])   # torch names B "tensor a"
+    nrhs = b.shape[-1]
+    count = math.prod(batch)
+    fl = np.broadcast_to(ld, batch + (n, n)).reshape((count, n, n))
+    fp = np.broadcast_to(pivots, batch + (n,)).reshape((count, n))
+    x = np.array(np.broadcast_to(b, batch + (n, nrhs)), copy=True).reshape((count, n, nrhs))
+    for i in range(x.shape[0]):
+        _sytrs_lower(fl[i], fp[i], x[i], bool(hermitian))
+    return x.reshape(batch + (n, nrhs))
+
+
 # -- registration ------------------------------------------------------------------------
 
 _T, _S = "Tensor", "Scalar"
@@ -789,6 +1093,9 @@ R.register("aten::triangular_solve", triangular_solve, types=[_T, _T, "bool", "b
 R.register("aten::linalg_householder_product", householder_product, types=[_T, _T])
 R.register("aten::geqrf", geqrf, types=[_T])
 R.register("aten::ormqr", ormqr, types=[_T, _T, _T, "bool", "bool"])
+R.register("aten::linalg_ldl_factor", ldl_factor, types=[_T, "bool"])
+R.register("aten::linalg_ldl_factor_ex", ldl_factor_ex, types=[_T, "bool", "bool"])
+R.register("aten::linalg_ldl_solve", ldl_solve, types=[_T, _T, _T, "bool"])
 R.register("aten::linalg_lstsq", lstsq, types=[_T, _T, "float?", "str?"])
 R.register("aten::orgqr", householder_product, types=[_T, _T])
 R.register("aten::linalg_vander", vander, types=[_T, "int?"])
@@ -818,7 +1125,8 @@ FAMILY = sorted(["matmul", "mm", "bmm", "mv", "dot", "vdot", "inner", "outer", "
                  "linalg_solve_triangular", "triangular_solve", "linalg_householder_product",
                  "geqrf", "ormqr", "linalg_lstsq", "chain_matmul", "cholesky", "det", "ger",
                  "inverse", "linalg_cholesky_ex", "linalg_cross", "linalg_inv_ex",
-                 "linalg_lu_factor_ex", "linalg_solve_ex", "matrix_exp", "matrix_power",
+                 "linalg_lu_factor_ex", "linalg_solve_ex", "linalg_ldl_factor",
+                 "linalg_ldl_factor_ex", "linalg_ldl_solve", "matrix_exp", "matrix_power",
                  "orgqr", "qr", "slogdet",
                  "linalg_vander", "linalg_matrix_exp", "linalg_tensorinv",
                  "linalg_tensorsolve"])

@@ -193,6 +193,42 @@ def _moments(name: str, take_sqrt: bool, with_mean: bool):
 
 # -- values and indices ---------------------------------------------------------------
 
+#: hash_tensor's widening before the bits are read: integers and bools to int64,
+#: floats to float64 (torch's "64 bit float / integer equivalent").
+_HASH_WIDE = {"b": INT64, "i": INT64, "f": np.dtype(np.float64)}
+
+
+def hash_tensor(a, dim=(), keepdim=False, mode=0):
+    """``torch.hash_tensor``: mode 0, the only one torch has, xors the elements'
+    64-bit patterns, each element first widened to int64 (integers, bools) or
+    float64 (floats) and its bits read as uint64; the result is uint64.  The
+    reduction is over ``dim`` (all of them when it is empty), and like ``amax``
+    it has no answer for an empty dimension, torch's error.  Wider unsigned
+    integers and complex numbers have no kernel in torch (``xor_sum_cpu``)."""
+    dims = [dim] if isinstance(dim, int) else list(dim)
+    if not a.size:   # torch checks this first, naming the dim as it was given
+        if not dims or not a.ndim:
+            raise ValueError("hash_tensor: Expected reduction dim to be specified for "
+                             "input.numel() == 0. Specify the reduction dim with the 'dim' "
+                             "argument.")
+        for d in dims:
+            if a.shape[wrap_dim(d, a.ndim)] == 0:
+                raise IndexError(f"hash_tensor: Expected reduction dim {d} to have non-zero "
+                                 f"size.")
+    axes = reduce_axes(dims, a.ndim)
+    if mode != 0:
+        raise ValueError(f"Unknown hash_tensor mode: {mode}")
+    keep = bool(keepdim) and a.ndim > 0
+    kind = "i" if a.dtype == np.uint8 else a.dtype.kind
+    if not a.size:   # an empty result: torch runs no kernel, so any dtype will do
+        return as_array(np.bitwise_xor.reduce(np.zeros(a.shape, np.uint64), axis=axes,
+                                              keepdims=keep))
+    if kind not in _HASH_WIDE:
+        raise NotImplementedError(f'"xor_sum_cpu" not implemented for \'{torch_name(a.dtype)}\'')
+    bits = np.ascontiguousarray(a, _HASH_WIDE[kind]).view(np.uint64)
+    return as_array(np.bitwise_xor.reduce(bits, axis=axes, keepdims=keep))
+
+
 def _select_along(x: np.ndarray, idx: np.ndarray, dim: int, keepdim: bool):
     idx = np.expand_dims(idx, dim)
     values = np.take_along_axis(x, idx, axis=dim)
@@ -413,6 +449,7 @@ for _row in REDUCTIONS:
             R.register(f"aten::{_name}", _op, types=_generic)
         R.register(f"aten::{_name}", lambda a, _op=_op: _op(a), types=[_T])
         R.register(f"aten::{_name}", _op, types=[_T, "int", "bool"])
+R.register("aten::hash_tensor", hash_tensor, types=[_T, "int[]", "bool", "int"])
 R.register("aten::prod", BY_NAME["prod"], types=[_T, "int", "bool", "int?"])
 R.register("aten::count_nonzero", lambda a, dim=None: BY_NAME["count_nonzero"](a, dim),
            types=[_T, "int?"])
@@ -473,7 +510,7 @@ def _inplace_scan(u, a, dim):
 
 #: The family's operator names, for ``pyjit info --ops``.
 FAMILY = sorted(set(BY_NAME) | {"std", "var", "std_mean", "var_mean", "max", "min", "argmax",
-                                 "argmin", "aminmax", "median", "nanmedian", "mode",
+                                 "argmin", "aminmax", "hash_tensor", "median", "nanmedian", "mode",
                                  "kthvalue", "sort", "argsort", "msort", "topk", "cumsum",
                                  "cumprod", "cummax", "cummin", "logcumsumexp", "allclose",
                                  "equal", "trace"})
