@@ -124,6 +124,7 @@ RULES: Tuple[Rule, ...] = (
          r"TypeCheck|VarConcat|VarStack|oneDNN\w+|mkldnn_convolution|profile|profile_ivalue|"
          r"ModuleContainerIndex"),
     Rule(_DIST, ("prim",), r"rpc_\w+"),
+    Rule(_AUTOGRAD, ("prim",), r"grad"),
     Rule(_DIST, ("aten",), r"confirmed_by_owner|is_owner|local_value|owner|owner_name|to_here|"
                            r"get_gradients|is_distributed"),
     Rule(_QUANT, ("aten",), r"_?(?:quantize\w*|dequantize\w*|q_\w+|qscheme|int_repr|"
@@ -269,6 +270,11 @@ def implementation(registry: Registry, schema: Schema) -> Optional[Operator]:
     ops = registry.overloads(schema.kind)
     if not ops:
         return None
+    if schema.varargs and not schema.arguments:
+        # "(...) -> ...": torch checks such a node's inputs itself (prim::tolist
+        # takes the tensor, its dimensions and its element type), so any overload
+        # of the kind runs it
+        return ops[0]
     declared = schema.input_types()
     if schema.varargs:   # "...": a node passes at least one more
         declared += (T.ANY,)

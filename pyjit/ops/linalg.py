@@ -157,6 +157,32 @@ def einsum(equation: str, tensors, path=None):
         raise ValueError(f"einsum(): {exc}") from None
 
 
+def _subscript(n: int, list_at: int, position: int) -> str:
+    """Sublist subscript ``n`` as an equation's letter: 0-25 are ``A``-``Z``,
+    26-51 ``a``-``z``, as torch spells them."""
+    if not 0 <= n < 52:
+        raise ValueError(f"einsum(): expected subscript {position} in argument {list_at} to be "
+                         f"within the range [0, 52), but got {n}")
+    return chr(ord("A") + n) if n < 26 else chr(ord("a") + n - 26)
+
+
+def einsum_sublist(*args):
+    """``torch.einsum(a, [0, 1], b, [1, 2], [0, 2])``: operands each followed by
+    its subscripts as ints, then optionally the output's, turned into the
+    equation ``"AB,BC->AC"`` that :func:`einsum` computes."""
+    operands = list(args[0::2])
+    lists = list(args[1::2])
+    output = None
+    if len(args) % 2:                 # a last list without an operand: the output's
+        output = operands.pop()
+    terms = ["".join(_subscript(n, 2 * i + 1, j) for j, n in enumerate(sub))
+             for i, sub in enumerate(lists)]
+    equation = ",".join(terms)
+    if output is not None:
+        equation += "->" + "".join(_subscript(n, len(args) - 1, j) for j, n in enumerate(output))
+    return einsum(equation, operands)
+
+
 def tensordot(a, b, dims_a, dims_b):
     return as_array(np.tensordot(a, b, (list(dims_a), list(dims_b))))
 
@@ -696,6 +722,7 @@ for _name, _fn in [("addmm", addmm), ("addmv", addmv), ("baddbmm", baddbmm),
                types=[_T, _T, _T, _S, _S])
 R.register("aten::einsum", einsum, types=["str", "Tensor[]", "int[]?"])
 R.register("aten::einsum", einsum, types=["str", "Tensor[]"])
+R.register("aten::einsum", einsum_sublist, types=["Tensor", "Any"], varargs=True)
 R.register("aten::tensordot", tensordot, types=[_T, _T, "int[]", "int[]"])
 R.register("aten::linalg_multi_dot", multi_dot, types=["Tensor[]"])
 R.register("aten::chain_matmul", multi_dot, types=["Tensor[]"])
