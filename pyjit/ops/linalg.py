@@ -463,7 +463,14 @@ def eigvalsh(a, uplo="L"):
     return as_array(np.linalg.eigvalsh(a, UPLO=uplo))
 
 
+def _per_matrix(tol):
+    """A tolerance tensor, one value per matrix of the batch, against the
+    ``(..., 1)`` largest singular value: torch unsqueezes it the same way."""
+    return tol[..., None] if isinstance(tol, np.ndarray) else tol
+
+
 def pinv(a, atol=None, rtol=None, hermitian=False):
+    atol, rtol = _per_matrix(atol), _per_matrix(rtol)
     if hermitian:  # torch reads the lower triangle and inverts the eigenvalues
         w, v = np.linalg.eigh(a)
         wmax = np.abs(w).max(axis=-1, keepdims=True) if w.size else np.zeros(w.shape[:-1] + (1,))
@@ -489,6 +496,7 @@ def pinv_rcond(a, rcond=1e-15, hermitian=False):
 
 
 def matrix_rank(a, atol=None, rtol=None, hermitian=False):
+    atol, rtol = _per_matrix(atol), _per_matrix(rtol)
     s = _sv(a)
     smax = s.max(axis=-1, keepdims=True) if s.size else np.zeros(s.shape[:-1] + (1,), s.dtype)
     if atol is None and rtol is None:
@@ -799,9 +807,14 @@ R.register("aten::linalg_eigvalsh", eigvalsh, types=[_T, "str"])
 R.register("aten::linalg_pinv", pinv, types=[_T, "float?", "float?", "bool"])
 R.register("aten::linalg_pinv", pinv, types=[_T, "Tensor?", "Tensor?", "bool"])
 R.register("aten::linalg_pinv", pinv_rcond, types=[_T, "float", "bool"])
+R.register("aten::linalg_pinv", pinv_rcond, types=[_T, _T, "bool"])   # rcond_tensor
 R.register("aten::pinverse", lambda a, rcond=1e-15: pinv_rcond(a, rcond), types=[_T, "float"])
 R.register("aten::linalg_matrix_rank", matrix_rank, types=[_T, "float?", "float?", "bool"])
 R.register("aten::linalg_matrix_rank", matrix_rank, types=[_T, "Tensor?", "Tensor?", "bool"])
+# the deprecated tol= forms: an absolute tolerance alone
+for _tol in ("float", _T):
+    R.register("aten::linalg_matrix_rank", lambda a, tol, hermitian=False:
+               matrix_rank(a, tol, 0.0, hermitian), types=[_T, _tol, "bool"])
 R.register("aten::linalg_lu_factor", lu_factor, types=[_T, "bool"])
 R.register("aten::linalg_lu_factor_ex", lu_factor_ex, types=[_T, "bool", "bool"])
 R.register("aten::linalg_lu", lu, types=[_T, "bool"])

@@ -129,12 +129,22 @@ def _cubic_weights(t, a=-0.75):
     return [far(t + 1), near(t), near(1 - t), far(2 - t)]
 
 
-def upsample(x, output_size, scales, mode: str, align_corners: bool = False):
-    """``aten::upsample_*``: resample the last 1-3 dimensions of ``x``."""
-    nd = {"nearest1d": 1, "nearest2d": 2, "nearest3d": 3, "nearest_exact1d": 1,
-          "nearest_exact2d": 2, "nearest_exact3d": 3, "linear1d": 1, "bilinear2d": 2,
-          "trilinear3d": 3, "bicubic2d": 2}[mode]
+_DIMS = {"nearest1d": 1, "nearest2d": 2, "nearest3d": 3, "nearest_exact1d": 1,
+         "nearest_exact2d": 2, "nearest_exact3d": 3, "linear1d": 1, "bilinear2d": 2,
+         "trilinear3d": 3, "bicubic2d": 2}
+
+
+def upsample(x, output_size, scales, mode: str, align_corners: bool = False, size_scales=None):
+    """``aten::upsample_*``: resample the last 1-3 dimensions of ``x``, to
+    ``output_size`` or by ``scales`` (the ``.vec`` overloads: exactly one of
+    them).  ``size_scales``, with an ``output_size``, are the scale factors that
+    produced it, one a dimension (None where unknown), which the source
+    coordinates then use as torch's non-``.vec`` overloads do
+    (``upsample_bilinear2d(x, [5, 7], False, 2.5, 3.5)``)."""
+    nd = _DIMS[mode]
     sizes, per_dim = _output_sizes(x, nd, output_size, scales)
+    if size_scales is not None:
+        per_dim = list(size_scales)
     out = x
     for k in range(nd):
         axis = x.ndim - nd + k
@@ -333,6 +343,18 @@ for _mode in ("linear1d", "bilinear2d", "trilinear3d", "bicubic2d"):
                (lambda m: lambda x, size, align, scales: upsample(x, size, scales, m, align))(
                    _mode),
                types=[_T, "int[]?", "bool", "float[]?"])
+# The overloads without .vec: an output size always, and the scale of each dimension
+# that made it, if known (what torch's own decompositions pass)
+for _mode, _n in _DIMS.items():
+    if _mode.startswith("nearest_exact"):
+        continue
+    _kind = f"aten::upsample_{_mode}"
+    if _mode.startswith("nearest"):
+        R.register(_kind, (lambda m: lambda x, size, *sc: upsample(x, size, None, m, False, sc))(
+            _mode), types=[_T, "int[]"] + ["float?"] * _n)
+    else:
+        R.register(_kind, (lambda m: lambda x, size, align, *sc: upsample(
+            x, size, None, m, align, sc))(_mode), types=[_T, "int[]", "bool"] + ["float?"] * _n)
 for _mode in _AA_FILTERS:
     R.register(f"aten::_upsample_{_mode}",
                (lambda m: lambda x, size, align, scales: upsample_aa(x, size, align, scales, m))(
