@@ -147,6 +147,12 @@ def _writer(fn: Callable, functional: Schema, schema: Schema) -> Callable:
     return op
 
 
+#: ``out=`` overloads whose functional form is another kind's: torch made
+#: ``normal_functional`` the functional twin of ``normal_``, and its ``out=``
+#: overload is ``normal.out``.
+FUNCTIONAL_KIND: Dict[str, str] = {"aten::normal.out": "aten::normal_functional"}
+
+
 def derived() -> List[Tuple[str, Callable, Tuple[T.Type, ...]]]:
     """``(kind, callable, input types)`` for every ``out=`` overload the library
     lacks and can derive, from the declarations made so far."""
@@ -163,7 +169,7 @@ def derived() -> List[Tuple[str, Callable, Tuple[T.Type, ...]]]:
             outs = out_outputs(s)
             if not outs or outs != list(range(len(s.arguments) - len(outs), len(s.arguments))):
                 continue   # outputs not last: no such overload in torch's list today
-            functional = functional_of(s, schemas)
+            functional = functional_of(s, by_kind.get(FUNCTIONAL_KIND.get(s.name, ""), schemas))
             if functional is None or implementation(scratch, s) is not None:
                 continue
             op = implementation(scratch, functional)
