@@ -424,16 +424,16 @@ for _mode, _n in _DIMS.items():
             x, size, None, m, align, sc))(_mode), types=[_T, "int[]", "bool"] + ["float?"] * _n)
 # The legacy builtins: an int or int[] size, a scale factor (float or int, or a list)
 for _size in ("int?", "int[]?"):
-    for _scale in ("float?", "float[]?"):
+    for _factor in ("float?", "float[]?"):
         R.register("aten::__interpolate", interpolate,
-                   types=[_T, _size, _scale, "str", "bool?", "bool?", "bool"])
-    for _scale in ("int?", "int[]?"):
-        R.register("aten::__upsample", legacy_upsample, types=[_T, _size, _scale, "str", "bool?"])
-        R.register("aten::__upsample_nearest", lambda x, size=None, scale=None:
-                   interpolate(x, size, scale, "nearest"), types=[_T, _size, _scale])
-        # F.upsample_bilinear: align_corners=True
+                   types=[_T, _size, _factor, "str", "bool?", "bool?", "bool"])
+    R.register("aten::__upsample", legacy_upsample, types=[_T, _size, "int?", "str", "bool?"])
+    R.register("aten::__upsample_nearest", lambda x, size=None, scale=None:
+               interpolate(x, size, scale, "nearest"), types=[_T, _size, "int?"])
+    for _factor in ("int?", "int[]?"):
+        # F.upsample_bilinear: align_corners=True; its scale may be a list
         R.register("aten::__upsample_bilinear", lambda x, size=None, scale=None:
-                   interpolate(x, size, scale, "bilinear", True), types=[_T, _size, _scale])
+                   interpolate(x, size, scale, "bilinear", True), types=[_T, _size, _factor])
 for _mode in _AA_FILTERS:
     R.register(f"aten::_upsample_{_mode}",
                (lambda m: lambda x, size, align, scales: upsample_aa(x, size, align, scales, m))(

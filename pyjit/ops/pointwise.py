@@ -292,7 +292,8 @@ _FLOATS_ONLY = ("biu", '"{name}_cpu" not implemented for \'{dtype}\'')
 
 #: Pointwise functions of one tensor.
 UNARY: List[Unary] = [
-    Unary("abs absolute", _ufunc(np.absolute), SAME),
+    Unary("abs absolute", _ufunc(np.absolute), SAME,
+          refuse=("b", '"abs_cpu" not implemented for \'{dtype}\'')),
     Unary("neg negative", _ufunc(np.negative), SAME, refuse=_BOOL_NEG),
     Unary("positive", _identity, SAME, inplace=False,
           refuse=("b", "The `+` operator, on a bool tensor is not supported.")),
