@@ -50,6 +50,16 @@ def test_enum_types_relate_only_to_themselves():
     assert matches(COLOR, T.ANY_ENUM) and not matches(T.INT, T.ANY_ENUM)
 
 
+def test_any_class_type_takes_objects_only():
+    """torch's ``AnyClassType`` (``prim::id(AnyClassType? x)``): an object of any
+    class, or None through the Optional; not a builtin, not an enum member."""
+    box = T.NamedType("__torch__.m.Box")
+    assert matches(box, T.ANY_CLASS) and matches(T.OptionalType(box), T.OptionalType(T.ANY_CLASS))
+    assert matches(T.NONE, T.OptionalType(T.ANY_CLASS))
+    assert not matches(T.INT, T.ANY_CLASS) and not matches(COLOR, T.ANY_CLASS)
+    assert not matches(T.TENSOR, T.OptionalType(T.ANY_CLASS))
+
+
 def test_check_value_takes_members_of_that_class_only():
     assert check_value(Color.RED, COLOR) is Color.RED
     for wrong, what in ((Other.RED, "Other"), (1, "int")):

@@ -99,3 +99,24 @@ def test_embedding_bag_offsets_start_at_zero(loop):
                                            r"in the mini-batch has to start from position 0. "
                                            r"However, got 2"):
         _run(text, loop, np.ones((4, 3), np.float32), np.array([0, 1]), np.array([2]))
+
+
+def test_a_seeded_generator_repeats_the_generator_overloads(loop):
+    """``seeded_draws``: torch's graph of the ``generator=`` overloads (randint,
+    randperm, rand_like, randn_like, randint_like, normal, bernoulli.Tensor),
+    run with pyjit's numbers: the same seed draws the same, another seed
+    otherwise, each in torch's shape, dtype and range."""
+    (entry,) = [e for e in FIXTURES.entries if e["name"] == "seeded_draws"]
+    fn = Function(parse_ir(entry["graph"]), loop=loop)
+    x = np.zeros((2, 3), np.float32)
+    first, again, other = fn(x, 5), fn(x, 5), fn(x, 6)
+    for a, b in zip(first, again):
+        np.testing.assert_array_equal(a, b)
+    assert any(not np.array_equal(a, b) for a, b in zip(first, other))
+    ints, perm, uniform, normal, like, sized, coin = first
+    assert [(a.shape, a.dtype) for a in first] == [
+        ((5,), np.int64), ((8,), np.int64), ((2, 3), np.float32), ((2, 3), np.float32),
+        ((2, 3), np.float32), ((4,), np.float32), ((2, 3), np.float32)]
+    assert ((ints >= 0) & (ints < 10)).all() and sorted(perm) == list(range(8))
+    assert ((uniform >= 0) & (uniform < 1)).all() and ((like >= 2) & (like < 9)).all()
+    assert (like == np.floor(like)).all() and set(np.unique(coin)) <= {0.0, 1.0}

@@ -286,13 +286,16 @@ def accepts(actual: T.Type, declared: T.Type) -> bool:
     declares ``declared`` (its type variables already substituted, or any where
     a variable stands): :func:`is_subtype`, but any tensor type is a
     ``Tensor`` (pyjit does not compare shapes), ``Any`` and a type variable take
-    anything, ``AnyEnumType`` takes any enum type, a ``T?`` takes a ``T?`` of what
+    anything, ``AnyEnumType`` takes any enum type, ``AnyClassType`` any class
+    (``__torch__.M``), a ``T?`` takes a ``T?`` of what
     ``T`` takes, and containers are compared element by element (``Tensor?[]``
     takes the ``Tensor[]`` torch's own graphs pass to ``aten::index``)."""
     if is_type_var(declared) or declared == T.ANY:
         return True
     if declared == T.ANY_ENUM:  # torch's AnyEnumType: a member of any enum class
         return isinstance(actual, T.EnumType)
+    if declared == T.ANY_CLASS:  # torch's AnyClassType: an object of any class
+        return isinstance(actual, T.NamedType) and "." in actual.name
     if isinstance(declared, T.TensorType):
         return isinstance(actual, T.TensorType)
     if isinstance(declared, T.OptionalType):

@@ -22,7 +22,7 @@ __all__ = [
     "Type", "NamedType", "TensorType", "ListType", "TupleType", "DictType",
     "OptionalType", "UnionType", "GenericType", "FutureType", "EnumType",
     "INT", "FLOAT", "BOOL", "STR", "NONE", "TENSOR", "ANY", "FUNCTION", "NUMBER", "COMPLEX",
-    "ANY_ENUM", "class_type_name", "annotation_str",
+    "ANY_ENUM", "ANY_CLASS", "class_type_name", "annotation_str",
 ]
 
 
@@ -280,5 +280,6 @@ ANY = NamedType("Any")
 FUNCTION = NamedType("Function")
 COMPLEX = NamedType("complex")
 ANY_ENUM = NamedType("AnyEnumType")  # torch's schemas: a member of any enum class
+ANY_CLASS = NamedType("AnyClassType")  # torch's schemas: an object of any class
 NUMBER = NamedType("Scalar")  # torch's NumberType: int, float or complex; prints "Scalar"
 TENSOR = TensorType()

@@ -175,6 +175,8 @@ R.register("aten::can_cast", lambda a, b: can_cast(to_dtype(a), to_dtype(b)),
 for _o in (_T, "Scalar"):
     R.register("aten::result_type", lambda a, b: code_of(result_type(a, b)), types=[_T, _o])
 R.register("aten::result_type", lambda a, b: code_of(result_type(a, b)), types=["Scalar", _T])
+R.register("aten::result_type", lambda a, b: code_of(result_type(a, b)),
+           types=["Scalar", "Scalar"])   # two numbers: int64, the default float, complex64
 
 R.register("aten::item", item, types=[_T])
 R.register("aten::Float", tensor_to_float, types=[_T])

@@ -81,15 +81,20 @@ class Rule(NamedTuple):
     ``namespaces`` (empty: any), whose kind's name (after ``ns::``) matches
     ``name`` (a regular expression, matched whole; empty: any) and, with
     ``on_tensors``, that take or return a tensor (``aten::values.int`` reads a
-    dict; ``aten::values`` of a tensor is a sparse tensor's)."""
+    dict; ``aten::values`` of a tensor is a sparse tensor's) and, with
+    ``overload``, whose overload name matches it (``aten::mm.dtype`` is CUDA's
+    alone; ``aten::mm`` is everyone's)."""
 
     reason: str
     namespaces: Tuple[str, ...] = ()
     name: str = ""
     on_tensors: bool = False
+    overload: str = ""      # a regular expression the overload name matches whole; empty: any
 
     def applies(self, schema: Schema) -> bool:
         if self.namespaces and schema.namespace not in self.namespaces:
+            return False
+        if self.overload and re.fullmatch(self.overload, schema.overload) is None:
             return False
         if self.on_tensors and not any(isinstance(a.type, T.TensorType)
                                        for a in schema.arguments + schema.returns):
@@ -125,6 +130,7 @@ RULES: Tuple[Rule, ...] = (
          r"TypeCheck|VarConcat|VarStack|oneDNN\w+|mkldnn_convolution|profile|profile_ivalue|"
          r"ModuleContainerIndex"),
     Rule(_DIST, ("prim",), r"rpc_\w+"),
+    Rule(_AUTOGRAD, ("prim",), r"grad"),
     Rule(_DIST, ("aten",), r"confirmed_by_owner|is_owner|local_value|owner|owner_name|to_here|"
                            r"get_gradients|is_distributed"),
     Rule(_QUANT, ("aten",), r"_?(?:quantize\w*|dequantize\w*|q_\w+|qscheme|int_repr|"
@@ -151,6 +157,9 @@ RULES: Tuple[Rule, ...] = (
                               r"_fused_adagrad\w*|_fused_sgd\w*|_fused_dropout|_masked_softmax\w*|"
                               r"_thnn_\w*|_mps\w*|conv_depthwise3d|convolution_overrideable|"
                               r"batch_norm_stats|batch_norm_elemt|batch_norm_gather_stats\w*)"),
+    # torch has these only as CUDA kernels: its CPU build refuses them ("Could not run
+    # 'aten::mm.dtype' with arguments from the 'CPU' backend")
+    Rule(_BACKEND, ("aten",), r"mm|bmm|addmm|baddbmm", overload=r"dtype(?:_out)?"),
     Rule(_AUTOGRAD, ("aten",), r"_?(?:\w+_backward(?:_\w+)?|\w+_jvp|backward|grad|retain_grad|"
                                r"retains_grad|is_leaf|output_nr|set_data|_version|_fw_primal\w*|"
                                r"_make_dual\w*|_unpack_dual)"),
@@ -246,6 +255,11 @@ def implementation(registry: Registry, schema: Schema) -> Optional[Operator]:
     ops = registry.overloads(schema.kind)
     if not ops:
         return None
+    if schema.varargs and not schema.arguments:
+        # "(...) -> ...": torch checks such a node's inputs itself (prim::tolist
+        # takes the tensor, its dimensions and its element type), so any overload
+        # of the kind runs it
+        return ops[0]
     declared = schema.input_types()
     if schema.varargs:   # "...": a node passes at least one more
         declared += (T.ANY,)

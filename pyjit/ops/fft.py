@@ -102,6 +102,24 @@ def stft(x, n_fft: int, hop_length=None, win_length=None, window=None,
     return as_array(spec if return_complex else np.stack([spec.real, spec.imag], axis=-1))
 
 
+def stft_center(x, n_fft: int, hop_length=None, win_length=None, window=None,
+                center: bool = True, pad_mode: str = "reflect", normalized: bool = False,
+                onesided=None, return_complex=None, align_to_window=None):
+    """``aten::stft.center``, what ``torch.stft`` does in Python: with ``center``,
+    the signal padded by ``n_fft // 2`` on each side (``pad_mode``, as
+    ``F.pad`` pads the last dimension), then :func:`stft`."""
+    if center:
+        if align_to_window is not None:
+            raise ValueError("stft: align_to_window should only be set when center = false")
+        from .nn_resample import pad    # (the nn family is declared after this one)
+        half, ndim = n_fft // 2, x.ndim
+        # F.pad's reflect and replicate modes take (N, C, L): pad as one
+        padded = pad(x.reshape((1,) * (3 - ndim) + x.shape), [half, half], pad_mode)
+        x = padded.reshape(padded.shape[3 - ndim:])
+    return stft(x, n_fft, hop_length, win_length, window, normalized, onesided, return_complex,
+                align_to_window)
+
+
 def istft(spec, n_fft: int, hop_length=None, win_length=None, window=None, center=True,
           normalized=False, onesided=None, length=None, return_complex=False):
     """``torch.istft``, as torch computes it: each frame inverse-transformed
@@ -195,6 +213,8 @@ for _name, _two, _inv in (("hfft2", True, False), ("ihfft2", True, True),
 R.register("aten::stft", stft,
            types=[_T, "int", "int?", "int?", "Tensor?", "bool", "bool?", "bool?", "bool?"])
 R.register("aten::stft", stft, types=[_T, "int", "int?", "int?", "Tensor?", "bool", "bool?", "bool?"])
+R.register("aten::stft", stft_center, types=[_T, "int", "int?", "int?", "Tensor?", "bool", "str",
+                                             "bool", "bool?", "bool?", "bool?"])
 R.register("aten::istft", istft, types=[_T, "int", "int?", "int?", "Tensor?", "bool", "bool",
                                         "bool?", "int?", "bool"])
 R.register("aten::fft_fftshift", _shift(np.fft.fftshift), types=[_T, "int[]?"])

@@ -128,6 +128,12 @@ def copy_(a, src, non_blocking: bool = False):
     return a
 
 
+def copy(a, src, non_blocking: bool = False):
+    """``aten::copy``, the functional ``copy_``: a new tensor of ``self``'s shape
+    and dtype holding ``src`` broadcast into it (``self`` is left alone)."""
+    return copy_(np.empty_like(a, order="K"), src)
+
+
 def fill_(a, value):
     if type(value) is _ndarray and value.ndim:
         raise ValueError(f"fill_ only supports 0-dimension value tensor but got tensor with "
@@ -507,6 +513,7 @@ R.register("aten::index_put", index_put, types=[_T, "Tensor?[]", _T, "bool"])
 R.register("aten::_index_put_impl_", lambda a, i, v, acc=False, unsafe=False:
            index_put_(a, i, v, acc), types=[_T, "Tensor?[]", _T, "bool", "bool"])
 R.register("aten::copy_", copy_, types=[_T, _T, "bool"])
+R.register("aten::copy", copy, types=[_T, _T, "bool"])
 R.register("aten::copy_", copy_, types=[_T, _T])
 R.register("aten::copy_", copy_, types=[_T, "Scalar", "bool"])
 for _s in ("int", "float"):
@@ -584,7 +591,7 @@ R.register("aten::bincount", bincount, types=[_T, "Tensor?", "int"])
 R.register("aten::histc", histc, types=[_T, "int", "Scalar", "Scalar"])
 
 #: The family's operator names, for ``pyjit info --ops``.
-FAMILY = sorted(["index", "index_put_", "index_put", "copy_", "fill_", "fill", "zero_", "zero",
+FAMILY = sorted(["index", "index_put_", "index_put", "copy_", "copy", "fill_", "fill", "zero_", "zero",
                  "fill_diagonal_",
                  "gather", "scatter", "scatter_", "scatter_add", "scatter_add_",
                  "scatter_reduce", "index_select", "index_add", "index_copy", "index_fill",

@@ -161,6 +161,32 @@ def einsum(equation: str, tensors, path=None):
         raise ValueError(f"einsum(): {exc}") from None
 
 
+def _subscript(n: int, list_at: int, position: int) -> str:
+    """Sublist subscript ``n`` as an equation's letter: 0-25 are ``A``-``Z``,
+    26-51 ``a``-``z``, as torch spells them."""
+    if not 0 <= n < 52:
+        raise ValueError(f"einsum(): expected subscript {position} in argument {list_at} to be "
+                         f"within the range [0, 52), but got {n}")
+    return chr(ord("A") + n) if n < 26 else chr(ord("a") + n - 26)
+
+
+def einsum_sublist(*args):
+    """``torch.einsum(a, [0, 1], b, [1, 2], [0, 2])``: operands each followed by
+    its subscripts as ints, then optionally the output's, turned into the
+    equation ``"AB,BC->AC"`` that :func:`einsum` computes."""
+    operands = list(args[0::2])
+    lists = list(args[1::2])
+    output = None
+    if len(args) % 2:                 # a last list without an operand: the output's
+        output = operands.pop()
+    terms = ["".join(_subscript(n, 2 * i + 1, j) for j, n in enumerate(sub))
+             for i, sub in enumerate(lists)]
+    equation = ",".join(terms)
+    if output is not None:
+        equation += "->" + "".join(_subscript(n, len(args) - 1, j) for j, n in enumerate(output))
+    return einsum(equation, operands)
+
+
 def tensordot(a, b, dims_a, dims_b):
     return as_array(np.tensordot(a, b, (list(dims_a), list(dims_b))))
 
@@ -441,7 +467,14 @@ def eigvalsh(a, uplo="L"):
     return as_array(np.linalg.eigvalsh(a, UPLO=uplo))
 
 
+def _per_matrix(tol):
+    """A tolerance tensor, one value per matrix of the batch, against the
+    ``(..., 1)`` largest singular value: torch unsqueezes it the same way."""
+    return tol[..., None] if isinstance(tol, np.ndarray) else tol
+
+
 def pinv(a, atol=None, rtol=None, hermitian=False):
+    atol, rtol = _per_matrix(atol), _per_matrix(rtol)
     if hermitian:  # torch reads the lower triangle and inverts the eigenvalues
         w, v = np.linalg.eigh(a)
         wmax = np.abs(w).max(axis=-1, keepdims=True) if w.size else np.zeros(w.shape[:-1] + (1,))
@@ -467,6 +500,7 @@ def pinv_rcond(a, rcond=1e-15, hermitian=False):
 
 
 def matrix_rank(a, atol=None, rtol=None, hermitian=False):
+    atol, rtol = _per_matrix(atol), _per_matrix(rtol)
     s = _sv(a)
     smax = s.max(axis=-1, keepdims=True) if s.size else np.zeros(s.shape[:-1] + (1,), s.dtype)
     if atol is None and rtol is None:
@@ -1000,6 +1034,7 @@ for _name, _fn in [("addmm", addmm), ("addmv", addmv), ("baddbmm", baddbmm),
                types=[_T, _T, _T, _S, _S])
 R.register("aten::einsum", einsum, types=["str", "Tensor[]", "int[]?"])
 R.register("aten::einsum", einsum, types=["str", "Tensor[]"])
+R.register("aten::einsum", einsum_sublist, types=["Tensor", "Any"], varargs=True)
 R.register("aten::tensordot", tensordot, types=[_T, _T, "int[]", "int[]"])
 R.register("aten::linalg_multi_dot", multi_dot, types=["Tensor[]"])
 R.register("aten::chain_matmul", multi_dot, types=["Tensor[]"])
@@ -1076,9 +1111,14 @@ R.register("aten::linalg_eigvalsh", eigvalsh, types=[_T, "str"])
 R.register("aten::linalg_pinv", pinv, types=[_T, "float?", "float?", "bool"])
 R.register("aten::linalg_pinv", pinv, types=[_T, "Tensor?", "Tensor?", "bool"])
 R.register("aten::linalg_pinv", pinv_rcond, types=[_T, "float", "bool"])
+R.register("aten::linalg_pinv", pinv_rcond, types=[_T, _T, "bool"])   # rcond_tensor
 R.register("aten::pinverse", lambda a, rcond=1e-15: pinv_rcond(a, rcond), types=[_T, "float"])
 R.register("aten::linalg_matrix_rank", matrix_rank, types=[_T, "float?", "float?", "bool"])
 R.register("aten::linalg_matrix_rank", matrix_rank, types=[_T, "Tensor?", "Tensor?", "bool"])
+# the deprecated tol= forms: an absolute tolerance alone
+for _tol in ("float", _T):
+    R.register("aten::linalg_matrix_rank", lambda a, tol, hermitian=False:
+               matrix_rank(a, tol, 0.0, hermitian), types=[_T, _tol, "bool"])
 R.register("aten::linalg_lu_factor", lu_factor, types=[_T, "bool"])
 R.register("aten::linalg_lu_factor_ex", lu_factor_ex, types=[_T, "bool", "bool"])
 R.register("aten::linalg_lu", lu, types=[_T, "bool"])

@@ -164,6 +164,14 @@ def list_min(a: List[Any]) -> Any:
     return min(a)
 
 
+def rangelist(n: int) -> List[int]:
+    """``prim::rangelist(n)``: ``[0, 1, ..., n - 1]``; a negative ``n`` fails as
+    torch's ``std::vector::reserve`` of it does."""
+    if n < 0:
+        raise RuntimeError("vector::reserve")
+    return list(range(n))
+
+
 def list_max(a: List[Any]) -> Any:
     """``prim::max`` of a list, as :func:`list_min`."""
     if not a:
@@ -185,6 +193,8 @@ for _name in ("eq", "ne", "lt", "le", "gt", "ge"):
 R.register("aten::sum", int_list_sum, types=["int[]"])
 R.register("aten::sum", sum, types=["float[]"])
 R.register("aten::sum", sum, types=["bool[]"])
+R.register("aten::sum", lambda a: sum(a, 0j), types=["complex[]"])   # [] sums to 0j
+R.register("prim::rangelist", rangelist, types=["int"])
 R.register("aten::any", any, types=["t[]"])
 R.register("aten::all", all, types=["t[]"])
 R.register("prim::min", list_min, types=["t[]"])

@@ -129,12 +129,22 @@ def _cubic_weights(t, a=-0.75):
     return [far(t + 1), near(t), near(1 - t), far(2 - t)]
 
 
-def upsample(x, output_size, scales, mode: str, align_corners: bool = False):
-    """``aten::upsample_*``: resample the last 1-3 dimensions of ``x``."""
-    nd = {"nearest1d": 1, "nearest2d": 2, "nearest3d": 3, "nearest_exact1d": 1,
-          "nearest_exact2d": 2, "nearest_exact3d": 3, "linear1d": 1, "bilinear2d": 2,
-          "trilinear3d": 3, "bicubic2d": 2}[mode]
+_DIMS = {"nearest1d": 1, "nearest2d": 2, "nearest3d": 3, "nearest_exact1d": 1,
+         "nearest_exact2d": 2, "nearest_exact3d": 3, "linear1d": 1, "bilinear2d": 2,
+         "trilinear3d": 3, "bicubic2d": 2}
+
+
+def upsample(x, output_size, scales, mode: str, align_corners: bool = False, size_scales=None):
+    """``aten::upsample_*``: resample the last 1-3 dimensions of ``x``, to
+    ``output_size`` or by ``scales`` (the ``.vec`` overloads: exactly one of
+    them).  ``size_scales``, with an ``output_size``, are the scale factors that
+    produced it, one a dimension (None where unknown), which the source
+    coordinates then use as torch's non-``.vec`` overloads do
+    (``upsample_bilinear2d(x, [5, 7], False, 2.5, 3.5)``)."""
+    nd = _DIMS[mode]
     sizes, per_dim = _output_sizes(x, nd, output_size, scales)
+    if size_scales is not None:
+        per_dim = list(size_scales)
     out = x
     for k in range(nd):
         axis = x.ndim - nd + k
@@ -163,6 +173,73 @@ def upsample(x, output_size, scales, mode: str, align_corners: bool = False):
             out = np.take(out, i0, axis=axis) * (x.dtype.type(1) - lam) + \
                 np.take(out, i1, axis=axis) * lam
     return as_array(np.asarray(out).astype(x.dtype))
+
+
+# -- torch's legacy interpolation builtins: __interpolate, __upsample* ----------------------
+
+#: The resampling of each ``mode`` by the input's dimensions (3, 4 or 5: one to three
+#: spatial ones), and whether it takes ``align_corners``.
+_LEGACY_MODES = {"nearest": ("nearest1d", "nearest2d", "nearest3d"),
+                 "linear": ("linear1d", None, None),
+                 "bilinear": (None, "bilinear2d", None),
+                 "bicubic": (None, "bicubic2d", None),
+                 "trilinear": (None, None, "trilinear3d"),
+                 "area": ("area", "area", "area")}
+_NEEDS = {"linear": 3, "bilinear": 4, "bicubic": 4, "trilinear": 5}
+
+
+def interpolate(x, size=None, scale_factor=None, mode: str = "nearest", align_corners=None,
+                recompute_scale_factor=None, antialias: bool = False):
+    """``aten::__interpolate`` (and ``__upsample``): what TorchScript once ran for
+    ``F.interpolate``, with torch's C++ rules: ``size`` (an int repeats for each
+    spatial dimension) or else ``scale_factor`` (a float repeats) gives the
+    output size, ``floor(in * scale)``; the scales reach the kernel only when
+    ``recompute_scale_factor`` is False (otherwise it recomputes them from the
+    sizes); ``area`` is adaptive average pooling; a missing ``align_corners`` of
+    an interpolating mode is False."""
+    if antialias:
+        raise ValueError("Antialias is not yet supported")
+    if mode in ("nearest", "area"):
+        if align_corners is not None:
+            raise ValueError("align_corners option can only be set with the interpolating "
+                             "modes: linear | bilinear | bicubic | trilinear")
+    elif align_corners is None:
+        align_corners = False
+    if x.ndim not in (3, 4, 5) or mode not in _LEGACY_MODES:
+        raise ValueError(f"Input Error: Only 3D, 4D and 5D input Tensors supported (got "
+                         f"{x.ndim}D) for the modes: nearest | linear | bilinear | trilinear "
+                         f"(got {mode}) ")
+    nd = x.ndim - 2
+    kernel = _LEGACY_MODES[mode][nd - 1]
+    if kernel is None:
+        raise ValueError(f"Got {x.ndim}D input, but {mode} mode needs {_NEEDS[mode]}D input")
+    if size is not None:
+        sizes = [size] * nd if isinstance(size, int) else list(size)
+    elif scale_factor is None:
+        raise ValueError("isDoubleList() INTERNAL ASSERT FAILED: Expected DoubleList but got "
+                         "None")
+    else:
+        scales = [scale_factor] * nd if isinstance(scale_factor, (int, float)) else \
+            list(scale_factor)
+        if len(scales) < nd:
+            raise ValueError(f"scale_factor has {len(scales)} values for {nd} spatial "
+                             f"dimensions")
+        sizes = [int(math.floor(n * float(sc))) for n, sc in zip(x.shape[2:], scales)]
+    if kernel == "area":
+        from .nn_conv import adaptive_avg_pool     # (declared after this family)
+        return adaptive_avg_pool(x, sizes, nd)
+    given = None
+    if recompute_scale_factor is False and scale_factor is not None:
+        given = [float(scale_factor)] * nd if isinstance(scale_factor, (int, float)) else \
+            [float(v) for v in list(scale_factor)[:nd]]
+    return upsample(x, sizes, None, kernel, bool(align_corners), given)
+
+
+def legacy_upsample(x, size=None, scale_factor=None, mode: str = "nearest",
+                    align_corners=None):
+    """``aten::__upsample`` (``F.upsample``): :func:`interpolate` with an int
+    scale factor (or a list of them)."""
+    return interpolate(x, size, scale_factor, mode, align_corners)
 
 
 # -- antialiased interpolation ---------------------------------------------------------------
@@ -333,6 +410,30 @@ for _mode in ("linear1d", "bilinear2d", "trilinear3d", "bicubic2d"):
                (lambda m: lambda x, size, align, scales: upsample(x, size, scales, m, align))(
                    _mode),
                types=[_T, "int[]?", "bool", "float[]?"])
+# The overloads without .vec: an output size always, and the scale of each dimension
+# that made it, if known (what torch's own decompositions pass)
+for _mode, _n in _DIMS.items():
+    if _mode.startswith("nearest_exact"):
+        continue
+    _kind = f"aten::upsample_{_mode}"
+    if _mode.startswith("nearest"):
+        R.register(_kind, (lambda m: lambda x, size, *sc: upsample(x, size, None, m, False, sc))(
+            _mode), types=[_T, "int[]"] + ["float?"] * _n)
+    else:
+        R.register(_kind, (lambda m: lambda x, size, align, *sc: upsample(
+            x, size, None, m, align, sc))(_mode), types=[_T, "int[]", "bool"] + ["float?"] * _n)
+# The legacy builtins: an int or int[] size, a scale factor (float or int, or a list)
+for _size in ("int?", "int[]?"):
+    for _factor in ("float?", "float[]?"):
+        R.register("aten::__interpolate", interpolate,
+                   types=[_T, _size, _factor, "str", "bool?", "bool?", "bool"])
+    R.register("aten::__upsample", legacy_upsample, types=[_T, _size, "int?", "str", "bool?"])
+    R.register("aten::__upsample_nearest", lambda x, size=None, scale=None:
+               interpolate(x, size, scale, "nearest"), types=[_T, _size, "int?"])
+    for _factor in ("int?", "int[]?"):
+        # F.upsample_bilinear: align_corners=True; its scale may be a list
+        R.register("aten::__upsample_bilinear", lambda x, size=None, scale=None:
+                   interpolate(x, size, scale, "bilinear", True), types=[_T, _size, _factor])
 for _mode in _AA_FILTERS:
     R.register(f"aten::_upsample_{_mode}",
                (lambda m: lambda x, size, align, scales: upsample_aa(x, size, align, scales, m))(
@@ -349,4 +450,5 @@ FAMILY = sorted(["pad", "constant_pad_nd", "reflection_pad1d", "reflection_pad2d
                  "_upsample_nearest_exact2d", "_upsample_nearest_exact3d", "upsample_linear1d",
                  "upsample_bilinear2d", "upsample_trilinear3d", "upsample_bicubic2d",
                  "_upsample_bilinear2d_aa", "_upsample_bicubic2d_aa", "_upsample_lanczos2d_aa",
-                 "grid_sampler", "grid_sampler_2d", "grid_sampler_3d", "affine_grid_generator"])
+                 "grid_sampler", "grid_sampler_2d", "grid_sampler_3d", "affine_grid_generator",
+                 "__interpolate", "__upsample", "__upsample_nearest", "__upsample_bilinear"])

@@ -243,6 +243,9 @@ R.register("aten::diff", diff, types=[_T, "int", "int", "Tensor?", "Tensor?"])
 for _s in ("Scalar?", "Scalar[]", "Tensor[]"):
     for _d in ("int?", "int[]"):
         R.register("aten::gradient", gradient, types=[_T, _s, _d, "int"])
+# gradient.array: the dimensions alone, unit spacing
+R.register("aten::gradient", lambda a, dim, edge_order=1: gradient(a, None, dim, edge_order),
+           types=[_T, "int[]", "int"])
 for _name in ("trapz", "trapezoid"):
     R.register(f"aten::{_name}", lambda y, x, dim=-1: trapezoid(y, x, dim), types=[_T, _T, "int"])
     R.register(f"aten::{_name}", lambda y, dx=1.0, dim=-1: trapezoid(y, None, dim, dx),

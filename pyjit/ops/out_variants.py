@@ -27,33 +27,42 @@ from ..ir.schema import REQUIRED, Schema
 from ..registry import Registry, library as R
 from .coverage import implementation
 from .dtypes import code_of, meta_name
+from .indexing import copy_
 from .tensor_shapes import resize_as_
 
-__all__ = ["out_outputs", "functional_of", "write_out", "derived", "FAMILY"]
+__all__ = ["out_outputs", "functional_of", "write_out", "write_list_out", "derived", "FAMILY"]
+
+
+def _is_output(a) -> bool:
+    return a.kwarg_only and a.writes and (
+        isinstance(a.type, T.TensorType) or
+        (isinstance(a.type, T.ListType) and isinstance(a.type.elem, T.TensorType)))
 
 
 def out_outputs(schema: Schema) -> List[int]:
     """The positions of the arguments an ``out=`` overload writes its results
-    into: keyword-only tensors annotated as written (``Tensor(a!) out``)."""
-    return [i for i, a in enumerate(schema.arguments)
-            if a.kwarg_only and a.writes and isinstance(a.type, T.TensorType)]
+    into: keyword-only tensors annotated as written (``Tensor(a!) out``), or a
+    list of them (``Tensor(a!)[] out``, for an operator returning ``Tensor[]``)."""
+    return [i for i, a in enumerate(schema.arguments) if _is_output(a)]
 
 
 def functional_of(schema: Schema, others: List[Schema]) -> Optional[Schema]:
     """The overload among ``others`` (of the same kind) that takes ``schema``'s
-    arguments but its outputs, by name and type, and returns as many tensors;
-    it may take more, keyword-only with defaults after them (a factory's
-    ``dtype``, ``layout``, ``device``, ``pin_memory``, which ``out`` decides)."""
+    arguments but its outputs, by name and type and in the same order, and
+    returns as many tensors (a ``Tensor[]`` for a list output).  It may take
+    more, keyword-only with defaults: a factory's ``dtype``, ``layout``,
+    ``device``, ``pin_memory``, which ``out`` decides (``zeros_like.out`` has
+    ``memory_format`` and ``out`` only)."""
     outs = set(out_outputs(schema))
     want = [(a.name, a.type) for i, a in enumerate(schema.arguments) if i not in outs]
+    returns = [schema.arguments[i].type for i in sorted(outs)]
     for other in others:
         if other is schema or out_outputs(other):
             continue
-        args = other.arguments
-        if [(a.name, a.type) for a in args[:len(want)]] == want and \
-                all(a.kwarg_only and a.default is not REQUIRED for a in args[len(want):]) and \
-                len(other.returns) == len(outs) and \
-                all(isinstance(r.type, T.TensorType) for r in other.returns):
+        taken = [(a.name, a.type) for a in other.arguments if (a.name, a.type) in want]
+        rest = [a for a in other.arguments if (a.name, a.type) not in want]
+        if taken == want and all(a.kwarg_only and a.default is not REQUIRED for a in rest) and \
+                [r.type for r in other.returns] == returns:
             return other
     return None
 
@@ -72,26 +81,76 @@ def write_out(result, out):
     return out
 
 
-def _writer(fn: Callable, functional: Schema, n_in: int, n_out: int) -> Callable:
-    """``fn`` on the first ``n_in`` arguments (and the defaults of the
-    functional's further ones), its results written into the ``n_out`` outputs
-    after them by :func:`write_out`, which are returned, as torch returns them.
-    A ``dtype`` argument left None is the first output's dtype, as torch's
-    kernels take it (``torch.cumsum(x, 0, out=y)`` sums in ``y``'s dtype)."""
+#: How torch refuses a list ``out=`` of the wrong length, by overload (its
+#: kernels each word it; the generated ones fail an internal assert).
+LIST_COUNT_MESSAGES: Dict[str, str] = {
+    "aten::split_copy.Tensor_out": "split_copy_Tensor_out() expected an out= argument of size "
+                                   "{want}, got size {got}",
+    "aten::split_with_sizes_copy.out": "split_with_sizes_copy_out expected an out= argument of "
+                                       "size {want}, got size {got}",
+    "aten::unbind_copy.int_out": "unbind_copy_int_out expected an out= argument of size {want}, "
+                                 "got size {got}",
+}
+_GENERATED_COUNT = "dst.size() == src.size() INTERNAL ASSERT FAILED ({got} out= tensors for " \
+                   "{want} results)"
+
+#: List ``out=`` overloads whose kernel copies each piece in (``copy_``: cast,
+#: broadcast, never resized) rather than writing it as :func:`write_out` does.
+COPIED_IN = frozenset({"aten::split_copy.Tensor_out"})
+
+
+def write_list_out(results, outs, schema: Schema):
+    """A ``Tensor[]`` result written into the list ``out``, piece by piece;
+    returns None (such an overload returns ``()``)."""
+    if len(results) != len(outs):
+        message = LIST_COUNT_MESSAGES.get(schema.name, _GENERATED_COUNT)
+        raise RuntimeError(message.format(want=len(results), got=len(outs)))
+    for r, o in zip(results, outs):
+        if schema.name in COPIED_IN:
+            copy_(o, r)
+        else:
+            write_out(r, o)
+    return None
+
+
+def _writer(fn: Callable, functional: Schema, schema: Schema) -> Callable:
+    """``fn`` on the ``out=`` overload's inputs, each passed where the functional
+    overload takes the argument of its name (the functional's others at their
+    defaults), its results written into the outputs after them by
+    :func:`write_out` (or :func:`write_list_out`), which are returned, as torch
+    returns them.  A ``dtype`` the ``out=`` overload does not take, or passes as
+    None, is the first output's dtype, as torch's kernels take it
+    (``torch.cumsum(x, 0, out=y)`` sums in ``y``'s dtype, ``torch.rand(2,
+    out=y)`` draws in it)."""
+    outs = out_outputs(schema)
+    n_in, n_out = len(schema.arguments) - len(outs), len(outs)
     names = [a.name for a in functional.arguments]
-    extra = [a.default for a in functional.arguments[n_in:]]
+    place = [names.index(a.name) for a in schema.arguments[:n_in]]
+    defaults = [a.default for a in functional.arguments]
     dtype_at = names.index("dtype") if "dtype" in names else None
+    listed = isinstance(schema.arguments[outs[0]].type, T.ListType)
 
     def op(*args):
-        inputs = list(args[:n_in]) + extra
-        outs = args[n_in:]
-        if dtype_at is not None and inputs[dtype_at] is None:
-            inputs[dtype_at] = code_of(outs[0].dtype)
+        inputs = list(defaults)
+        for at, value in zip(place, args[:n_in]):
+            inputs[at] = value
+        outputs = args[n_in:]
+        if dtype_at is not None and (inputs[dtype_at] is None or dtype_at not in place) \
+                and not listed:
+            inputs[dtype_at] = code_of(outputs[0].dtype)
         results = fn(*inputs)
+        if listed:
+            return write_list_out(results, outputs[0], schema)
         if n_out == 1:
-            return write_out(results, outs[0])
-        return tuple(write_out(r, o) for r, o in zip(results, outs))
+            return write_out(results, outputs[0])
+        return tuple(write_out(r, o) for r, o in zip(results, outputs))
     return op
+
+
+#: ``out=`` overloads whose functional form is another kind's: torch made
+#: ``normal_functional`` the functional twin of ``normal_``, and its ``out=``
+#: overload is ``normal.out``.
+FUNCTIONAL_KIND: Dict[str, str] = {"aten::normal.out": "aten::normal_functional"}
 
 
 def derived() -> List[Tuple[str, Callable, Tuple[T.Type, ...]]]:
@@ -110,7 +169,7 @@ def derived() -> List[Tuple[str, Callable, Tuple[T.Type, ...]]]:
             outs = out_outputs(s)
             if not outs or outs != list(range(len(s.arguments) - len(outs), len(s.arguments))):
                 continue   # outputs not last: no such overload in torch's list today
-            functional = functional_of(s, schemas)
+            functional = functional_of(s, by_kind.get(FUNCTIONAL_KIND.get(s.name, ""), schemas))
             if functional is None or implementation(scratch, s) is not None:
                 continue
             op = implementation(scratch, functional)
@@ -118,11 +177,13 @@ def derived() -> List[Tuple[str, Callable, Tuple[T.Type, ...]]]:
                     len(op.types) != len(functional.arguments):
                 continue
             n_in = len(s.arguments) - len(outs)
-            types = op.types[:n_in] + tuple(s.arguments[i].type for i in outs)
+            names = [a.name for a in functional.arguments]
+            types = tuple(op.types[names.index(a.name)] for a in s.arguments[:n_in]) + \
+                tuple(s.arguments[i].type for i in outs)
             if (kind, types) in made:
                 continue
             made.add((kind, types))
-            out.append((kind, _writer(op.fn, functional, n_in, len(outs)), types))
+            out.append((kind, _writer(op.fn, functional, s), types))
     return out
 
 

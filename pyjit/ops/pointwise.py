@@ -297,7 +297,8 @@ _FLOATS_ONLY = ("biu", '"{name}_cpu" not implemented for \'{dtype}\'')
 
 #: Pointwise functions of one tensor.
 UNARY: List[Unary] = [
-    Unary("abs absolute", _ufunc(np.absolute), SAME),
+    Unary("abs absolute", _ufunc(np.absolute), SAME,
+          refuse=("b", '"abs_cpu" not implemented for \'{dtype}\'')),
     Unary("neg negative", _ufunc(np.negative), SAME, refuse=_BOOL_NEG),
     Unary("positive", _identity, SAME, inplace=False,
           refuse=("b", "The `+` operator, on a bool tensor is not supported.")),
@@ -857,6 +858,8 @@ def _register_binary(row: Binary, functional: Callable = None, extra: Sequence[s
 
 for _row in UNARY:
     register_unary(_row)
+# torch's frontend emits prim::abs for abs(x) of a tensor too: aten::abs's kernel
+R.register("prim::abs", _BY_NAME["abs"], types=[_T])
 
 _ROWS = {row.names.split()[0]: row for row in BINARY}
 for _row in BINARY:
@@ -877,6 +880,7 @@ for _a, _b in _operand_patterns("other"):
     R.register("aten::rsub", factory=_alpha_factory(_sub, rsub, reverse=True),
                types=[_a, _b, _S])
     R.register("aten::rsub", lambda a, b: _sub(b, a), types=[_a, _b])
+    R.register("aten::rsub", out_form(rsub), types=[_a, _b, _S, _T])
 _register_binary(_ROWS["div"], _true_div)
 for _name in ("div", "divide"):
     for _a, _b in _operand_patterns("other"):

@@ -72,6 +72,12 @@ def identity(x: Any) -> Any:
     return x
 
 
+def object_id(x: Any) -> int:
+    """``prim::id``: an object's identity as an int (its address, as torch's is
+    the object's pointer), 0 for None."""
+    return 0 if x is None else id(x)
+
+
 def unwrap_optional(x: Any) -> Any:
     """``aten::_unwrap_optional``: the value of an Optional that is not None."""
     if x is None:
@@ -170,6 +176,9 @@ R.register("prim::TupleIndex", operator.getitem, types=["Any", "int"])
 R.register("prim::TupleSlice", factory=_tuple_slice)
 R.register("prim::Uninitialized", _NoneType, types=[])
 R.register("prim::unchecked_cast", identity, types=["t"])
+# torch's frontend once unwrapped a refined Optional with this: no check, as its name says
+R.register("prim::unchecked_unwrap_optional", identity, types=["t?"])
+R.register("prim::id", object_id, types=["AnyClassType?"])
 R.register("aten::_unwrap_optional", unwrap_optional, types=["t?"])
 R.register("prim::RaiseException", raise_exception, types=["str", "str?"])
 R.register("prim::RaiseException", raise_exception, types=["str"])

@@ -117,10 +117,31 @@ def randperm(n: int, dtype=4, layout=None, device=None, pin_memory=None, gen=Non
     return rng.permutation(n).astype(to_dtype(dtype, INT64))
 
 
-def _like(sample):
+def _like(sample, with_generator: bool = False):
+    """``rand_like``-style: ``a``'s shape, and its dtype unless one is given;
+    ``with_generator``: the overload whose generator comes first."""
     def like(a, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None):
         return sample(list(a.shape), code_of(a.dtype) if dtype is None else dtype)
-    return like
+
+    def like_drawn_by(a, gen, dtype=None, layout=None, device=None, pin_memory=None,
+                      memory_format=None):
+        return sample(list(a.shape), code_of(a.dtype) if dtype is None else dtype, gen=gen)
+    return like_drawn_by if with_generator else like
+
+
+def _randint_like(a, bounds, gen=None, dtype=None, layout=None, device=None, pin_memory=None,
+                  memory_format=None):
+    low, high = bounds
+    return randint(low, high, list(a.shape), code_of(a.dtype) if dtype is None else dtype,
+                   gen=gen)
+
+
+def _normal_sized(mean: float, std: float, size, dtype=None, gen=None):
+    """``torch.normal(mean, std, size)``: draws of one distribution, in the
+    default float dtype unless one is given."""
+    if std < 0:
+        raise ValueError(f"normal expects std >= 0.0, but found std {_num(std)}")
+    return _rng(gen).normal(mean, std, tuple(size)).astype(_float_dtype(dtype))
 
 
 def bernoulli(a, p=None, gen=None):
@@ -132,6 +153,26 @@ def bernoulli(a, p=None, gen=None):
         raise ValueError("bernoulli_ expects p to be in [0, 1]")
     draw = rng.random(a.shape) < probs
     return draw.astype(a.dtype)
+
+
+def bernoulli_tensor(a, p, gen=None):
+    """``aten::bernoulli.Tensor``: a tensor like ``a`` (its shape and dtype) of
+    1s drawn with the probabilities ``p``, expanded to ``a``'s shape as torch
+    expands them (with its errors)."""
+    from .tensor_shapes import expand   # (declared after this family's first rows)
+    probs = expand(p, list(a.shape))
+    if np.any(~((probs >= 0) & (probs <= 1))):
+        raise RuntimeError("Expected p_in >= 0 && p_in <= 1 to be true, but got false.  (Could "
+                           "this error message be improved?  If so, please report an "
+                           "enhancement request to PyTorch.)")
+    return (_rng(gen).random(a.shape) < probs).astype(a.dtype)
+
+
+def _scalar_high(high) -> int:
+    """``randint_like``'s ``high`` as a tensor: one number, truncated to an int."""
+    if not isinstance(high, np.ndarray) or high.ndim != 0:
+        raise RuntimeError("high must be a scalar tensor and on CPU")
+    return int(high.item())
 
 
 def bernoulli_(a, p=0.5, gen=None):
@@ -226,12 +267,29 @@ R.register("aten::randint", lambda high, size, *opts: randint(0, high, size, *op
 R.register("aten::randperm", randperm, types=["int"] + _OPTS)
 R.register("aten::rand_like", _like(rand), types=[_T] + _OPTS + ["int?"])
 R.register("aten::randn_like", _like(randn), types=[_T] + _OPTS + ["int?"])
-R.register("aten::randint_like",
-           lambda a, high, dtype=None, *opts: randint(0, high, list(a.shape),
-                                                       code_of(a.dtype) if dtype is None
-                                                       else dtype),
-           types=[_T, "int"] + _OPTS + ["int?"])
 R.register("aten::bernoulli", lambda a, gen=None: bernoulli(a, None, gen), types=[_T, _G])
+R.register("aten::bernoulli", bernoulli_tensor, types=[_T, _T, _G])
+# The overloads with a generator= (keyword-only, before dtype and the rest)
+R.register("aten::randint", lambda high, size, gen, *opts: randint(0, high, size, *opts, gen=gen),
+           types=["int", "int[]", _G] + _OPTS)
+R.register("aten::randint", lambda low, high, size, gen, *opts: randint(low, high, size, *opts,
+                                                                        gen=gen),
+           types=["int", "int", "int[]", _G] + _OPTS)
+R.register("aten::randperm", lambda n, gen, *opts: randperm(n, *opts, gen=gen),
+           types=["int", _G] + _OPTS)
+R.register("aten::rand_like", _like(rand, True), types=[_T, _G] + _OPTS + ["int?"])
+R.register("aten::randn_like", _like(randn, True), types=[_T, _G] + _OPTS + ["int?"])
+R.register("aten::normal", lambda mean, std, size, gen=None, dtype=None, *opts:
+           _normal_sized(mean, std, size, dtype, gen), types=["float", "float", "int[]", _G] + _OPTS)
+# randint_like: high alone, low and high, high as a 0-dim tensor; each with or without a generator
+for _highs, _f in ((["int"], lambda a, high: (0, high)),
+                   (["int", "int"], lambda a, low, high: (low, high)),
+                   ([_T], lambda a, high: (0, _scalar_high(high)))):
+    _n = len(_highs)
+    R.register("aten::randint_like", (lambda f, n: lambda a, *args: _randint_like(
+        a, f(a, *args[:n]), None, *args[n:]))(_f, _n), types=[_T] + _highs + _OPTS + ["int?"])
+    R.register("aten::randint_like", (lambda f, n: lambda a, *args: _randint_like(
+        a, f(a, *args[:n]), *args[n:]))(_f, _n), types=[_T] + _highs + [_G] + _OPTS + ["int?"])
 R.register("aten::bernoulli", bernoulli, types=[_T, "float", _G])
 for _p in ("float", _T):
     R.register("aten::bernoulli_", bernoulli_, types=[_T, _p, _G])

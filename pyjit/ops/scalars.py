@@ -40,6 +40,7 @@ Bool``, ``prim::abs``/``min``/``max`` of two scalars, ``__range_length``,
 
 from __future__ import annotations
 
+import cmath
 import math
 import operator
 import re
@@ -606,3 +607,46 @@ for _a, _b in _INT_FLOAT_PAIRS + [("Scalar", "Scalar")]:
     # torch.polar on numbers: c10::polar, r (cos t + i sin t), without cmath.rect's care
     R.register("aten::polar", lambda r, t: complex(r * math.cos(t), r * math.sin(t)),
                types=[_a, _b])
+
+
+# -- the rest of torch's number builtins: math.ldexp/frexp, angle, round-to-zero division ----
+
+def round_to_zero_floordiv(a: int, b: int) -> int:
+    """``aten::__round_to_zero_floordiv``: C's integer division, the quotient
+    rounded toward zero (``-7 // 2`` is -3 here, -4 in Python), which torch's
+    frontend emits for the index arithmetic of its own builtins.  A zero divisor
+    is refused (torch's process dies of the processor's division fault)."""
+    if b == 0:
+        raise ZeroDivisionError("ZeroDivisionError: integer division or modulo by zero")
+    q = abs(a) // abs(b)
+    q = q if (a < 0) == (b < 0) else -q
+    return wrap_int64(q)
+
+
+def ldexp(x: float, i: int) -> float:
+    """``math.ldexp`` as C's ``std::ldexp``: out of range is ``inf`` (or 0), not
+    Python's OverflowError."""
+    try:
+        return math.ldexp(x, i)
+    except OverflowError:
+        return math.copysign(math.inf, x)
+
+
+def real_angle(a) -> float:
+    """``angle`` of a real number, as torch's: pi where the sign bit is set
+    (``-0.0`` included), else 0 (``nan`` is 0: its sign bit is clear)."""
+    return math.pi if math.copysign(1.0, a) < 0 else 0.0
+
+
+def scalar_angle(a):
+    """``aten::angle.Scalar``: a complex number's phase, a real one's angle."""
+    return cmath.phase(a) if isinstance(a, complex) else real_angle(a)
+
+
+R.register("aten::__round_to_zero_floordiv", round_to_zero_floordiv, types=["int", "int"])
+R.register("aten::ldexp", ldexp, types=["float", "int"])
+R.register("aten::frexp", math.frexp, types=["float"])
+for _t in ("int", "float"):
+    R.register("aten::angle", real_angle, types=[_t])
+R.register("aten::angle", cmath.phase, types=["complex"])
+R.register("aten::angle", scalar_angle, types=["Scalar"])

@@ -412,6 +412,8 @@ for _name in ("lt", "le", "gt", "ge"):
     R.register(f"aten::{_name}", _compare(getattr(operator, _name)), types=["str", "str"])
 R.register("aten::__contains__", contains, types=["str", "str"])
 R.register("aten::__getitem__", string_getitem, types=["str", "int"])
+# what torch's frontend once emitted for s[i]; the same byte
+R.register("prim::StringIndex", string_getitem, types=["str", "int"])
 R.register("aten::slice", string_slice, types=["str", "int?", "int?", "int"])
 R.register("aten::list", string_list, types=["str"])
 R.register("aten::ord", string_ord, types=["str"])

@@ -273,6 +273,7 @@ R.register("aten::new_empty_strided", lambda a, size, stride, *opts: _new(0)(a, 
            types=["Tensor", "int[]", "int[]"] + _OPTS)
 R.register("aten::new_full", new_full, types=["Tensor", "int[]", "Scalar"] + _OPTS)
 R.register("prim::NumToTensor", num_to_tensor, types=["Scalar"])
+R.register("prim::NumToTensor", num_to_tensor, types=["bool"])   # a bool tensor
 
 
 def empty_strided(size, stride, dtype=None, layout=None, device=None, pin_memory=None):
