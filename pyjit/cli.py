@@ -375,9 +375,16 @@ def _print_surface(registry=None) -> None:
     p_out = sum(s.status == "out of scope" for s in public)
     print(f"  overloads of public aten:: kinds, implemented: {share(p_done, len(public) - p_out)}")
     missing = sorted(k.split("::")[1] for k, v in kinds.items() if v == "missing")
-    print(f"  public aten:: kinds missing ({len(missing)}):")
     if missing:
+        print(f"  public aten:: kinds missing ({len(missing)}):")
         print(wrapped(missing))
+    else:
+        print("  public aten:: kinds missing: none")
+    left = [s.schema.name for s in surface.by_status("missing")]
+    print(f"  overloads missing (neither implemented nor out of scope): "
+          f"{len(left) if left else 'none'}")
+    if left:
+        print(wrapped(left))
     by_reason = {}
     for s in surface.by_status("out of scope"):
         by_reason.setdefault(s.detail, set()).add(s.schema.kind)
