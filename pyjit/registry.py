@@ -193,10 +193,19 @@ class Registry:
         library: load the operator library (:data:`library`) on the first
             lookup (``find``, ``lookup``, ``overloads``, ``kinds``); a registry
             made without it holds only what is registered in it.
+        derived: register the library's derived overloads of a kind
+            (:meth:`Library.derive`) when the kind is first looked up; by
+            default, when the registry has the library.
     """
 
-    def __init__(self, library: bool = False) -> None:
+    def __init__(self, library: bool = False, *, derived: Optional[bool] = None) -> None:
         self._library_pending = library
+        self._with_library = library if derived is None else derived
+        # Kinds whose derived overloads (Library.derive) are registered already:
+        # derived per kind when a kind is first looked up, not when the library
+        # loads (deriving every kind's out= forms was a third of a first call).
+        self._derived: set = set()
+        self._deriving: set = set()
         self._library_lock = threading.RLock()
         self._library_loading = False
         self._library_count = 0   # declarations registered so far
@@ -340,9 +349,27 @@ class Registry:
             finally:
                 self._library_loading = False
 
+    def _derive(self, kind: str) -> None:
+        """Register the library's derived overloads of ``kind``, once.  A
+        deriver may look kinds up here, this one included (it then sees the
+        overloads registered so far); another thread waits for the lock."""
+        with self._library_lock:
+            if kind in self._derived or kind in self._deriving:
+                return
+            self._deriving.add(kind)
+            try:
+                for deriver in library.derivers():
+                    for fn, options in deriver(kind, self):
+                        self.register(kind, fn, _library=True, **options)
+                self._derived.add(kind)
+            finally:
+                self._deriving.discard(kind)
+
     def overloads(self, kind: str) -> List[Operator]:
         if self._library_pending:
             self.load_library()
+        if self._with_library and kind not in self._derived:
+            self._derive(kind)
         return list(self._ops.get(kind, ()))
 
     def kinds(self) -> List[str]:
@@ -360,6 +387,9 @@ class Registry:
             return found[key]
         except KeyError:
             pass
+        if self._with_library and kind not in self._derived:
+            self._derive(kind)
+            found = self._found
         best = self._best(kind, input_types)
         if len(found) >= _FOUND_LIMIT:  # refined tensor types can make many keys
             found.clear()
@@ -472,6 +502,7 @@ class Library:
     def __init__(self) -> None:
         self._declared: List[Tuple[str, Optional[Callable], dict]] = []
         self._families: List[str] = []   # the module that made each declaration
+        self._derivers: List[Callable] = []
         self._lock = threading.Lock()
 
     def register(self, kind: str, fn: Optional[Callable] = None, **options):
@@ -493,6 +524,23 @@ class Library:
         with self._lock:
             self._declared.append((kind, fn, options))
             self._families.append(family)
+
+    def derive(self, deriver: Callable) -> Callable:
+        """Declare overloads made from others, kind by kind, when a registry
+        with the library first looks the kind up: ``deriver(kind, registry)``
+        returns ``[(fn, options)]``, each registered in that registry as
+        :meth:`Registry.register`'s ``fn`` and options, as the library's.  It
+        may look up the registry's operators (this kind's are those registered
+        so far).  ``ops/out_variants`` derives the ``out=`` forms this way: a
+        model names a few dozen kinds of the library's thousand.  Returns
+        ``deriver``, so it can decorate."""
+        with self._lock:
+            self._derivers.append(deriver)
+        return deriver
+
+    def derivers(self) -> List[Callable]:
+        with self._lock:
+            return list(self._derivers)
 
     def declarations(self) -> List[Tuple[str, Optional[Callable], dict]]:
         """Every declaration so far, in the order made: ``(kind, fn, options)``."""

@@ -5,12 +5,15 @@ ScalarType? dtype=None)`` and ``aten::cumsum.out(..., *, Tensor(a!) out)``,
 which computes the same and writes it into ``out`` (torch resizes ``out`` when
 its shape differs and refuses a result it cannot cast to ``out``'s dtype).  A
 graph calls the second for ``torch.cumsum(x, 0, out=y)``.  So rather than each
-family declaring both, this module, imported after every other family, reads
-``torch_schemas.txt``: for each ``out=`` overload that nothing declared yet, it
-finds the functional overload with the same arguments (names and types, the
-writable outputs left out) and, where a family declared that one with a plain
-function, declares the ``out=`` overload as that function followed by
-:func:`pointwise.out_form`'s write into each output, in order.
+family declaring both, this module declares a deriver (:meth:`Library.derive`):
+the first time a registry looks a kind up, it reads the kind's schemas from
+torch's list (``ir/torch_schemas``) and, for each ``out=`` overload that nothing
+declared, finds the functional overload with the same arguments (names and
+types, the writable outputs left out) and, where a family declared that one
+with a plain function, registers the ``out=`` overload as that function
+followed by a write into each output, in order.  Kind by kind, because a
+program names a few dozen kinds: deriving all thousand when the library loaded
+was a third of a loaded model's first call.
 
 An operator declared by a factory, or with the seed's stack protocol, gets no
 derived form: its callable is chosen per node, when the Code is built.
@@ -24,7 +27,7 @@ import numpy as np
 
 from ..ir import torch_schemas, types as T
 from ..ir.schema import REQUIRED, Schema
-from ..registry import Registry, library as R
+from ..registry import Registry, _accepts, library as R
 from .coverage import implementation
 from .dtypes import code_of, meta_name
 from .indexing import copy_
@@ -144,6 +147,7 @@ def _writer(fn: Callable, functional: Schema, schema: Schema) -> Callable:
         if n_out == 1:
             return write_out(results, outputs[0])
         return tuple(write_out(r, o) for r, o in zip(results, outputs))
+    op.__wrapped__ = fn   # what it writes out: the same in every registry
     return op
 
 
@@ -153,42 +157,45 @@ def _writer(fn: Callable, functional: Schema, schema: Schema) -> Callable:
 FUNCTIONAL_KIND: Dict[str, str] = {"aten::normal.out": "aten::normal_functional"}
 
 
-def derived() -> List[Tuple[str, Callable, Tuple[T.Type, ...]]]:
-    """``(kind, callable, input types)`` for every ``out=`` overload the library
-    lacks and can derive, from the declarations made so far."""
-    scratch = Registry()
-    for kind, fn, options in R.declarations():
-        scratch.register(kind, fn, **options)
-    # Only the kinds the families declared are parsed, by the shared reader
-    # (the archive's frontend parses the same ones again for nothing).
-    by_kind = {kind: torch_schemas.schemas_of(kind) for kind in sorted(scratch.kinds())}
-    out: List[Tuple[str, Callable, Tuple[T.Type, ...]]] = []
-    made: Set[Tuple[str, Tuple[T.Type, ...]]] = set()
-    for kind, schemas in by_kind.items():
-        for s in schemas:
-            outs = out_outputs(s)
-            if not outs or outs != list(range(len(s.arguments) - len(outs), len(s.arguments))):
-                continue   # outputs not last: no such overload in torch's list today
-            functional = functional_of(s, by_kind.get(FUNCTIONAL_KIND.get(s.name, ""), schemas))
-            if functional is None or implementation(scratch, s) is not None:
-                continue
-            op = implementation(scratch, functional)
-            if op is None or op.fn is None or op.stack or op.varargs or op.types is None or \
-                    len(op.types) != len(functional.arguments):
-                continue
-            n_in = len(s.arguments) - len(outs)
+@R.derive
+def derived(kind: str, registry: Registry) -> List[Tuple[Callable, dict]]:
+    """The ``out=`` overloads of ``kind`` that ``registry`` lacks and can
+    derive from its functional ones, as ``(callable, {"types": ...})``: run when
+    the registry first looks ``kind`` up (:meth:`Library.derive`), so that only
+    the kinds a program uses have their schemas parsed and matched."""
+    schemas = torch_schemas.schemas_of(kind)
+    out: List[Tuple[Callable, dict]] = []
+    made: Set[Tuple[T.Type, ...]] = set()
+    for s in schemas:
+        outs = out_outputs(s)
+        if not outs or outs != list(range(len(s.arguments) - len(outs), len(s.arguments))):
+            continue   # outputs not last: no such overload in torch's list today
+        other = FUNCTIONAL_KIND.get(s.name)
+        functional = functional_of(s, torch_schemas.schemas_of(other) if other else schemas)
+        if functional is None or implementation(registry, s) is not None:
+            continue
+        # the operator a node of the functional overload runs (the registry's
+        # rule, so the same in any order of declaration), else one found for a
+        # probe of its optional arguments
+        op = registry.find(functional.kind, functional.input_types()) or \
+            implementation(registry, functional)
+        if op is None or not op.library or op.fn is None or op.stack or op.varargs or \
+                op.types is None or len(op.types) != len(functional.arguments):
+            continue
+        n_in = len(s.arguments) - len(outs)
+        if _accepts(op, functional.input_types()):
+            # the schema's own types: the same whichever operator was found first
+            types = s.input_types()
+        else:   # found for a probe of an optional argument: that operator's types
             names = [a.name for a in functional.arguments]
             types = tuple(op.types[names.index(a.name)] for a in s.arguments[:n_in]) + \
                 tuple(s.arguments[i].type for i in outs)
-            if (kind, types) in made:
-                continue
-            made.add((kind, types))
-            out.append((kind, _writer(op.fn, functional, s), types))
+        if types in made:
+            continue
+        made.add(types)
+        out.append((_writer(op.fn, functional, s), {"types": list(types)}))
     return out
 
-
-for _kind, _fn, _types in derived():
-    R.register(_kind, _fn, types=list(_types))
 
 #: No operator of its own: the ``out=`` forms are their families' operators'.
 FAMILY: List[str] = []
