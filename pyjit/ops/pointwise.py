@@ -50,7 +50,7 @@ from __future__ import annotations
 
 import math
 from functools import partial
-from typing import Any, Callable, List, NamedTuple, Optional, Sequence
+from typing import Any, Callable, Dict, List, NamedTuple, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -208,6 +208,7 @@ def out_form(functional: Callable) -> Callable:
                                  f"shape {list(out.shape)} that pyjit cannot resize") from None
         return _write(out, r)
     op.__name__ = functional.__name__ + "_out"
+    op.__wrapped__ = functional   # the same in every registry (made per registry)
     return prefers_quiet_run(op)
 
 
@@ -794,9 +795,21 @@ def function_of(name: str) -> Callable:
     return _BY_NAME[name]
 
 
+#: The ``out=`` forms the rows make, by kind, as (functional, types): each is
+#: registered when a registry first looks its kind up, if torch declares it
+#: (torch has ``aten::neg.out``, no ``aten::conj.out``), so that only the kinds
+#: a program uses have their schemas read.
+_OUT_FORMS: Dict[str, List[Tuple[Callable, List]]] = {}
+
+
 def _register_out_form(kind: str, functional: Callable, types: List) -> None:
-    if torch_declares(kind, types):
-        R.register(kind, out_form(functional), types=types)
+    _OUT_FORMS.setdefault(kind, []).append((functional, types))
+
+
+@R.derive
+def _out_forms(kind: str, registry) -> List[Tuple[Callable, dict]]:
+    return [(out_form(functional), {"types": types})
+            for functional, types in _OUT_FORMS.get(kind, ()) if torch_declares(kind, types)]
 
 
 def register_unary(row: Unary) -> None:
