@@ -52,7 +52,7 @@ from ..frontend.builder import GraphBuilder
 from ..frontend.core import Emitter
 from ..frontend.environment import FALLS, RAISES, Condition, Env, Flow, Var
 from ..frontend.interfaces import OTHER, Callee
-from ..frontend.intrinsics import BARE_CONTAINERS, isinstance_value, tolist_value
+from ..frontend.intrinsics import BARE_CONTAINERS, is_tolist, isinstance_value, tolist_value
 from ..frontend.loops import LoopEmitter
 from ..frontend.operators import OperatorEmitter
 from ..frontend.statements import StatementEmitter
@@ -425,8 +425,7 @@ class _Compiler(Emitter):
 
     def _call_method(self, obj: Value, name: str, e: ast.Call, env: Env,
                      hint: Optional[T.Type] = None) -> Value:
-        if isinstance(obj.type, T.TensorType) and name == "tolist" and not e.args \
-                and not e.keywords:
+        if is_tolist(obj, name, e):
             # the one Tensor method torch prints as a method, under annotate(T, ...)
             return tolist_value(self.b, obj, hint, e, self.file.fail)
         cls = self._class_of(obj, e.func)

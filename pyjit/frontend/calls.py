@@ -57,7 +57,7 @@ from .builtin_calls import BuiltinCalls
 from .classes import ScriptClass, find_class
 from .context import Compilation, Emitter
 from .environment import Env
-from .intrinsics import tolist_value
+from .intrinsics import is_tolist, tolist_value
 from .interfaces import BUILTIN, FUNCTION, LOCAL, MATH, METHOD, NUMPY, OTHER, Callee
 from .operators import is_tensor
 from .script_function import ScriptFunction
@@ -137,8 +137,7 @@ class CallEmitter(Emitter):
                 expected: Optional[T.Type] = None) -> Value:
         """A method call, found by the receiver's type."""
         receiver = self.ctx.exprs.emit(callee.receiver, env)
-        if is_tensor(receiver.type) and callee.name == "tolist" and not node.args \
-                and not node.keywords:   # typed by where it goes, as in archives
+        if is_tolist(receiver, callee.name, node):   # typed by where it goes, as in archives
             return tolist_value(self.b, receiver, expected, node, self.src.fail)
         if is_tensor(receiver.type):
             return self.ctx.tensors.call_method(receiver, callee.name, node, env)

@@ -28,7 +28,7 @@ from ..ir import types as T
 from ..ir.type_relation import fits, is_subtype
 from .builder import GraphBuilder
 
-__all__ = ["BARE_CONTAINERS", "isinstance_value", "static_isinstance", "tolist_value",
+__all__ = ["BARE_CONTAINERS", "isinstance_value", "static_isinstance", "is_tolist", "tolist_value",
            "refined_type"]
 
 #: ``list``, ``tuple`` and ``dict`` as isinstance's types: any list, tuple, dict.
@@ -99,6 +99,13 @@ def isinstance_value(b: GraphBuilder, v: Value, wants: Sequence[T.Type], at: ast
     node = b.emit("prim::isinstance", [v], [T.BOOL], at)
     node.attrs["types"] = list(wants)
     return node.output()
+
+
+def is_tolist(receiver: Value, name: str, call: ast.Call) -> bool:
+    """Whether ``receiver.name(...)`` is ``Tensor.tolist()``, which both dialects
+    emit with :func:`tolist_value` rather than as a method of the tensor."""
+    return isinstance(receiver.type, T.TensorType) and name == "tolist" and \
+        not call.args and not call.keywords
 
 
 def tolist_value(b: GraphBuilder, v: Value, expected: Optional[T.Type], at: ast.AST,
