@@ -290,14 +290,16 @@ def test_recurrent_layer_in_float64_keeps_double(case):
 
 
 def test_big_steps_take_blas_and_give_the_reference_results(monkeypatch):
-    # a step whose product with w_hh is over COMPILED_STEP_LIMIT multiply-adds
-    # runs on the numpy reference (BLAS's GEMM), with its results exactly
+    # a step of more than COMPILED_MAX_ROWS rows whose product with w_hh is over
+    # COMPILED_STEP_LIMIT multiply-adds runs on the numpy reference (BLAS's
+    # GEMM), with its results exactly
     from pyjit.ops import nn_recurrent
     case = next(c for c in RECURRENT if c["name"] == "lstm_stacked_bidirectional")
     monkeypatch.setattr(kernels, "ACTIVE", kernels.NUMPY)
     reference = run_recurrent(case)
     monkeypatch.setattr(kernels, "ACTIVE", kernels.COMPILED or kernels.NUMPY)
     monkeypatch.setattr(nn_recurrent, "COMPILED_STEP_LIMIT", 0)
+    monkeypatch.setattr(nn_recurrent, "COMPILED_MAX_ROWS", 2)   # the case has 3
     for ours, theirs in zip(run_recurrent(case), reference):
         np.testing.assert_array_equal(ours, theirs)
 
