@@ -232,20 +232,30 @@ def test_in_place_activations_write_into_their_input(name, params, kernel_set):
     np.testing.assert_array_equal(t, functional.transpose(0, 1, 3, 2))
 
 
-def test_an_lstm_step_is_the_float64_step_rounded(kernel_set):
+def test_a_cell_operator_is_one_step_of_its_layer(kernel_set):
+    # aten::lstm_cell (nn.LSTMCell) and the others run the layers' kernel on one
+    # step: the same numbers as the layer's first step, batched or not
+    from pyjit.ops.nn_recurrent import _padded, cell
     rng = np.random.default_rng(11)
-    gi, gh = (rng.standard_normal((3, 4 * 5)).astype(np.float32) * 3 for _ in range(2))
-    c = rng.standard_normal((3, 5)).astype(np.float32)
-    g = gi.astype(np.float64) + gh
-
-    def sig(v):
-        return 1 / (1 + np.exp(-v))
-    c64 = sig(g[:, 5:10]) * c + sig(g[:, :5]) * np.tanh(g[:, 10:15])
-    h64 = sig(g[:, 15:]) * np.tanh(c64)
-    h = kernels.lstm_step(gi, gh, c)          # c updated in place
-    assert h.dtype == c.dtype == np.float32
-    np.testing.assert_allclose(c, c64, rtol=2e-6, atol=2e-7)
-    np.testing.assert_allclose(h, h64, rtol=2e-6, atol=2e-7)
+    for mode, gates in (("lstm", 4), ("gru", 3), ("rnn_tanh", 1), ("rnn_relu", 1)):
+        x = rng.standard_normal((3, 4)).astype(np.float32) * 2
+        h, c = (rng.standard_normal((3, 5)).astype(np.float32) for _ in range(2))
+        params = [rng.standard_normal(s).astype(np.float32)
+                  for s in [(gates * 5, 4), (gates * 5, 5), (gates * 5,), (gates * 5,)]]
+        hx = [h, c] if mode == "lstm" else h
+        layer = _padded(mode)(x[None], [h[None], c[None]] if mode == "lstm" else h[None],
+                              params, True, 1, 0.0, False, False, False)
+        one = cell(mode)(x, hx, *params)
+        one = one if mode == "lstm" else (one,)
+        np.testing.assert_array_equal(one[0], layer[0][0])
+        if mode == "lstm":
+            np.testing.assert_array_equal(one[1], layer[2][0])
+            np.testing.assert_array_equal(c, hx[1])          # the state given is not written
+        unbatched = cell(mode)(x[1], [h[1], c[1]] if mode == "lstm" else h[1], *params)
+        unbatched = unbatched if mode == "lstm" else (unbatched,)
+        assert unbatched[0].shape == (5,) and unbatched[0].dtype == np.float32
+        # the input projection is BLAS's, which sums one row (gemv) unlike three
+        np.testing.assert_allclose(unbatched[0], one[0][1], rtol=1e-6, atol=1e-7)
 
 
 # -- recurrent layers: the whole recurrence per layer and direction --------------------------

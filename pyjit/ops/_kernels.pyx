@@ -3,7 +3,7 @@
 
 One extension module of four parts, each included here: convolution and
 pooling (``_kernels_conv.pxi``), normalization (``_kernels_norm.pxi``),
-activations, softmax and the LSTM cell (``_kernels_activations.pxi``), and the
+activations and softmax (``_kernels_activations.pxi``), and the
 recurrent layers' whole recurrence (``_kernels_recurrent.pxi``).  Each
 function has the signature and results of its numpy reference in
 :mod:`pyjit.ops.kernels` (``<name>_numpy``); tests/test_kernels.py runs one

@@ -38,7 +38,7 @@ from numpy.lib.stride_tricks import sliding_window_view
 
 __all__ = ["COMPILED", "NUMPY", "ACTIVE", "is_float32", "disabled", "conv2d", "conv_nd",
            "pool2d", "batch_norm_inference", "layer_norm", "group_norm", "softmax", "pointwise",
-           "writes_in_place", "lstm_step"]
+           "writes_in_place"]
 
 F32 = np.dtype(np.float32)
 
@@ -267,18 +267,6 @@ def layer_norm_rows_numpy(x, weight, bias, eps, out, mean, rstd):
         out += bias
 
 
-def lstm_cell_numpy(gates, c, h):
-    """One LSTM step from its pre-activation ``gates`` (``(B, 4H)``: input,
-    forget, cell and output gates): ``c = σ(f) c + σ(i) tanh(g)`` in place and
-    ``h = σ(o) tanh(c)``."""
-    n = c.shape[1]
-    s = np.empty_like(gates)
-    sigmoid_numpy(gates.reshape(-1), s.reshape(-1))   # the g columns are not used
-    c *= s[:, n:2 * n]
-    c += s[:, :n] * np.tanh(gates[:, 2 * n:3 * n])
-    np.multiply(s[:, 3 * n:], np.tanh(c), out=h)
-
-
 def recurrent_layer_numpy(mode, gi, sizes, w_hh, b_hh, w_hr, h, c, out, reverse):
     """One direction of one layer of ``mode`` (``rnn_tanh``, ``rnn_relu``,
     ``lstm``, ``gru``) over its steps: ``gi`` ``(R, G*H)`` holds every step's
@@ -336,7 +324,7 @@ def recurrent_layer_numpy(mode, gi, sizes, w_hh, b_hh, w_hr, h, c, out, reverse)
 
 _NAMES = ("im2col2d", "depthwise2d", "max_pool2d", "avg_pool2d", "erf", "gelu", "silu",
           "sigmoid", "hardswish", "softmax_rows", "plane_affine", "row_stats", "layer_norm_rows",
-          "lstm_cell", "recurrent_layer")
+          "recurrent_layer")
 
 #: The numpy references, by the kernels' names.
 NUMPY = SimpleNamespace(name="numpy", **{n: globals()[f"{n}_numpy"] for n in _NAMES})
@@ -553,14 +541,3 @@ def writes_in_place(a) -> bool:
     float32, C-contiguous, writeable array (anything else takes the generic
     in-place path, which also says torch's errors)."""
     return is_float32(a) and a.flags.c_contiguous and a.flags.writeable
-
-
-def lstm_step(gi, gh, c, k=None):
-    """An LSTM step on float32 ``gi`` and ``gh`` (``(B, 4H)``, the two
-    projections with their biases) and ``c`` (``(B, H)``, C-contiguous, updated
-    in place): the new ``h``.  ``k``: the kernel set (:data:`ACTIVE` if None)."""
-    k = ACTIVE if k is None else k
-    gates = gi + gh
-    h = np.empty_like(c)
-    k.lstm_cell(gates, c, h)
-    return h

@@ -43,38 +43,6 @@ from .dims import as_array
 __all__ = ["rnn", "FAMILY"]
 
 
-def _sigmoid(x):
-    if kernels.is_float32(x):
-        return kernels.pointwise("sigmoid", x)
-    return 1 / (1 + np.exp(-x))
-
-
-def _cell(mode: str):
-    """The step function ``(gi, gh, h, c) -> (h', c')`` of ``mode``; gates are
-    column slices of ``gi + gh`` (one sigmoid over all of an LSTM's)."""
-    if mode in ("rnn_tanh", "rnn_relu"):
-        act = np.tanh if mode == "rnn_tanh" else (lambda v: np.maximum(v, 0))
-        return lambda gi, gh, h, c: (act(gi + gh), None)
-    if mode == "lstm":
-        def lstm(gi, gh, h, c):
-            if kernels.is_float32(gi, gh, c) and c.flags.c_contiguous:
-                return kernels.lstm_step(gi, gh, c), c   # c updated in place
-            gates = gi + gh
-            n = gates.shape[-1] // 4
-            s = _sigmoid(gates)   # i, f, o: the g columns are computed and not used
-            c2 = s[:, n:2 * n] * c + s[:, :n] * np.tanh(gates[:, 2 * n:3 * n])
-            return s[:, 3 * n:] * np.tanh(c2), c2
-        return lstm
-
-    def gru(gi, gh, h, c):
-        n = gi.shape[-1] // 3
-        rz = _sigmoid(gi[:, :2 * n] + gh[:, :2 * n])
-        r, z = rz[:, :n], rz[:, n:]
-        cand = np.tanh(gi[:, 2 * n:] + r * gh[:, 2 * n:])
-        return (1 - z) * cand + z * h, None
-    return gru
-
-
 #: Which steps the compiled recurrence takes: those of at most COMPILED_MAX_ROWS
 #: rows (sequences), or of at most COMPILED_STEP_LIMIT multiply-adds in their
 #: product with the recurrent weight (rows x P x gates x H).  Its product reads
@@ -102,15 +70,22 @@ def _layer(mode: str, x, sizes, h0, c0, weights: Sequence[np.ndarray], has_biase
     h = np.array(h0, order="C")
     c = None if c0 is None else np.array(c0, order="C")
     out = np.empty((x.shape[0], h.shape[1]), x.dtype)
-    k = kernels.NUMPY
-    if kernels.is_float32(x) and kernels.ACTIVE is not kernels.NUMPY and (
-            h.shape[0] <= COMPILED_MAX_ROWS or
-            h.shape[0] * w_hh.shape[0] * w_hh.shape[1] <= COMPILED_STEP_LIMIT):
-        k = kernels.ACTIVE
     c_ = np.ascontiguousarray
-    k.recurrent_layer(mode, c_(gi), sizes, c_(w_hh), None if b_hh is None else c_(b_hh),
-                      None if w_hr is None else c_(w_hr), h, c, out, reverse)
+    _kernels_for(x, h.shape[0], w_hh).recurrent_layer(
+        mode, c_(gi), sizes, c_(w_hh), None if b_hh is None else c_(b_hh),
+        None if w_hr is None else c_(w_hr), h, c, out, reverse)
     return out, h, c
+
+
+def _kernels_for(x, rows: int, w_hh):
+    """The kernel set whose ``recurrent_layer`` runs steps of ``rows`` rows of
+    ``x``'s dtype: the active set for float32 within the limits above, else the
+    numpy reference."""
+    if kernels.is_float32(x) and kernels.ACTIVE is not kernels.NUMPY and (
+            rows <= COMPILED_MAX_ROWS or
+            rows * w_hh.shape[0] * w_hh.shape[1] <= COMPILED_STEP_LIMIT):
+        return kernels.ACTIVE
+    return kernels.NUMPY
 
 
 def _work_dtype(*groups) -> type:
@@ -192,22 +167,32 @@ for _mode in ("rnn_tanh", "rnn_relu", "gru", "lstm"):
 
 def cell(mode: str):
     """``aten::<mode>_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None)``: one
-    step of ``mode`` (``lstm``'s ``hx`` is ``[h, c]`` and it returns ``(h', c')``);
-    an unbatched (1-d) input gives an unbatched result."""
-    step = _cell(mode)
-
+    step of ``mode`` (``lstm``'s ``hx`` is ``[h, c]`` and it returns ``(h', c')``),
+    as :func:`rnn` makes it: a recurrence of one step, on the same kernels; an
+    unbatched (1-d) input gives an unbatched result."""
     def op(x, hx, w_ih, w_hh, b_ih=None, b_hh=None):
-        h, c = (hx[0], hx[1].copy()) if mode == "lstm" else (hx, None)   # the step writes c
+        h, c = (hx[0], hx[1]) if mode == "lstm" else (hx, None)
         unbatched = x.ndim == 1
         if unbatched:
             x, h = x[None], h[None]
             c = c[None] if c is not None else None
-        gi = x @ w_ih.T + (b_ih if b_ih is not None else 0)
-        gh = h @ w_hh.T + (b_hh if b_hh is not None else 0)
-        h2, c2 = step(np.ascontiguousarray(gi), np.ascontiguousarray(gh), h, c)
-        out = [np.asarray(v, dtype=x.dtype)[0] if unbatched else np.asarray(v, dtype=x.dtype)
-               for v in ((h2, c2) if mode == "lstm" else (h2,))]
-        return tuple(out) if mode == "lstm" else out[0]
+        dtype, work = x.dtype, _work_dtype([x, h, c, w_ih, w_hh, b_ih, b_hh])
+        x, w_ih, w_hh = (a.astype(work, copy=False) for a in (x, w_ih, w_hh))
+        gi = x @ w_ih.T
+        if b_ih is not None:
+            gi += b_ih.astype(work, copy=False)
+        h2 = np.array(h, work, order="C")            # the kernel updates the state
+        c2 = None if c is None else np.array(c, work, order="C")
+        out = np.empty_like(h2)
+        c_ = np.ascontiguousarray
+        _kernels_for(gi, h2.shape[0], w_hh).recurrent_layer(
+            mode, c_(gi), np.array([h2.shape[0]], np.intp), c_(w_hh),
+            None if b_hh is None else c_(b_hh.astype(work, copy=False)), None, h2, c2, out,
+            False)
+        results = [np.asarray(v, dtype=dtype) for v in ((out, c2) if mode == "lstm" else (out,))]
+        if unbatched:
+            results = [v[0] for v in results]
+        return tuple(results) if mode == "lstm" else results[0]
     return op
 
 
