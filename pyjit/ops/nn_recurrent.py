@@ -32,7 +32,7 @@ with a non-zero ``dropout`` is refused.
 
 from __future__ import annotations
 
-from typing import List, Optional, Sequence, Tuple
+from typing import List, Sequence, Tuple
 
 import numpy as np
 
