@@ -17,7 +17,8 @@
  * 256-bit forms, v3: AVX2 and FMA) rather than _kernels_math.h's
  * "avx512f"/"avx2", which leave out FMA on 256-bit vectors: a multiply and an
  * add for each, half the speed. */
-#if defined(__GNUC__) && defined(__x86_64__) && defined(__linux__)
+#if defined(__GNUC__) && !defined(__clang__) && __GNUC__ >= 12 && defined(__x86_64__) && \
+    defined(__linux__)   /* the levels' clones are GCC 12's */
 #define PJ_GEMM_CLONES __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", \
                                                     "default"), unused))
 #else
