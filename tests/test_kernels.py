@@ -232,17 +232,131 @@ def test_in_place_activations_write_into_their_input(name, params, kernel_set):
     np.testing.assert_array_equal(t, functional.transpose(0, 1, 3, 2))
 
 
-def test_an_lstm_step_is_the_float64_step_rounded(kernel_set):
+def test_a_cell_operator_is_one_step_of_its_layer(kernel_set):
+    # aten::lstm_cell (nn.LSTMCell) and the others run the layers' kernel on one
+    # step: the same numbers as the layer's first step, batched or not
+    from pyjit.ops.nn_recurrent import _padded, cell
     rng = np.random.default_rng(11)
-    gi, gh = (rng.standard_normal((3, 4 * 5)).astype(np.float32) * 3 for _ in range(2))
-    c = rng.standard_normal((3, 5)).astype(np.float32)
-    g = gi.astype(np.float64) + gh
+    for mode, gates in (("lstm", 4), ("gru", 3), ("rnn_tanh", 1), ("rnn_relu", 1)):
+        x = rng.standard_normal((3, 4)).astype(np.float32) * 2
+        h, c = (rng.standard_normal((3, 5)).astype(np.float32) for _ in range(2))
+        params = [rng.standard_normal(s).astype(np.float32)
+                  for s in [(gates * 5, 4), (gates * 5, 5), (gates * 5,), (gates * 5,)]]
+        hx = [h, c] if mode == "lstm" else h
+        layer = _padded(mode)(x[None], [h[None], c[None]] if mode == "lstm" else h[None],
+                              params, True, 1, 0.0, False, False, False)
+        one = cell(mode)(x, hx, *params)
+        one = one if mode == "lstm" else (one,)
+        np.testing.assert_array_equal(one[0], layer[0][0])
+        if mode == "lstm":
+            np.testing.assert_array_equal(one[1], layer[2][0])
+            np.testing.assert_array_equal(c, hx[1])          # the state given is not written
+        unbatched = cell(mode)(x[1], [h[1], c[1]] if mode == "lstm" else h[1], *params)
+        unbatched = unbatched if mode == "lstm" else (unbatched,)
+        assert unbatched[0].shape == (5,) and unbatched[0].dtype == np.float32
+        # the input projection is BLAS's, which sums one row (gemv) unlike three
+        np.testing.assert_allclose(unbatched[0], one[0][1], rtol=1e-6, atol=1e-7)
 
-    def sig(v):
-        return 1 / (1 + np.exp(-v))
-    c64 = sig(g[:, 5:10]) * c + sig(g[:, :5]) * np.tanh(g[:, 10:15])
-    h64 = sig(g[:, 15:]) * np.tanh(c64)
-    h = kernels.lstm_step(gi, gh, c)          # c updated in place
-    assert h.dtype == c.dtype == np.float32
-    np.testing.assert_allclose(c, c64, rtol=2e-6, atol=2e-7)
-    np.testing.assert_allclose(h, h64, rtol=2e-6, atol=2e-7)
+
+# -- recurrent layers: the whole recurrence per layer and direction --------------------------
+
+RECURRENT = json.loads((FIXTURES / "recurrent.json").read_text())
+RECURRENT_ARRAYS = np.load(FIXTURES / "recurrent.npz")
+
+
+def run_recurrent(case, dtype=np.float32):
+    """The case's ``aten::<mode>`` (padded or packed overload) on its inputs in
+    ``dtype``, as nn.LSTM, nn.GRU and nn.RNN call it: its outputs."""
+    from pyjit.ops.nn_recurrent import _packed, _padded
+    name, a = case["name"], RECURRENT_ARRAYS
+    x = a[f"{name}/x"].astype(dtype)
+    states = [a[f"{name}/hx{j}"].astype(dtype) for j in range(case["states"])]
+    hx = states if case["mode"] == "lstm" else states[0]
+    params = [a[f"{name}/w{j}"].astype(dtype) for j in range(case["weights"])]
+    flags = (case["has_biases"], case["num_layers"], 0.0, False, case["bidirectional"])
+    if case["packed"]:
+        return _packed(case["mode"])(x, a[f"{name}/batch_sizes"], hx, params, *flags)
+    return _padded(case["mode"])(x, hx, params, *flags, case["batch_first"])
+
+
+@pytest.mark.parametrize("case", RECURRENT, ids=[c["name"] for c in RECURRENT])
+def test_recurrent_layer_within_torch_error(case, kernel_set):
+    # the sequence and every final state, each as close to torch's float64
+    # result as torch's float32 one is
+    outs = run_recurrent(case)
+    assert len(outs) == case["outputs"]
+    for j, out in enumerate(outs):
+        check_within_torch_error(np.asarray(out), RECURRENT_ARRAYS[f"{case['name']}/f32_{j}"],
+                                 RECURRENT_ARRAYS[f"{case['name']}/f64_{j}"],
+                                 f"{case['name']} output {j} ({kernel_set.name})")
+
+
+@pytest.mark.parametrize("case", RECURRENT, ids=[c["name"] for c in RECURRENT])
+def test_recurrent_layer_in_float64_keeps_double(case):
+    for j, out in enumerate(run_recurrent(case, np.float64)):
+        assert out.dtype == np.float64
+        np.testing.assert_allclose(out, RECURRENT_ARRAYS[f"{case['name']}/f64_{j}"],
+                                   rtol=1e-12, atol=1e-12)
+
+
+def test_big_steps_take_blas_and_give_the_reference_results(monkeypatch):
+    # a step of more than COMPILED_MAX_ROWS rows whose product with w_hh is over
+    # COMPILED_STEP_LIMIT multiply-adds runs on the numpy reference (BLAS's
+    # GEMM), with its results exactly
+    from pyjit.ops import nn_recurrent
+    case = next(c for c in RECURRENT if c["name"] == "lstm_stacked_bidirectional")
+    monkeypatch.setattr(kernels, "ACTIVE", kernels.NUMPY)
+    reference = run_recurrent(case)
+    monkeypatch.setattr(kernels, "ACTIVE", kernels.COMPILED or kernels.NUMPY)
+    monkeypatch.setattr(nn_recurrent, "COMPILED_STEP_LIMIT", 0)
+    monkeypatch.setattr(nn_recurrent, "COMPILED_MAX_ROWS", 2)   # the case has 3
+    for ours, theirs in zip(run_recurrent(case), reference):
+        np.testing.assert_array_equal(ours, theirs)
+
+
+def test_the_recurrence_kernel_checks_its_shapes(kernel_set):
+    if kernel_set is kernels.NUMPY:
+        pytest.skip("the reference is called only with shapes the operator made")
+    k = kernel_set.recurrent_layer
+    f = np.zeros
+    args = dict(gi=f((3, 16), np.float32), sizes=np.array([2, 2], np.intp),
+                w_hh=f((16, 4), np.float32), b_hh=None, w_hr=None, h=f((2, 4), np.float32),
+                c=f((2, 4), np.float32), out=f((3, 4), np.float32), reverse=False)
+    with pytest.raises(ValueError, match=r"recurrent_layer \(lstm\): the steps have 4 rows, "
+                                         r"gi 3"):
+        k("lstm", **args)
+    args["sizes"] = np.array([1, 2], np.intp)
+    with pytest.raises(ValueError, match=r"step 1 has 2 rows \(a batch of 2, the steps' sizes "
+                                         r"non-increasing\)"):
+        k("lstm", **args)
+    with pytest.raises(ValueError, match=r"recurrent_layer \(gru\): shapes do not agree"):
+        k("gru", **args)
+    with pytest.raises(ValueError, match="no cell 'elman'"):
+        k("elman", **args)
+
+
+def test_recurrent_activations_at_the_ends_of_their_range(kernel_set):
+    # one rnn_tanh step and one LSTM step whose pre-activations are 0, tiny,
+    # huge and NaN: tanh(1e-6) is 1e-6 (not 0: the polynomial below 0.625),
+    # tanh(+-100) is +-1, sigmoid(-100) 0, and a NaN stays NaN
+    v = np.array([0.0, 1e-6, -1e-6, 0.3, -0.62, 0.63, 3.0, -9.0, 100.0, -100.0, np.nan],
+                 np.float32)
+    H = v.size
+    out, h = np.empty((1, H), np.float32), np.zeros((1, H), np.float32)
+    kernel_set.recurrent_layer("rnn_tanh", v[None].copy(), np.array([1], np.intp),
+                               np.zeros((H, H), np.float32), None, None, h, None, out, False)
+    expected = np.tanh(v.astype(np.float64))
+    np.testing.assert_allclose(out[0], expected, rtol=2e-7, atol=0)
+    assert np.isnan(out[0, -1]) and out[0, 1] == np.float32(1e-6)
+    gi = np.zeros((1, 4 * H), np.float32)
+    gi[0, :H] = v            # input gate: sigmoid(v) * tanh(0) adds nothing but NaN
+    gi[0, 3 * H:] = 100.0    # output gate open
+    gi[0, 2 * H:3 * H] = 1.0
+    c, out = np.ones((1, H), np.float32), np.empty((1, H), np.float32)
+    kernel_set.recurrent_layer("lstm", gi, np.array([1], np.intp),
+                               np.zeros((4 * H, H), np.float32), None, None,
+                               np.zeros((1, H), np.float32), c, out, False)
+    sig = 1 / (1 + np.exp(-v.astype(np.float64)))
+    c64 = 0.5 + sig * np.tanh(1.0)
+    np.testing.assert_allclose(c[0], c64, rtol=3e-7)
+    np.testing.assert_allclose(out[0], np.tanh(c64), rtol=3e-7)

@@ -1,12 +1,13 @@
 # cython: boundscheck=False, wraparound=False, initializedcheck=False, cdivision=True
 """The float32 tensor kernels in C: see :mod:`pyjit.ops.kernels`.
 
-One extension module of three parts, each included here: convolution and
-pooling (``_kernels_conv.pxi``), normalization (``_kernels_norm.pxi``), and
-activations, softmax and the LSTM cell (``_kernels_activations.pxi``).  Each
+One extension module of four parts, each included here: convolution and
+pooling (``_kernels_conv.pxi``), normalization (``_kernels_norm.pxi``),
+activations and softmax (``_kernels_activations.pxi``), and the
+recurrent layers' whole recurrence (``_kernels_recurrent.pxi``).  Each
 function has the signature and results of its numpy reference in
 :mod:`pyjit.ops.kernels` (``<name>_numpy``); tests/test_kernels.py runs one
-suite against both.  They are one module, not three, because every module that
+suite against both.  They are one module, not four, because every module that
 takes typed memoryviews carries its own copy of Cython's memoryview support:
 one copy is some 60 KB less in a wheel of at most 1.2 MB.
 """
@@ -14,3 +15,4 @@ one copy is some 60 KB less in a wheel of at most 1.2 MB.
 include "_kernels_conv.pxi"
 include "_kernels_norm.pxi"
 include "_kernels_activations.pxi"
+include "_kernels_recurrent.pxi"

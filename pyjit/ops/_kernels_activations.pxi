@@ -8,7 +8,7 @@ a loop of ``_kernels_math.h``: float math that vectorises, compiled for the
 CPU's widest vectors.
 """
 
-from libc.math cimport erff, expf, isnan, INFINITY, logf, tanhf
+from libc.math cimport erff, expf, isnan, INFINITY, logf
 
 cdef extern from "_kernels_math.h" nogil:
     void pj_gelu_erf_loop(const float* x, float* out, Py_ssize_t n)
@@ -122,23 +122,3 @@ def softmax_rows(const float[:, ::1] x, float[:, ::1] out, bint log):
                 scale = <float>(1 / _sum(dst, d))
                 for j in range(d):
                     dst[j] = dst[j] * scale
-
-
-cdef inline float _sigmoid(float v) noexcept nogil:
-    return 1 / (1 + expf(-v))
-
-
-def lstm_cell(const float[:, ::1] gates, float[:, ::1] c, float[:, ::1] h):
-    """One LSTM step from its pre-activation ``gates`` (``(B, 4H)``: input,
-    forget, cell and output gates): ``c = σ(f) c + σ(i) tanh(g)`` in place and
-    ``h = σ(o) tanh(c)``, with libm's ``expf`` and ``tanhf`` (a row is a few
-    hundred elements: one pass, no temporaries)."""
-    cdef Py_ssize_t b, j, rows = gates.shape[0], n = c.shape[1]
-    cdef float cn
-    with nogil:
-        for b in range(rows):
-            for j in range(n):
-                cn = _sigmoid(gates[b, n + j]) * c[b, j] + \
-                    _sigmoid(gates[b, j]) * tanhf(gates[b, 2 * n + j])
-                c[b, j] = cn
-                h[b, j] = _sigmoid(gates[b, 3 * n + j]) * tanhf(cn)

@@ -5,7 +5,8 @@ compute a float32 tensor here and every other dtype on their own generic path,
 which sums in double.  A kernel is one of two renderings of one function:
 
 * C, compiled from ``_kernels.pyx`` (its parts ``_kernels_conv.pxi``,
-  ``_kernels_norm.pxi`` and ``_kernels_activations.pxi``): typed memoryview loops that release the GIL;
+  ``_kernels_norm.pxi``, ``_kernels_activations.pxi`` and
+  ``_kernels_recurrent.pxi``): typed memoryview loops that release the GIL;
 * numpy, the ``<name>_numpy`` functions below: the reference, with the same
   signature and results, and what a build without a compiler uses.
 
@@ -37,7 +38,7 @@ from numpy.lib.stride_tricks import sliding_window_view
 
 __all__ = ["COMPILED", "NUMPY", "ACTIVE", "is_float32", "disabled", "conv2d", "conv_nd",
            "pool2d", "batch_norm_inference", "layer_norm", "group_norm", "softmax", "pointwise",
-           "writes_in_place", "lstm_step"]
+           "writes_in_place"]
 
 F32 = np.dtype(np.float32)
 
@@ -266,21 +267,64 @@ def layer_norm_rows_numpy(x, weight, bias, eps, out, mean, rstd):
         out += bias
 
 
-def lstm_cell_numpy(gates, c, h):
-    """One LSTM step from its pre-activation ``gates`` (``(B, 4H)``: input,
-    forget, cell and output gates): ``c = σ(f) c + σ(i) tanh(g)`` in place and
-    ``h = σ(o) tanh(c)``."""
-    n = c.shape[1]
-    s = np.empty_like(gates)
-    sigmoid_numpy(gates.reshape(-1), s.reshape(-1))   # the g columns are not used
-    c *= s[:, n:2 * n]
-    c += s[:, :n] * np.tanh(gates[:, 2 * n:3 * n])
-    np.multiply(s[:, 3 * n:], np.tanh(c), out=h)
+def recurrent_layer_numpy(mode, gi, sizes, w_hh, b_hh, w_hr, h, c, out, reverse):
+    """One direction of one layer of ``mode`` (``rnn_tanh``, ``rnn_relu``,
+    ``lstm``, ``gru``) over its steps: ``gi`` ``(R, G*H)`` holds every step's
+    input projection (with ``b_ih``), the ``sizes[t]`` rows of step ``t`` after
+    those of the steps before it (sizes non-increasing: packed sequences,
+    longest first); ``w_hh`` ``(G*H, P)``, ``b_hh`` ``(G*H,)`` or None,
+    ``w_hr`` an LSTM's projection ``(P, H)`` or None (then ``P == H``).  The
+    state ``h`` ``(B, P)`` (an LSTM's ``c`` ``(B, H)`` too) is updated in place
+    to the final one, its first ``sizes[t]`` rows at step ``t``; each step's new
+    ``h`` goes to its rows of ``out`` ``(R, P)``.  ``reverse``: from the last
+    step to the first.  The cells' arithmetic is torch's, in its order::
+
+        lstm  c' = σ(f) c + σ(i) tanh(g),  h' = σ(o) tanh(c')   (@ w_hr.T)
+        gru   r, z = σ(gi + gh),  n = tanh(gi_n + r gh_n),  h' = (h - n) z + n
+        rnn   h' = tanh(gi + gh)  (relu for rnn_relu)
+
+    with ``gh = h @ w_hh.T + b_hh``, in the arrays' dtype (float32; the recurrent
+    operators run float64 here too)."""
+    gates = {"rnn_tanh": 1, "rnn_relu": 1, "lstm": 4, "gru": 3}[mode]
+    H = gi.shape[1] // gates
+    first = np.concatenate([[0], np.cumsum(sizes)]).astype(int)
+    w_t = w_hh.T
+    order = range(len(sizes) - 1, -1, -1) if reverse else range(len(sizes))
+    for t in order:
+        n, a = int(sizes[t]), int(first[t])
+        if n == 0:
+            continue
+        g, hp = gi[a:a + n], h[:n]
+        q = hp @ w_t
+        if b_hh is not None:
+            q += b_hh
+        if mode == "lstm":
+            s = g + q
+            sg = np.empty_like(s)
+            sigmoid_numpy(s.reshape(-1), sg.reshape(-1))   # the g columns are not used
+            cn = sg[:, H:2 * H] * c[:n] + sg[:, :H] * np.tanh(s[:, 2 * H:3 * H])
+            c[:n] = cn
+            hn = sg[:, 3 * H:] * np.tanh(cn)
+            if w_hr is not None:
+                hn = hn @ w_hr.T
+        elif mode == "gru":
+            rz = np.empty((n, 2 * H), g.dtype)
+            sigmoid_numpy((g[:, :2 * H] + q[:, :2 * H]).reshape(-1), rz.reshape(-1))
+            r, z = rz[:, :H], rz[:, H:]
+            cand = np.tanh(g[:, 2 * H:] + r * q[:, 2 * H:])
+            hn = (hp - cand) * z + cand
+        elif mode == "rnn_tanh":
+            hn = np.tanh(g + q)
+        else:
+            v = g + q
+            hn = np.where(v < 0, np.float32(0), v)
+        out[a:a + n] = hn
+        h[:n] = hn
 
 
 _NAMES = ("im2col2d", "depthwise2d", "max_pool2d", "avg_pool2d", "erf", "gelu", "silu",
           "sigmoid", "hardswish", "softmax_rows", "plane_affine", "row_stats", "layer_norm_rows",
-          "lstm_cell")
+          "recurrent_layer")
 
 #: The numpy references, by the kernels' names.
 NUMPY = SimpleNamespace(name="numpy", **{n: globals()[f"{n}_numpy"] for n in _NAMES})
@@ -497,14 +541,3 @@ def writes_in_place(a) -> bool:
     float32, C-contiguous, writeable array (anything else takes the generic
     in-place path, which also says torch's errors)."""
     return is_float32(a) and a.flags.c_contiguous and a.flags.writeable
-
-
-def lstm_step(gi, gh, c, k=None):
-    """An LSTM step on float32 ``gi`` and ``gh`` (``(B, 4H)``, the two
-    projections with their biases) and ``c`` (``(B, H)``, C-contiguous, updated
-    in place): the new ``h``.  ``k``: the kernel set (:data:`ACTIVE` if None)."""
-    k = ACTIVE if k is None else k
-    gates = gi + gh
-    h = np.empty_like(c)
-    k.lstm_cell(gates, c, h)
-    return h
