@@ -258,8 +258,12 @@ def _isreal(x):
 
 
 def _angle(x):
+    """torch's angle: real for a complex tensor (cfloat gives float), float for an
+    integer one; a real tensor's is pi where negative, else 0 (NaN kept)."""
     if x.dtype.kind == "c":
-        return np.angle(x)
+        return as_array(np.angle(x))
+    if x.dtype.kind in "biu":
+        x = x.astype(DEFAULT_FLOAT)
     return np.where(np.isnan(x), x, np.where(x < 0, x.dtype.type(math.pi), x.dtype.type(0)))
 
 
@@ -269,6 +273,10 @@ def _frac(x):
 
 def _identity(x):
     return x
+
+
+def _conj(x):
+    return np.conjugate(x, out=...) if x.dtype.kind == "c" else x
 
 
 def _logit(x, eps=None):
@@ -292,7 +300,9 @@ _FLOATS_ONLY = ("biu", '"{name}_cpu" not implemented for \'{dtype}\'')
 
 #: Pointwise functions of one tensor.
 UNARY: List[Unary] = [
-    Unary("abs absolute", _ufunc(np.absolute), SAME),
+    # KERNEL: a complex tensor's abs is its magnitude, real (cfloat gives float),
+    # as numpy's is; every other dtype keeps its own
+    Unary("abs absolute", _ufunc(np.absolute), KERNEL),
     Unary("neg negative", _ufunc(np.negative), SAME, refuse=_BOOL_NEG),
     Unary("positive", _identity, SAME, inplace=False,
           refuse=("b", "The `+` operator, on a bool tensor is not supported.")),
@@ -307,7 +317,11 @@ UNARY: List[Unary] = [
     Unary("frac", _frac, SAME, refuse=_FLOATS_ONLY),
     Unary("bitwise_not", _bitwise_not, SAME,
           refuse=("fc", '"bitwise_not_cpu" not implemented for \'{dtype}\'')),
-    Unary("conj conj_physical resolve_conj resolve_neg", _identity, SAME, inplace=False),
+    # a complex tensor's conjugate is computed (torch's is a lazy view, which
+    # resolve_conj resolves: pyjit's tensors never carry the bit); a real
+    # tensor's is itself
+    Unary("conj conj_physical", _conj, SAME, inplace=False),
+    Unary("resolve_conj resolve_neg", _identity, SAME, inplace=False),
     Unary("nan_to_num", _nan_to_num, SAME, params=("float?", "float?", "float?")),
     Unary("exp", _ufunc(np.exp), FLOAT),
     Unary("exp2 special_exp2", _ufunc(np.exp2), FLOAT),
@@ -334,7 +348,7 @@ UNARY: List[Unary] = [
     Unary("sigmoid special_expit", _sigmoid, FLOAT),
     Unary("deg2rad", lambda x: np.multiply(x, x.dtype.type(math.pi / 180), out=...), FLOAT),
     Unary("rad2deg", lambda x: np.multiply(x, x.dtype.type(180 / math.pi), out=...), FLOAT),
-    Unary("angle", _angle, FLOAT, inplace=False),
+    Unary("angle", _angle, KERNEL, inplace=False),
     Unary("logit special_logit", _logit, FLOAT, params=("float?",)),
     Unary("logit special_logit", _logit, FLOAT),
     Unary("erf special_erf", _erf, FLOAT),
@@ -953,16 +967,27 @@ def addcdiv(a, t1, t2, value=1):
     return as_array(_operand(a, dt) + _operand(value, dt) * (_operand(t1, dt) / _operand(t2, dt)))
 
 
-def complex_of(real, imag):
-    """``torch.complex``: float32 parts make complex64, float64 parts complex128."""
+def _check_parts(real, imag):
+    """torch's checks of ``complex``'s and ``polar``'s two parts: one float dtype."""
+    if real.dtype == imag.dtype and real.dtype.kind != "f":
+        raise TypeError(f"Expected both inputs to be Half, Float or Double tensors but got "
+                        f"{torch_name(real.dtype)} and {torch_name(imag.dtype)}")
     if real.dtype != imag.dtype or real.dtype.kind != "f":
         raise TypeError(f"Expected object of scalar type {torch_name(real.dtype)} but got "
                         f"scalar type {torch_name(imag.dtype)} for second argument")
+
+
+def complex_of(real, imag):
+    """``torch.complex``: float32 parts make complex64, float64 parts complex128."""
+    _check_parts(real, imag)
     ct = np.complex128 if real.dtype == FLOAT64 else np.complex64
     return as_array(np.add(real, 1j * imag.astype(FLOAT64)).astype(ct))
 
 
 def polar(magnitude, angle):
+    """``abs * (cos(angle) + i sin(angle))``, with ``torch.complex``'s checks of the
+    two parts' dtypes."""
+    _check_parts(magnitude, angle)
     return complex_of(magnitude * np.cos(angle), magnitude * np.sin(angle))
 
 
