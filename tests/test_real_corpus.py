@@ -9,8 +9,9 @@ program module):
 * ``tests/fixtures/real``: torchvision (transforms.v2.functional, ops), kornia
   and torchmetrics, scripted by torch 2.14 (``tools/fixtures/real_programs.py``);
 * ``tests/fixtures/real_audio``: torchaudio 2.9's ``functional``, the helpers its
-  transforms call, and ``compliance.kaldi``, scripted by torch 2.9, whose graphs
-  pyjit reads as well as 2.14's (``tools/fixtures/audio_programs.py``).
+  transforms call, ``compliance.kaldi`` and the tensor helpers of its models,
+  scripted by torch 2.9, whose graphs pyjit reads as well as 2.14's
+  (``tools/fixtures/audio_programs.py``).
 
 The functions torch refused to script are listed in the fixture with torch's
 reason, and not run.  A graph may call back into Python (``^DifferentiableIIR()``,
