@@ -237,6 +237,8 @@ def test_a_complex_tensors_abs_and_angle_are_real_and_torchs(loop):
     assert [float(v).hex() for v in p] == ["0x1.dac6700000000p-1", "0x1.921fb60000000p+1",
                                            "-0x1.6dcc580000000p+0", "0x1.92057e0000000p+0"]
     np.testing.assert_array_equal(j, np.conjugate(c))
+    with pytest.raises(RuntimeError, match=r"In-place abs is not supported for complex tensors\."):
+        _run("graph(%c : Tensor):\n  %a : Tensor = aten::abs_(%c)\n  return (%a)\n", loop, c)
 
 
 @pytest.mark.parametrize("kind, values, expected", [

@@ -824,7 +824,20 @@ def register_unary(row: Unary) -> None:
             op = inplace(functional, name)
             if row.direct is not None:
                 op = _writing_in_place(op, row.direct)
+            if name in ("abs", "absolute"):
+                op = _real_in_place(op)
             R.register(f"aten::{name}_", op, types=[_T] + params)
+
+
+def _real_in_place(generic: Callable) -> Callable:
+    """``abs_``: a complex tensor's abs is real, which torch will not write into
+    the complex tensor itself."""
+    def op(a, *params):
+        if a.dtype.kind == "c":
+            raise RuntimeError("In-place abs is not supported for complex tensors.")
+        return generic(a, *params)
+    op.__name__ = generic.__name__
+    return prefers_quiet_run(op)
 
 
 def _writing_in_place(generic: Callable, direct: Callable) -> Callable:
