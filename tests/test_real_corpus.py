@@ -9,7 +9,8 @@ program module):
 * ``tests/fixtures/real``: torchvision (transforms.v2.functional, ops), kornia
   and torchmetrics, scripted by torch 2.14 (``tools/fixtures/real_programs.py``);
 * ``tests/fixtures/real_audio``: torchaudio 2.9's ``functional``, the helpers its
-  transforms call, ``compliance.kaldi`` and the tensor helpers of its models,
+  transforms call, ``compliance.kaldi`` and the helpers of its models and
+  pipelines,
   scripted by torch 2.9, whose graphs pyjit reads as well as 2.14's
   (``tools/fixtures/audio_programs.py``).
 
