@@ -416,7 +416,16 @@ class Registry:
             where = f" at {node.source_location}" if node.source_location else ""
             sig = f"{node.kind}({', '.join(map(str, input_types))})"
             known = self._ops.get(node.kind)
-            if not known:
+            if node.kind == "prim::PythonOp":
+                name = (node._attrs or {}).get("name", "?")
+                msg = (f"the graph calls back into Python{where}: ^{name}() is a Python function "
+                       f"(a torch.autograd.Function's apply, or an @torch.jit.ignore'd function) "
+                       f"that the graph names but does not hold, so only the process that "
+                       f"scripted it can run it; torch.jit.save refuses it too (\"Could not "
+                       f"export Python function call '{name}'\").  To run the graph, register "
+                       f"an operator for prim::PythonOp in its Registry (a factory choosing "
+                       f"by node.attrs['name'])")
+            elif not known:
                 msg = f"unknown operator {node.kind}{where}: no operator is registered for it"
             else:
                 listed = "; ".join(o.signature() for o in known)

@@ -1,20 +1,37 @@
 """Real library code, scripted unchanged by torch, run by pyjit on both loops.
 
-``tests/fixtures/real`` holds functions of torchvision (transforms.v2.functional,
-ops), kornia and torchmetrics as torch 2.14 scripted them: each function's
-inlined graph, the library, its version and the function's qualified name, and
-its cases, arguments with torch's result or torch's error
-(``tools/fixtures/make_real.py``, from ``tools/fixtures/real_programs.py``).  The
-functions torch refused to script are listed in the fixture with torch's reason,
-and not run.  Nobody wrote these functions for pyjit, which is the point: the
-pass rate here is the rate on code nobody tuned for.
+Each corpus of :data:`CORPORA` is a fixture directory of functions as torch
+scripted them: each function's inlined graph, the library, its version and the
+function's qualified name, and its cases, arguments with torch's result or
+torch's error (``tools/fixtures/make_real.py --corpus NAME``, from the corpus's
+program module):
 
-A function not in :data:`NOT_YET` must reproduce every case on both loops at
-both levels; one in it must still fail (``xfail(strict=True)``), with the
+* ``tests/fixtures/real``: torchvision (transforms.v2.functional, ops), kornia
+  and torchmetrics, scripted by torch 2.14 (``tools/fixtures/real_programs.py``);
+* ``tests/fixtures/real_audio``: torchaudio 2.9's ``functional``, the helpers its
+  transforms call, ``compliance.kaldi`` and the helpers of its models and
+  pipelines,
+  scripted by torch 2.9, whose graphs pyjit reads as well as 2.14's
+  (``tools/fixtures/audio_programs.py``).
+
+The functions torch refused to script are listed in the fixture with torch's
+reason, and not run.  A graph may call back into Python (``^DifferentiableIIR()``,
+a ``prim::PythonOp``: torchaudio's IIR filter, and so every biquad, is a
+``torch.autograd.Function``): the graph names the function but does not hold it,
+as torch's caller has it imported.  Here the caller's part is
+:data:`PYTHON_OPS`, numpy forms of those ``forward`` methods, given to pyjit as
+an operator for ``prim::PythonOp`` in the Registry the Function uses; the rest of
+each graph is the library's, run by pyjit.  Nobody wrote these functions for pyjit, which is the
+point: the pass rate here is the rate on code nobody tuned for.
+
+A function not in its corpus's ``not_yet`` must reproduce every case on both
+loops at both levels; one in it must still fail (``xfail(strict=True)``), with the
 failure written here.
 """
 
 from __future__ import annotations
+
+import re
 
 import numpy as np
 import pytest
@@ -23,71 +40,154 @@ from helpers.torch_cases import load, run_entry
 from pyjit.compilation_unit import CompilationUnit
 from pyjit.interpreter import Function
 from pyjit.ir.parser import parse_ir
+from pyjit.registry import Registry
 
-FIXTURES = load("real")
+#: Functions of torchaudio pyjit does not run yet, and the failure each stops at.
+AUDIO_NOT_YET = {
+    "torchaudio.functional.rtf_evd":
+        "the eigenvector of linalg.eigh is defined up to its phase, which LAPACK's heevd "
+        "chooses: torch's (MKL) and numpy's (OpenBLAS) choose -1 apart for one of the "
+        "three frequencies",
+    "torchaudio.functional.functional._rnnt_loss":
+        "calls back into Python (^RnntLoss(), a torch.autograd.Function around torchaudio's "
+        "C++ RNN-T loss), which PYTHON_OPS does not supply",
+}
 
-#: Functions pyjit does not run yet, and the failure each stops at.
-NOT_YET: dict = {}
 
-#: The share of recorded functions that pass on both loops, at least.
-PASS_RATE = 0.97
+def _fir(waveform, b):
+    """torchaudio's ``DifferentiableFIR.forward`` (filtering.py): each channel of
+    ``(batch, channel, time)`` convolved with its own taps ``b[channel]``, the
+    signal zero-padded on the left (torch's ``conv1d`` of the flipped taps)."""
+    order = b.shape[1]
+    x = np.pad(waveform, [(0, 0), (0, 0), (order - 1, 0)])
+    flipped = b[:, ::-1]
+    out = np.zeros_like(waveform)
+    for k in range(order):
+        out += flipped[:, k, None] * x[:, :, k:k + waveform.shape[2]]
+    return out
 
 
-def test_the_real_fixtures_say_where_each_function_comes_from():
+def _iir(waveform, a):
+    """torchaudio's ``DifferentiableIIR.forward``: the recursion its C++ kernel
+    (``_lfilter_core_loop``) runs, each output sample the input sample less the
+    previous outputs weighted by the normalised denominator ``a`` (``a[:, 0]`` is 1)."""
+    order = a.shape[1]
+    flipped = a[:, ::-1]
+    n = waveform.shape[2]
+    out = np.zeros(waveform.shape[:2] + (n + order - 1,), waveform.dtype)
+    for i in range(n):
+        acc = waveform[:, :, i].copy()
+        for k in range(order):
+            acc -= out[:, :, i + k] * flipped[:, k]
+        out[:, :, i + order - 1] = acc
+    return out[:, :, order - 1:]
+
+
+#: The Python functions the recorded graphs call back into, by the name the graph
+#: gives them: the caller's part of a graph, as torch's caller has the library.
+PYTHON_OPS = {"DifferentiableFIR": _fir, "DifferentiableIIR": _iir}
+
+
+def _python_op(node):
+    name = node.attrs["name"]
+    if name not in PYTHON_OPS:
+        raise KeyError(f"no Python function {name!r} among PYTHON_OPS")
+    return PYTHON_OPS[name]
+
+
+#: The library's operators and ``prim::PythonOp`` run by :data:`PYTHON_OPS`.
+WITH_PYTHON_OPS = Registry(library=True)
+WITH_PYTHON_OPS.register("prim::PythonOp", factory=_python_op)
+
+#: Each corpus (a directory of tests/fixtures): the torch that scripted it, the
+#: libraries it draws from with their versions, how many functions it records
+#: at least, the functions pyjit does not run yet with the failure each stops at,
+#: and the share of recorded functions that pass on both loops, at least.
+CORPORA = {
+    "real": {"torch": "2.14.1", "libraries": {"torchvision": {"0.29.1+cu130"}, "kornia": {"0.9.0"},
+                                              "torchmetrics": {"1.9.0"}},
+             "least": 100, "not_yet": {}, "pass_rate": 0.97},
+    "real_audio": {"torch": "2.9.1", "libraries": {"torchaudio": {"2.9.1+cu128"}},
+                   "least": 60, "not_yet": AUDIO_NOT_YET, "pass_rate": 0.97},
+}
+
+FIXTURES = {name: load(name) for name in CORPORA}
+
+
+@pytest.mark.parametrize("corpus", sorted(CORPORA))
+def test_the_real_fixtures_say_where_each_function_comes_from(corpus):
     from helpers.torch_cases import FIXTURES as ROOT, read_cases
-    meta = read_cases(ROOT / "real")
-    assert meta["torch"].startswith("2.14.1")
-    assert len(FIXTURES.entries) >= 100
-    assert meta["attempted"] == len(FIXTURES.entries) + len(meta["refused"]) + len(meta["unrecorded"])
+    meta, want, fixtures = read_cases(ROOT / corpus), CORPORA[corpus], FIXTURES[corpus]
+    assert meta["torch"].startswith(want["torch"])
+    assert len(fixtures.entries) >= want["least"]
+    assert meta["attempted"] == \
+        len(fixtures.entries) + len(meta["refused"]) + len(meta["unrecorded"])
     libraries = {}
-    for entry in FIXTURES.entries + meta["refused"] + meta["unrecorded"]:
+    for entry in fixtures.entries + meta["refused"] + meta["unrecorded"]:
         assert entry["qualname"].startswith(entry["library"] + "."), entry["name"]
         libraries.setdefault(entry["library"], set()).add(entry["version"])
-    assert libraries == {"torchvision": {"0.29.1+cu130"}, "kornia": {"0.9.0"},
-                         "torchmetrics": {"1.9.0"}}
+    assert libraries == want["libraries"]
     for refused in meta["refused"]:
         assert refused["reason"], refused["name"]
 
 
-def test_the_pass_rate_on_real_code():
-    assert set(NOT_YET) <= set(FIXTURES.by_name)
-    assert 1 - len(NOT_YET) / len(FIXTURES.entries) >= PASS_RATE
+@pytest.mark.parametrize("corpus", sorted(CORPORA))
+def test_the_pass_rate_on_real_code(corpus):
+    not_yet, fixtures = CORPORA[corpus]["not_yet"], FIXTURES[corpus]
+    assert set(not_yet) <= set(fixtures.by_name)
+    assert 1 - len(not_yet) / len(fixtures.entries) >= CORPORA[corpus]["pass_rate"]
 
 
-def _function(entry, loop):
+def _calls_python(entry) -> bool:
+    return " = ^" in entry["graph"]
+
+
+def _function(fixtures, entry, loop):
     """The recorded graph as a pyjit Function; a graph naming enum members
     (kornia's ``CFA.GR``) runs in a unit that defines the enum classes, rebuilt
     from the members the fixture recorded, as the caller of a torch graph has
-    the library that defines them."""
+    the library that defines them; one calling back into Python, with
+    :data:`PYTHON_OPS`."""
     if "enums" not in entry:
-        return Function(parse_ir(entry["graph"]), loop=loop)
-    classes = [FIXTURES.enums[f"{e['module']}.{e['name']}"] for e in entry["enums"]]
+        registry = WITH_PYTHON_OPS if _calls_python(entry) else None
+        return Function(parse_ir(entry["graph"]), loop=loop, registry=registry)
+    classes = [fixtures.enums[f"{e['module']}.{e['name']}"] for e in entry["enums"]]
     unit = CompilationUnit({"fn": parse_ir(entry["graph"])}, enums=classes)
     return unit.function("fn", loop=loop)
 
 
-def test_the_readme_states_the_measured_rate():
+@pytest.mark.parametrize("corpus", sorted(CORPORA))
+def test_the_readme_states_the_measured_rate(corpus):
     from pathlib import Path
     from helpers.torch_cases import FIXTURES as ROOT, read_cases
-    meta = read_cases(ROOT / "real")
+    meta = read_cases(ROOT / corpus)
     text = " ".join((Path(__file__).resolve().parent.parent / "README.md").read_text().split())
-    total = len(FIXTURES.entries)
+    total = len(FIXTURES[corpus].entries)
     assert f"of {meta['attempted']} tried, torch scripts {total}, and pyjit runs " \
-           f"{total - len(NOT_YET)} of them on both loops" in text
+           f"{total - len(CORPORA[corpus]['not_yet'])} of them on both loops" in text
+    calling = [e["name"] for e in FIXTURES[corpus].entries
+               if _calls_python(e) and e["name"] not in CORPORA[corpus]["not_yet"]]
+    if calling:
+        assert f"{len(calling)} of them with the Python functions their graphs call back " \
+               f"into supplied by the test" in text
 
 
-def _marked(entry):
-    if entry["name"] in NOT_YET:
-        return pytest.param(entry, id=entry["name"],
-                            marks=pytest.mark.xfail(strict=True, reason=NOT_YET[entry["name"]]))
-    return pytest.param(entry, id=entry["name"])
+def _marked(corpus, entry):
+    """One function of a corpus; its id is its import path (the corpora's
+    libraries differ, so the paths do)."""
+    not_yet = CORPORA[corpus]["not_yet"]
+    if entry["name"] in not_yet:
+        return pytest.param(corpus, entry, id=entry["name"],
+                            marks=pytest.mark.xfail(strict=True, reason=not_yet[entry["name"]]))
+    return pytest.param(corpus, entry, id=entry["name"])
 
 
 @pytest.mark.filterwarnings("ignore::UserWarning")
-@pytest.mark.parametrize("entry", [_marked(e) for e in FIXTURES.entries])
-def test_real_function(entry, loop):
-    fn = _function(entry, loop)
-    run_entry(fn, FIXTURES, entry)
+@pytest.mark.parametrize("corpus, entry", [_marked(c, e) for c in sorted(CORPORA)
+                                           for e in FIXTURES[c].entries])
+def test_real_function(corpus, entry, loop):
+    fn = _function(FIXTURES[corpus], entry, loop)
+    run_entry(fn, FIXTURES[corpus], entry)
 
 
 # -- what the corpus found, pinned where the quick suite runs it ---------------------
@@ -121,3 +221,123 @@ def test_cdist_checks_its_arguments_as_torch_does(loop, x1, x2, p, message):
             "  %d : Tensor = aten::cdist(%x, %y, %p, %none)\n  return (%d)\n")
     with pytest.raises(RuntimeError, match=message):
         _run(text, loop, np.ones(x1, np.float32), np.ones(x2, np.float32), p)
+
+
+def test_a_complex_tensors_abs_and_angle_are_real_and_torchs(loop):
+    """torchaudio's spectrogram (``spec.abs().pow(2)``) and phase vocoder: a
+    complex64's abs is float32, ``hypot`` to the bit; its angle too (torch 2.9.1's
+    and 2.14.1's values); its conj conjugates."""
+    text = ("graph(%c : Tensor):\n  %a : Tensor = aten::abs(%c)\n"
+            "  %p : Tensor = aten::angle(%c)\n  %j : Tensor = aten::conj(%c)\n"
+            "  return (%a, %p, %j)\n")
+    c = np.array([3 + 4j, -1 + 0j, 0.1 - 0.7j, 1e-3 + 2.5j], np.complex64)
+    a, p, j = _run(text, loop, c)
+    assert a.dtype == p.dtype == np.float32 and j.dtype == np.complex64
+    assert [float(v).hex() for v in a] == ["0x1.4000000000000p+2", "0x1.0000000000000p+0",
+                                           "0x1.6a09e60000000p-1", "0x1.4000020000000p+1"]
+    assert [float(v).hex() for v in p] == ["0x1.dac6700000000p-1", "0x1.921fb60000000p+1",
+                                           "-0x1.6dcc580000000p+0", "0x1.92057e0000000p+0"]
+    np.testing.assert_array_equal(j, np.conjugate(c))
+    with pytest.raises(RuntimeError, match=r"In-place abs is not supported for complex tensors\."):
+        _run("graph(%c : Tensor):\n  %a : Tensor = aten::abs_(%c)\n  return (%a)\n", loop, c)
+
+
+@pytest.mark.parametrize("kind, values, expected", [
+    ("cumsum", [1e8, 1.0, 1.0, 1.0, -1e8, 0.3, 0.7], [1e8, 1e8, 1e8, 1e8, 3.0, 3.3, 4.0]),
+    ("cumprod", [1e-30, 1e-30, 1e30, 1e30], [1e-30, 0.0, 1e-30, 1.0]),
+])
+def test_a_float32_scan_runs_in_double_as_torchs(loop, kind, values, expected):
+    """torch's CPU cumsum and cumprod carry a float32 running value in double
+    (torchaudio's phase vocoder sums phases this way): the cancelled 1e8 leaves
+    3.0, not 0.0, and a product that underflows float32 comes back."""
+    text = (f"graph(%x : Tensor):\n  %d : int = prim::Constant[value=0]()\n"
+            f"  %n : NoneType = prim::Constant()\n  %y : Tensor = aten::{kind}(%x, %d, %n)\n"
+            f"  return (%y)\n")
+    y = _run(text, loop, np.array(values, np.float32))
+    np.testing.assert_array_equal(y, np.array(expected, np.float32))
+
+
+def test_a_float32_arange_rounds_as_torchs_vectorised_kernel(loop):
+    """``torch.arange(0, 21, 2 ** 0.25)``, as torch 2.9.1 and 2.14.1 give it (the
+    step of torchaudio's phase vocoder for a pitch shift of -3 semitones): its
+    14th value, in the kernel's second vector, is that vector's first value
+    rounded to float32 plus 5 steps, a last bit below ``13 * step`` rounded once."""
+    text = ("graph(%e : float):\n  %s : int = prim::Constant[value=0]()\n"
+            "  %n : int = prim::Constant[value=21]()\n  %d : int = prim::Constant[value=6]()\n"
+            "  %no : NoneType = prim::Constant()\n"
+            "  %y : Tensor = aten::arange(%s, %n, %e, %d, %no, %no, %no)\n  return (%y)\n")
+    y = _run(text, loop, 2.0 ** 0.25)
+    assert [float(v).hex() for v in y] == [
+        "0x0.0p+0", "0x1.306fe00000000p+0", "0x1.306fe00000000p+1", "0x1.c8a7d00000000p+1",
+        "0x1.306fe00000000p+2", "0x1.7c8bd80000000p+2", "0x1.c8a7d00000000p+2",
+        "0x1.0a61e40000000p+3", "0x1.306fe00000000p+3", "0x1.567ddc0000000p+3",
+        "0x1.7c8bd80000000p+3", "0x1.a299d40000000p+3", "0x1.c8a7d00000000p+3",
+        "0x1.eeb5cc0000000p+3", "0x1.0a61e40000000p+4", "0x1.1d68e20000000p+4",
+        "0x1.306fe00000000p+4", "0x1.4376de0000000p+4"]
+    assert float(y[13]) != float(np.float32(13 * 2.0 ** 0.25))
+
+
+@pytest.mark.parametrize("real, imag, message", [
+    (np.float32, np.float64, "Expected object of scalar type Float but got scalar type Double "
+                             "for second argument"),
+    (np.complex64, np.complex64, "Expected both inputs to be Half, Float or Double tensors but "
+                                 "got ComplexFloat and ComplexFloat"),
+    (np.int64, np.int64, "Expected both inputs to be Half, Float or Double tensors but got "
+                         "Long and Long"),
+])
+@pytest.mark.parametrize("kind", ["polar", "complex"])
+def test_polar_and_complex_check_their_parts_as_torch_does(loop, kind, real, imag, message):
+    text = (f"graph(%a : Tensor, %b : Tensor):\n  %c : Tensor = aten::{kind}(%a, %b)\n"
+            f"  return (%c)\n")
+    with pytest.raises(RuntimeError, match=message):
+        _run(text, loop, np.ones(2, real), np.ones(2, imag))
+
+
+@pytest.mark.parametrize("equation, shapes, message", [
+    ("...fc,...cft->...ft", [(3, 3), (3, 2, 5)],
+     "subscript f has size 2 for operand 1 which does not broadcast with previously seen size 3"),
+    ("ii->i", [(3, 2)], "subscript i is repeated for operand 0 but the sizes don't match, 2 != 3"),
+    ("...i,...i->...", [(3, 2), (4, 2)], "dimension 0 covered by ellipsis in operand 1has size 4 "
+     "which does not broadcast with previously seen ellipsis with size 3"),
+])
+def test_einsum_names_the_subscript_whose_sizes_disagree(loop, equation, shapes, message):
+    """torchaudio's ``apply_beamforming`` on weights and a spectrogram of different
+    channel counts: torch's message, not numpy's remapped shapes."""
+    text = (f'graph(%x : Tensor[]):\n  %e : str = prim::Constant[value="{equation}"]()\n'
+            f"  %n : NoneType = prim::Constant()\n  %y : Tensor = aten::einsum(%e, %x, %n)\n"
+            f"  return (%y)\n")
+    with pytest.raises(RuntimeError, match=re.escape(message)):
+        _run(text, loop, [np.ones(s, np.float32) for s in shapes])
+
+
+# -- Python calls in a graph (torchaudio's autograd Functions) -----------------------
+
+_PYTHON_CALL = ("graph(%x : Tensor,\n      %b : Tensor):\n"
+                "  %y : Tensor = ^DifferentiableFIR[]()(%x, %b) # filtering.py:1011:24\n"
+                "  %z : Tensor = ^Scaled.apply[inplace=0](None, 2)(%y)\n"
+                "  return (%z)\n")
+
+
+def test_a_python_call_parses_and_prints_as_torch_prints_it():
+    """torch prints a ``prim::PythonOp`` as ``^name[attributes](scalars)(inputs)``."""
+    graph = parse_ir(_PYTHON_CALL)
+    assert str(graph) == _PYTHON_CALL
+    fir, scaled = list(graph.nodes())
+    assert (fir.kind, fir.attrs["name"], fir.attrs["scalars"]) == \
+        ("prim::PythonOp", "DifferentiableFIR", "")
+    assert (scaled.attrs["name"], scaled.attrs["scalars"], scaled.attrs["inplace"]) == \
+        ("Scaled.apply", "None, 2", 0)
+
+
+def test_a_python_call_is_refused_by_name_unless_the_registry_runs_it(loop):
+    from pyjit.errors import OperatorNotFoundError
+    with pytest.raises(OperatorNotFoundError, match=r"the graph calls back into Python at "
+                       r"filtering.py:1011:24: \^DifferentiableFIR\(\) is a Python function"):
+        Function(parse_ir(_PYTHON_CALL), loop=loop)
+    registry = Registry(library=True)
+    registry.register("prim::PythonOp", factory=lambda node: {
+        "DifferentiableFIR": _fir, "Scaled.apply": lambda y: 2 * y}[node.attrs["name"]])
+    x = np.arange(6, dtype=np.float32).reshape(1, 2, 3)
+    b = np.array([[1.0, 0.5], [0.0, -1.0]], np.float32)
+    fn = Function(parse_ir(_PYTHON_CALL), loop=loop, registry=registry)
+    np.testing.assert_array_equal(fn(x, b), [[[0.0, 2.0, 5.0], [0.0, -6.0, -8.0]]])

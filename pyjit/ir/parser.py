@@ -68,6 +68,8 @@ from ..errors import ParseError
 __all__ = ["parse_ir"]
 
 SUBGRAPH = "Subgraph"
+#: A ``prim::PythonOp``'s attributes for what torch prints as ``^name[...](scalars)``.
+PYTHON_OP_NAME, PYTHON_OP_SCALARS = "name", "scalars"
 _MAX_DEPTH = MAX_DEPTH  # nesting of attribute values, as of types
 _MAX_DIGITS = 4000     # Python refuses to convert longer digit strings to int
 _TENSOR_PRINT_WINDOW = 2000  # characters an at::print tensor literal may span
@@ -79,6 +81,7 @@ _NAME = re.compile(r"[\w.]+")
 _IDENT = re.compile(r"[A-Za-z_]\w*", re.ASCII)
 _DOTTED = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*", re.ASCII)
 _KIND = re.compile(r"[A-Za-z_]\w*::\w+(?:\.\w+)*", re.ASCII)
+_PYTHON_OP = re.compile(r"\^([A-Za-z_][\w.]*)", re.ASCII)
 _GROUP_REF = re.compile(r"(.+)_([0-9]+)\Z")
 _BLOCK = re.compile(r"block([0-9]+)")
 _WORD_END = re.compile(r"(?![\w.])")
@@ -562,6 +565,8 @@ class _Parser(Cursor):
             self._expect("=")
             self._ws()
             kind_pos = self.pos
+            if self._at("^"):
+                return self._python_op(graph, kind_pos), outputs, kind_pos, ""
             m = _KIND.match(self.text, self.pos)
             if not m:
                 self.fail(f"expected a node kind such as aten::add, found {self._found()}")
@@ -574,6 +579,33 @@ class _Parser(Cursor):
         else:
             label = ""
         return self._new_node(graph, kind, kind_pos), outputs, kind_pos, label
+
+    def _python_op(self, graph: Graph, kind_pos: int) -> Node:
+        """``^Name[attrs](scalars)``, torch's print of a ``prim::PythonOp``: a call
+        back into a Python function that the graph holds by name only (a
+        ``torch.autograd.Function``'s ``apply``, an ``@torch.jit.ignore``'d
+        function).  The node is ``prim::PythonOp`` with the function's name in
+        ``attrs["name"]`` and the text of its scalar arguments in
+        ``attrs["scalars"]``, beside any attributes of its own; its inputs follow
+        as any node's.  No one but the process that scripted it can run it
+        (``torch.jit.save`` refuses it): pyjit's operator lookup says so."""
+        m = _PYTHON_OP.match(self.text, self.pos)
+        if not m:
+            self.fail(f"expected a Python function's name after '^', found {self._found()}")
+        node = self._new_node(graph, prim.PythonOp, kind_pos)
+        node.attrs[PYTHON_OP_NAME] = m.group(1)
+        self.pos = m.end()
+        if self.text.startswith("[]", self.pos):
+            self.pos += 2
+        elif self._at("["):
+            self._attributes(node)
+        if not self._at("("):
+            self.fail(f"expected the Python function's scalar arguments '(...)' after "
+                      f"^{m.group(1)}, found {self._found()}")
+        end = self._balanced(self.pos)
+        node.attrs[PYTHON_OP_SCALARS] = self.text[self.pos + 1:end - 1]
+        self.pos = end
+        return node
 
     def _new_node(self, graph: Graph, kind: str, kind_pos: int) -> Node:
         if kind in (prim.Param, prim.Return):

@@ -200,6 +200,13 @@ def _node_line(node, groups: Optional[List]) -> str:
         # torch prints no attributes at all for a DifferentiableGraph here.
         shown = [] if node.kind == "prim::DifferentiableGraph" else [
             (k, v) for k, v in attrs.items() if k != SUBGRAPH]
+    elif node.kind == "prim::PythonOp" and "name" in attrs:
+        # torch's form, ^name[attrs](scalars): a call back into Python (see
+        # pyjit.ir.parser's _python_op); it always prints the brackets
+        own = ", ".join(f"{k}={format_attr_value(v)}" for k, v in attrs.items()
+                        if k not in ("name", "scalars"))
+        parts.append(f"^{attrs['name']}[{own}]({attrs.get('scalars', '')})")
+        shown = []
     else:
         parts.append(node.kind)
         shown = list(attrs.items())

@@ -35,6 +35,7 @@ class prim:
     fork = "prim::fork"
     awaitable = "prim::awaitable"
     RaiseException = "prim::RaiseException"
+    PythonOp = "prim::PythonOp"
     TupleConstruct = "prim::TupleConstruct"
     CallFunction = "prim::CallFunction"
     CallMethod = "prim::CallMethod"

@@ -70,6 +70,7 @@ operator of an existing family is one row.
                        compiled as ``prim::fork`` is)
 ``vision``             torchvision's operators (``torchvision::nms``, ``roi_align``,
                        ``roi_pool``, ``ps_roi_*``, ``box_iou_rotated``, ``deform_conv2d``)
+``audio``              torchaudio's operators (``torchaudio::_overdrive_core_loop``)
 ``tensor_meta``        strides, storage offset, torch's flags, device comparisons,
                        autocast and TorchScript queries
 =====================  =========================================================
@@ -91,6 +92,7 @@ from . import tensor_lists  # noqa: F401
 from . import grad_mode  # noqa: F401
 from . import hashing  # noqa: F401
 from . import vision  # noqa: F401
+from . import audio  # noqa: F401
 from . import tensor_meta, windows  # noqa: F401
 from . import out_variants  # noqa: F401  (last: it derives from every other family)
 from .formatting import torch_str
@@ -104,7 +106,7 @@ LIBRARY = (dicts, enums, formatting, lists, objects, prim, scalars, strings, poi
            activations, reductions, numerics, tensor_shapes, indexing, conversions,
            implicit, tensor_factories, linalg, fft, nn_conv, nn_norm, nn_resample, nn_loss,
            nn_layers, nn_attention, nn_recurrent, nested, fused, random, warn, awaitables,
-           tensor_lists, grad_mode, hashing, vision, tensor_meta, windows, out_variants)
+           tensor_lists, grad_mode, hashing, vision, audio, tensor_meta, windows, out_variants)
 
 #: The tensor operator families, for ``pyjit info --ops``: (title, modules).
 FAMILIES = [
@@ -122,6 +124,7 @@ FAMILIES = [
     ("random", (random,)),
     ("nested tensors (refused)", (nested,)),
     ("torchvision", (vision,)),
+    ("torchaudio", (audio,)),
 ]
 
 __all__ = ["torch_str", "FAMILIES", "LIBRARY"]

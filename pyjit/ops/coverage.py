@@ -191,6 +191,8 @@ EXTENSION_RULES: Tuple[Tuple[str, str], ...] = (
     (r"aten::ndimension", "Tensor.ndimension(), which torch's frontend lowers to aten::dim"),
     (r"torchvision::\w+", "torchvision's operators, declared by torchvision's own schemas "
                            "(ops/vision.SCHEMAS), which torch's list does not hold"),
+    (r"torchaudio::\w+", "torchaudio's operators, declared by torchaudio's own schemas "
+                          "(ops/audio.SCHEMAS), which torch's list does not hold"),
     (r"pyjit::\w+", "pyjit's fused kernels, which only its inference passes emit "
                      "(passes/fuse_activations.py)"),
 )

@@ -155,9 +155,11 @@ def addr(a, v1, v2, beta=1, alpha=1):
 
 
 def einsum(equation: str, tensors, path=None):
+    equation = equation.replace(" ", "")
     try:
-        return as_array(np.einsum(equation.replace(" ", ""), *tensors))
+        return as_array(np.einsum(equation, *tensors))
     except ValueError as exc:
+        _einsum_sizes(equation, tensors)
         raise ValueError(f"einsum(): {exc}") from None
 
 
@@ -185,6 +187,45 @@ def einsum_sublist(*args):
     if output is not None:
         equation += "->" + "".join(_subscript(n, len(args) - 1, j) for j, n in enumerate(output))
     return einsum(equation, operands)
+
+
+def _einsum_sizes(equation: str, tensors) -> None:
+    """torch's error for operands whose sizes disagree, where numpy's names only
+    remapped shapes: operand by operand, subscript by subscript, a size must match
+    the one seen before or be 1 (which broadcasts); so must the dimensions the
+    ellipsis covers, from the right."""
+    seen, ellipsis = {}, []
+    for i, (spec, t) in enumerate(zip(equation.split("->")[0].split(","), tensors)):
+        letters = spec.replace("...", "")
+        if "..." not in spec and len(letters) != t.ndim:
+            return  # a count mismatch, which numpy's message already names
+        head, _, tail = spec.partition("...") if "..." in spec else (spec, "", "")
+        n_ell = t.ndim - len(letters)
+        dims = list(zip(head, t.shape)) + list(zip(tail, t.shape[len(head) + n_ell:]))
+        mine = {}
+        for c, n in dims:
+            if c in mine and mine[c] != n:
+                raise ValueError(f"einsum(): subscript {c} is repeated for operand {i} but the "
+                                 f"sizes don't match, {n} != {mine[c]}")
+            mine[c] = n
+        for c, n in mine.items():
+            m = seen.get(c)
+            if m is not None and m != n and m != 1 and n != 1:
+                raise ValueError(f"einsum(): subscript {c} has size {n} for operand {i} which "
+                                 f"does not broadcast with previously seen size {m}")
+            if m is None or m == 1:
+                seen[c] = n
+        covered = t.shape[len(head):len(head) + n_ell] if "..." in spec else ()
+        for k, n in enumerate(reversed(covered)):
+            if k == len(ellipsis):
+                ellipsis.append(n)
+            elif ellipsis[k] != n and ellipsis[k] != 1 and n != 1:
+                raise ValueError(f"einsum(): dimension {len(covered) - 1 - k} covered by ellipsis "
+                                 f"in operand {i}has size {n} which does not broadcast with "
+                                 f"previously seen ellipsis with size {ellipsis[k]} for the "
+                                 f"respective dimension")
+            elif ellipsis[k] == 1:
+                ellipsis[k] = n
 
 
 def tensordot(a, b, dims_a, dims_b):

@@ -371,6 +371,21 @@ def aminmax(a, dim=None, keepdim=False):
 
 # -- scans ---------------------------------------------------------------------------------
 
+#: The dtype torch's CPU scans (cumsum, cumprod) carry their running value in,
+#: its ``acc_type``: wider than a float16/float32/complex64 tensor, so a running
+#: sum of float32 is rounded to float32 once per element, not once per addition
+#: (numpy's accumulate would round each partial sum: a sum that cancels differs).
+_SCAN_ACC = {np.dtype(np.float16): np.dtype(np.float32), np.dtype(np.float32): np.dtype(np.float64),
+             np.dtype(np.complex64): np.dtype(np.complex128)}
+
+
+def _accumulate(u: np.ufunc, x: np.ndarray, axis: int) -> np.ndarray:
+    acc = _SCAN_ACC.get(x.dtype)
+    if acc is None:
+        return u.accumulate(x, axis=axis, dtype=x.dtype)
+    return u.accumulate(x, axis=axis, dtype=acc).astype(x.dtype)
+
+
 def _scan(u: np.ufunc, rule: str):
     def op(a, dim, dtype=None):
         d = wrap_dim(dim, a.ndim)
@@ -378,7 +393,7 @@ def _scan(u: np.ufunc, rule: str):
         x = a if a.dtype == dt else a.astype(dt)
         if x.ndim == 0:
             return x.copy()
-        return as_array(u.accumulate(x, axis=d, dtype=dt))
+        return as_array(_accumulate(u, x, d))
     return op
 
 
@@ -504,7 +519,7 @@ R.register("aten::trace", trace, types=[_T])
 
 
 def _inplace_scan(u, a, dim):
-    a[...] = u.accumulate(a, axis=wrap_dim(dim, a.ndim)) if a.ndim else a
+    a[...] = _accumulate(u, a, wrap_dim(dim, a.ndim)) if a.ndim else a
     return a
 
 
