@@ -1,15 +1,21 @@
 """Real library code, scripted unchanged by torch, run by pyjit on both loops.
 
-``tests/fixtures/real`` holds functions of torchvision (transforms.v2.functional,
+Each corpus of :data:`CORPORA` is a fixture directory: ``tests/fixtures/real``
+holds functions of torchvision (transforms.v2.functional,
 ops), kornia and torchmetrics as torch 2.14 scripted them: each function's
 inlined graph, the library, its version and the function's qualified name, and
 its cases, arguments with torch's result or torch's error
 (``tools/fixtures/make_real.py``, from ``tools/fixtures/real_programs.py``).  The
 functions torch refused to script are listed in the fixture with torch's reason,
 and not run.  Nobody wrote these functions for pyjit, which is the point: the
-pass rate here is the rate on code nobody tuned for.
+pass rate here is the rate on code nobody tuned for.  ``tests/fixtures/real3``
+(``tools/fixtures/real_programs3.py``) is a second, separate corpus of the same
+libraries' functions the first left out: torchvision's v1 transforms and their
+tensor kernels, kornia's camera, epipolar, depth and calibration geometry and
+utilities, torchmetrics' retrieval, nominal, clustering, detection and image
+kernels.
 
-A function not in :data:`NOT_YET` must reproduce every case on both loops at
+A function not in its corpus's ``not_yet`` must reproduce every case on both loops at
 both levels; one in it must still fail (``xfail(strict=True)``), with the
 failure written here.
 """
@@ -24,70 +30,103 @@ from pyjit.compilation_unit import CompilationUnit
 from pyjit.interpreter import Function
 from pyjit.ir.parser import parse_ir
 
-FIXTURES = load("real")
+#: The corpora, each a fixture directory with what it holds: the libraries and
+#: their versions, the functions pyjit does not run yet (each with the failure it
+#: stops at), and the README's sentence stating its measured rate.
+CORPORA = {
+    # tools/fixtures/real_programs.py: torchvision v2, ops; kornia; torchmetrics
+    "real": {
+        "libraries": {"torchvision": {"0.29.1+cu130"}, "kornia": {"0.9.0"}, "torchmetrics": {"1.9.0"}},
+        "not_yet": {},
+        "readme": "of {attempted} tried, torch scripts {total}, and pyjit runs {passing} of them on both loops",
+    },
+    # tools/fixtures/real_programs3.py: torchvision v1 and its tensor kernels; kornia's
+    # camera, epipolar, depth... modules; torchmetrics' kernels
+    "real3": {
+        "libraries": {"torchvision": {"0.29.1+cu130"}, "kornia": {"0.9.0"}, "torchmetrics": {"1.9.0"}},
+        "not_yet": {},
+        "readme": "a third corpus tries {attempted} more functions; torch scripts {total}, and pyjit "
+                  "runs {passing} of them on both loops",
+    },
+}
 
-#: Functions pyjit does not run yet, and the failure each stops at.
-NOT_YET: dict = {}
-
-#: The share of recorded functions that pass on both loops, at least.
+#: The share of recorded functions that pass on both loops, at least, in each corpus.
 PASS_RATE = 0.97
 
 
-def test_the_real_fixtures_say_where_each_function_comes_from():
+def _meta(corpus):
     from helpers.torch_cases import FIXTURES as ROOT, read_cases
-    meta = read_cases(ROOT / "real")
+    return read_cases(ROOT / corpus)
+
+
+@pytest.mark.parametrize("corpus", CORPORA)
+def test_the_real_fixtures_say_where_each_function_comes_from(corpus):
+    meta, fixtures = _meta(corpus), load(corpus)
     assert meta["torch"].startswith("2.14.1")
-    assert len(FIXTURES.entries) >= 100
-    assert meta["attempted"] == len(FIXTURES.entries) + len(meta["refused"]) + len(meta["unrecorded"])
+    assert len(fixtures.entries) >= 100
+    assert meta["attempted"] == len(fixtures.entries) + len(meta["refused"]) + len(meta["unrecorded"])
     libraries = {}
-    for entry in FIXTURES.entries + meta["refused"] + meta["unrecorded"]:
+    for entry in fixtures.entries + meta["refused"] + meta["unrecorded"]:
         assert entry["qualname"].startswith(entry["library"] + "."), entry["name"]
         libraries.setdefault(entry["library"], set()).add(entry["version"])
-    assert libraries == {"torchvision": {"0.29.1+cu130"}, "kornia": {"0.9.0"},
-                         "torchmetrics": {"1.9.0"}}
+    assert libraries == CORPORA[corpus]["libraries"]
     for refused in meta["refused"]:
         assert refused["reason"], refused["name"]
 
 
-def test_the_pass_rate_on_real_code():
-    assert set(NOT_YET) <= set(FIXTURES.by_name)
-    assert 1 - len(NOT_YET) / len(FIXTURES.entries) >= PASS_RATE
+def test_the_corpora_do_not_repeat_a_function():
+    seen = {}
+    for corpus in CORPORA:
+        meta = _meta(corpus)
+        for entry in load(corpus).entries + meta["refused"] + meta["unrecorded"]:
+            assert entry["qualname"] not in seen, (entry["name"], corpus, seen.get(entry["qualname"]))
+            seen[entry["qualname"]] = corpus
 
 
-def _function(entry, loop):
+@pytest.mark.parametrize("corpus", CORPORA)
+def test_the_pass_rate_on_real_code(corpus):
+    fixtures, not_yet = load(corpus), CORPORA[corpus]["not_yet"]
+    assert set(not_yet) <= set(fixtures.by_name)
+    assert 1 - len(not_yet) / len(fixtures.entries) >= PASS_RATE
+
+
+def _function(fixtures, entry, loop):
     """The recorded graph as a pyjit Function; a graph naming enum members
     (kornia's ``CFA.GR``) runs in a unit that defines the enum classes, rebuilt
     from the members the fixture recorded, as the caller of a torch graph has
     the library that defines them."""
     if "enums" not in entry:
         return Function(parse_ir(entry["graph"]), loop=loop)
-    classes = [FIXTURES.enums[f"{e['module']}.{e['name']}"] for e in entry["enums"]]
+    classes = [fixtures.enums[f"{e['module']}.{e['name']}"] for e in entry["enums"]]
     unit = CompilationUnit({"fn": parse_ir(entry["graph"])}, enums=classes)
     return unit.function("fn", loop=loop)
 
 
-def test_the_readme_states_the_measured_rate():
+@pytest.mark.parametrize("corpus", CORPORA)
+def test_the_readme_states_the_measured_rate(corpus):
     from pathlib import Path
-    from helpers.torch_cases import FIXTURES as ROOT, read_cases
-    meta = read_cases(ROOT / "real")
+    meta, fixtures = _meta(corpus), load(corpus)
     text = " ".join((Path(__file__).resolve().parent.parent / "README.md").read_text().split())
-    total = len(FIXTURES.entries)
-    assert f"of {meta['attempted']} tried, torch scripts {total}, and pyjit runs " \
-           f"{total - len(NOT_YET)} of them on both loops" in text
+    total = len(fixtures.entries)
+    assert CORPORA[corpus]["readme"].format(attempted=meta["attempted"], total=total,
+                                            passing=total - len(CORPORA[corpus]["not_yet"])) in text
 
 
-def _marked(entry):
-    if entry["name"] in NOT_YET:
-        return pytest.param(entry, id=entry["name"],
-                            marks=pytest.mark.xfail(strict=True, reason=NOT_YET[entry["name"]]))
-    return pytest.param(entry, id=entry["name"])
+def _cases():
+    for corpus, about in CORPORA.items():
+        for entry in load(corpus).entries:
+            case_id = entry["name"] if corpus == "real" else f"{corpus}:{entry['name']}"
+            marks = ([pytest.mark.xfail(strict=True, reason=about["not_yet"][entry["name"]])]
+                     if entry["name"] in about["not_yet"] else [])
+            yield pytest.param(corpus, entry, id=case_id, marks=marks)
 
 
 @pytest.mark.filterwarnings("ignore::UserWarning")
-@pytest.mark.parametrize("entry", [_marked(e) for e in FIXTURES.entries])
-def test_real_function(entry, loop):
-    fn = _function(entry, loop)
-    run_entry(fn, FIXTURES, entry)
+@pytest.mark.parametrize("corpus, entry", list(_cases()))
+def test_real_function(corpus, entry, loop):
+    fixtures = load(corpus)
+    fn = _function(fixtures, entry, loop)
+    run_entry(fn, fixtures, entry)
 
 
 # -- what the corpus found, pinned where the quick suite runs it ---------------------
