@@ -321,22 +321,79 @@ def logdet(a):
                         ).astype(a.dtype)
 
 
+def _lu_solve_identity(m):
+    """One square matrix's inverse the way LAPACK's LU solve reaches it, and the
+    ``info`` it reports: the 1-based position of the first exactly zero pivot of
+    ``getrf`` (partial pivoting, the first largest magnitude), 0 for none.  Only a
+    singular matrix comes here; its inverse is the triangular solves of the
+    identity carried through IEEE arithmetic (a zero pivot divides to inf, 0/0
+    and 0*inf to nan), as torch's ``linalg_inv_ex`` returns it."""
+    n = m.shape[0]
+    lu = m.copy()
+    perm = np.arange(n)
+    info = 0
+    with ignoring():
+        for k in range(n):
+            p = k + int(np.argmax(np.abs(lu[k:, k])))
+            if lu[p, k] != 0:
+                if p != k:
+                    lu[[k, p]] = lu[[p, k]]
+                    perm[[k, p]] = perm[[p, k]]
+                lu[k + 1:, k] /= lu[k, k]
+            elif info == 0:
+                info = k + 1
+            lu[k + 1:, k + 1:] -= np.outer(lu[k + 1:, k], lu[k, k + 1:])
+        x = np.eye(n, dtype=m.dtype)[perm]
+        for k in range(n):  # L y = P I, L unit lower triangular
+            x[k + 1:] -= np.outer(lu[k + 1:, k], x[k])
+        for k in range(n - 1, -1, -1):  # U x = y, every row divided, zero or not
+            x[k] /= lu[k, k]
+            x[:k] -= np.outer(lu[:k, k], x[k])
+    return x, info
+
+
+def _batch_inverse(a):
+    """``inv_ex`` of a (batch of) square matrices: the inverses and the ``info``
+    of each, a singular matrix spoiling only its own entry of the batch."""
+    try:
+        return as_array(np.linalg.inv(a)), np.zeros(a.shape[:-2], np.int32)
+    except np.linalg.LinAlgError:
+        pass
+    flat = a.reshape((-1,) + a.shape[-2:])
+    out = np.empty(flat.shape, np.result_type(a.dtype, np.float32) if a.dtype.kind != "c" else a.dtype)
+    info = np.zeros(flat.shape[0], np.int32)
+    for i, m in enumerate(flat):
+        try:
+            out[i] = np.linalg.inv(m)
+        except np.linalg.LinAlgError:
+            out[i], info[i] = _lu_solve_identity(m.astype(out.dtype))
+    return as_array(out.reshape(a.shape)), as_array(info.reshape(a.shape[:-2]))
+
+
+def _singular_error(info):
+    """torch's error for the first singular matrix of ``info``, naming its batch
+    element when there is a batch."""
+    flat = info.reshape(-1)
+    bad = int(np.flatnonzero(flat)[0])
+    where = f"(Batch element {bad}): " if info.ndim else ""
+    return ValueError(f"linalg.inv: {where}The diagonal element {int(flat[bad])} is zero, the "
+                      "inversion could not be completed because the input matrix is singular.")
+
+
 def inv(a):
     _square("inv", a)
-    try:
-        return as_array(np.linalg.inv(a))
-    except np.linalg.LinAlgError:
-        raise ValueError("linalg.inv: The diagonal element 1 is zero, the inversion could not "
-                         "be completed because the input matrix is singular.") from None
+    inverse, info = _batch_inverse(a)
+    if info.any():
+        raise _singular_error(info)
+    return inverse
 
 
 def inv_ex(a, check_errors=False):
-    try:
-        return inv(a), np.zeros(a.shape[:-2], np.int32)
-    except ValueError:
-        if check_errors:
-            raise
-        return np.full(a.shape, np.nan, a.dtype), np.ones(a.shape[:-2], np.int32)
+    _square("inv", a)
+    inverse, info = _batch_inverse(a)
+    if check_errors and info.any():
+        raise _singular_error(info)
+    return inverse, info
 
 
 def _solve_rhs(a, b, left=True):
