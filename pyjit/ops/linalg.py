@@ -42,6 +42,25 @@ def _same_dtype(a, b, what="expected m1 and m2 to have the same dtype") -> None:
         raise TypeError(f"{what}, but got: {meta_name(a.dtype)} != {meta_name(b.dtype)}")
 
 
+def _matmul_dtypes(a, b) -> None:
+    """torch's refusal of operands of different dtypes, in the words of the kernel
+    its ``matmul`` reaches for these ranks: ``dot`` for two vectors, ``mv`` (an
+    ``addmv``) for a vector on the right, ``mm`` for a matrix on the right (the
+    left folded to 2-D), ``bmm`` otherwise."""
+    if a.dtype == b.dtype:
+        return
+    left, right = torch_name(a.dtype), torch_name(b.dtype)
+    if a.ndim == 1 and b.ndim == 1:
+        raise TypeError(f"dot : expected both vectors to have same dtype, but found {left} and "
+                        f"{right}")
+    if b.ndim == 1:
+        raise TypeError(f"addmv input tensors must have the same dtype, but got {right}, "
+                        f"{left}, and {right}")
+    if b.ndim == 2:
+        _same_dtype(a, b)
+    raise TypeError(f"expected scalar type {left} but found {right}")
+
+
 def _square(name: str, a: np.ndarray) -> None:
     if a.ndim < 2:
         raise ValueError(f"linalg.{name}: The input tensor A must have at least 2 dimensions.")
@@ -84,7 +103,7 @@ def matmul(a, b):
         raise ValueError("inconsistent tensor size, expected tensor [%d] and src [%d] to have "
                          "the same number of elements, but got %d and %d elements "
                          "respectively" % (a.shape[0], b.shape[0], a.shape[0], b.shape[0]))
-    _same_dtype(a, b)
+    _matmul_dtypes(a, b)
     try:
         return np.matmul(a, b, out=...)
     except ValueError:
@@ -102,7 +121,9 @@ def bmm(a, b):
     if a.shape[0] != b.shape[0] or a.shape[2] != b.shape[1]:
         raise ValueError(f"Expected size for first two dimensions of batch2 tensor to be: "
                          f"[{a.shape[0]}, {a.shape[2]}] but got: [{b.shape[0]}, {b.shape[1]}].")
-    _same_dtype(a, b, "expected scalar type")
+    if a.dtype != b.dtype:
+        raise TypeError(f"expected scalar type {torch_name(a.dtype)} but found "
+                        f"{torch_name(b.dtype)}")
     return np.matmul(a, b, out=...)
 
 
@@ -115,7 +136,7 @@ def mv(a, v):
 def dot(a, b):
     if a.ndim != 1 or b.ndim != 1:
         raise ValueError(f"1D tensors expected, but got {a.ndim}D and {b.ndim}D tensors")
-    _same_dtype(a, b, "dot : expected both vectors to have same dtype")
+    _matmul_dtypes(a, b)
     return matmul(a, b)
 
 

@@ -31,6 +31,7 @@ from numpy.lib.stride_tricks import sliding_window_view
 
 from ..registry import library as R
 from . import kernels
+from .dtypes import torch_name
 
 __all__ = ["conv", "conv_transpose", "max_pool", "avg_pool", "adaptive_avg_pool", "FAMILY"]
 
@@ -280,6 +281,14 @@ def _adaptive_bounds(length: int, out: int):
 def adaptive_avg_pool(x, output_size, nd: int):
     x, unbatched = _batched(x, nd, f"adaptive_avg_pool{nd}d")
     sizes = [x.shape[2 + i] if o is None else o for i, o in enumerate(_tuple(output_size, nd))]
+    if x.dtype.kind in "biu":
+        # torch pools floating types only; an output of 1 per dimension is its mean
+        if nd == 2 and all(o == 1 for o in sizes):
+            raise RuntimeError("mean(): could not infer output dtype. Input dtype must be either "
+                               "a floating point or complex dtype. Got: "
+                               f"{torch_name(x.dtype)}")
+        kernel = "adaptive_avg_pool2d" if nd == 2 else f"adaptive_avg_pool{nd}d_cpu"
+        raise RuntimeError(f'"{kernel}" not implemented for \'{torch_name(x.dtype)}\'')
     if nd <= 2 and kernels.is_float32(x) and x.size and \
             all(sizes[i] and x.shape[2 + i] % sizes[i] == 0 for i in range(nd)):
         # even windows: an average pooling with kernel = stride = length / size
@@ -298,6 +307,8 @@ def adaptive_avg_pool(x, output_size, nd: int):
 
 def adaptive_max_pool(x, output_size, nd: int):
     x, unbatched = _batched(x, nd, f"adaptive_max_pool{nd}d")
+    if x.dtype.kind in "biu" and nd == 2:
+        raise RuntimeError(f'"adaptive_max_pool2d" not implemented for \'{torch_name(x.dtype)}\'')
     sizes = [x.shape[2 + i] if o is None else o for i, o in enumerate(_tuple(output_size, nd))]
     bounds = [_adaptive_bounds(x.shape[2 + i], sizes[i]) for i in range(nd)]
     values = np.zeros(x.shape[:2] + tuple(sizes), x.dtype)

@@ -720,13 +720,33 @@ def _alpha_checked(a, b, alpha):
                         "point number.")
 
 
+def _fused_multiply_add(a, b, alpha, negate: bool):
+    """``a + alpha * b`` (``a - alpha * b``) in float32 as torch's kernels compute
+    it: ``fmadd(b, alpha, a)``, one rounding, where numpy would round the product
+    first.  A float32 product is exact in float64, so the float64 sum rounded to
+    float32 is the fused result (but for a double rounding too rare to matter)."""
+    x = _operand(a, np.dtype(np.float32)).astype(np.float64)
+    y = _operand(b, np.dtype(np.float32)).astype(np.float64)
+    k = np.float64(np.float32(alpha))
+    try:
+        out = x - k * y if negate else x + k * y
+    except ValueError as exc:
+        raise _broadcast_error(exc, a, b) from None
+    return as_array(out.astype(np.float32))
+
+
 def _with_alpha(plain: Callable, reverse: bool = False) -> Callable:
     """``self + alpha * other`` (``rsub``: ``other - alpha * self``) from the plain
-    binary operator; a constant ``alpha`` of 1 is resolved when the Code is built."""
+    binary operator; a constant ``alpha`` of 1 is resolved when the Code is built.
+    In float32 the product and the sum are fused, as in torch's kernels."""
+    negate = plain is _sub
     def op(a, b, alpha=1):
         if type(alpha) is not int:  # torch refuses a float alpha, 1.0 included
             _alpha_checked(a, b, alpha)
         if alpha != 1:
+            if type(alpha) in (int, float) and result_type(a, b) == np.float32:
+                return _fused_multiply_add(b, a, alpha, negate) if reverse else \
+                    _fused_multiply_add(a, b, alpha, negate)
             if reverse:
                 return plain(b, _mul(a, alpha))
             return plain(a, _mul(b, alpha))
