@@ -74,6 +74,8 @@ def _index_tuple(a: np.ndarray, indices: Sequence[Optional[np.ndarray]]) -> tupl
 
 def _translate_index_error(exc: IndexError) -> IndexError:
     m = _NUMPY_OUT_OF_BOUNDS.search(str(exc))
+    if m and m.group(3) == "0":  # torch names neither index nor dimension then
+        return IndexError("index is out of bounds for dimension with size 0")
     if m:
         return IndexError(f"index {m.group(1)} is out of bounds for dimension {m.group(2)} "
                            f"with size {m.group(3)}")
@@ -307,6 +309,8 @@ def index_select(a, dim, idx):
     if a.ndim == 0:
         return a.reshape(1)[idx.reshape(-1)].reshape(idx.shape[:0]) if idx.size == 1 else \
             a.reshape(1)[idx.reshape(-1)]
+    if a.shape[d] == 0 and idx.size:
+        raise IndexError("index_select(): self indexing axis dim should be positive")
     try:
         return np.take(a, idx.reshape(-1), axis=d)
     except IndexError as exc:

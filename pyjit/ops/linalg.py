@@ -23,7 +23,7 @@ import math
 import numpy as np
 
 from ..registry import library as R
-from .dims import as_array, reduce_axes, wrap_dim, wrap_dims
+from .dims import as_array, broadcast_shapes, reduce_axes, wrap_dim, wrap_dims
 from .dtypes import meta_name, to_dtype, torch_name
 from ..fperrors import ignoring
 from .pointwise import out_form
@@ -104,9 +104,16 @@ def matmul(a, b):
                          "the same number of elements, but got %d and %d elements "
                          "respectively" % (a.shape[0], b.shape[0], a.shape[0], b.shape[0]))
     _matmul_dtypes(a, b)
+    if a.ndim > 2 or b.ndim > 2:  # the batch dimensions broadcast, in torch's words
+        broadcast_shapes(a.shape[:-2] if a.ndim > 1 else (), b.shape[:-2] if b.ndim > 1 else ())
     try:
         return np.matmul(a, b, out=...)
     except ValueError:
+        if b.ndim > 2:  # torch multiplies a batched right operand with bmm
+            batch = int(np.prod(broadcast_shapes(a.shape[:-2], b.shape[:-2])))
+            raise ValueError(f"Expected size for first two dimensions of batch2 tensor to be: "
+                             f"[{batch}, {a.shape[-1]}] but got: [{batch}, {b.shape[-2]}].") \
+                from None
         rows = a.shape[-2] if a.ndim > 1 else 1
         raise ValueError(f"mat1 and mat2 shapes cannot be multiplied ({rows}x{a.shape[-1]} "
                          f"and {b.shape[-2] if b.ndim > 1 else b.shape[0]}x"
@@ -171,7 +178,24 @@ def addr(a, v1, v2, beta=1, alpha=1):
     return _scaled_sum(beta, a, alpha, np.outer(v1, v2))
 
 
+def _einsum_checks(equation: str, tensors) -> None:
+    """torch's checks of an einsum's operands: each operand's subscripts (no
+    ellipsis) as many as its dimensions, and one dtype (the bmm it reduces to
+    refuses two, in bmm's words)."""
+    inputs = equation.replace(" ", "").split("->")[0].split(",")
+    for i, (subscripts, t) in enumerate(zip(inputs, tensors)):
+        if "..." not in subscripts and len(subscripts) != t.ndim:
+            raise ValueError(f"einsum(): the number of subscripts in the equation "
+                             f"({len(subscripts)}) does not match the number of dimensions "
+                             f"({t.ndim}) for operand {i} and no ellipsis was given")
+    for t in tensors[1:]:
+        if t.dtype != tensors[0].dtype:
+            raise TypeError(f"expected scalar type {torch_name(tensors[0].dtype)} but found "
+                            f"{torch_name(t.dtype)}")
+
+
 def einsum(equation: str, tensors, path=None):
+    _einsum_checks(equation, tensors)
     try:
         return as_array(np.einsum(equation.replace(" ", ""), *tensors))
     except ValueError as exc:
@@ -190,6 +214,14 @@ def multi_dot(tensors):
 
 
 def cross(a, b, dim=None):
+    if a.ndim != b.ndim:
+        raise ValueError("linalg.cross: inputs must have the same number of dimensions.")
+    shape = broadcast_shapes(a.shape, b.shape)
+    if dim is not None:
+        d = wrap_dim(dim, len(shape))
+        if a.shape[d] != 3 or b.shape[d] != 3:
+            raise ValueError(f"linalg.cross: inputs dimension {dim} must have length 3. Got "
+                             f"{a.shape[d]} and {b.shape[d]}")
     if dim is None:
         dim = next((i for i, n in enumerate(np.broadcast_shapes(a.shape, b.shape)) if n == 3),
                    -1)

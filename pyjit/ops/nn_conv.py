@@ -31,7 +31,7 @@ from numpy.lib.stride_tricks import sliding_window_view
 
 from ..registry import library as R
 from . import kernels
-from .dtypes import torch_name
+from .dtypes import meta_name, torch_name
 
 __all__ = ["conv", "conv_transpose", "max_pool", "avg_pool", "adaptive_avg_pool", "FAMILY"]
 
@@ -67,6 +67,8 @@ def _letters(nd: int):
 
 def conv(x, weight, bias, stride, padding, dilation, groups: int, nd: int):
     """``aten::conv{nd}d``; ``padding`` is a list or ``"same"``/``"valid"``."""
+    if groups <= 0:
+        raise ValueError("non-positive groups is not supported")
     x, unbatched = _batched(x, nd, f"conv{nd}d")
     stride, dilation = _tuple(stride, nd), _tuple(dilation, nd)
     kernel = weight.shape[2:]
@@ -74,6 +76,12 @@ def conv(x, weight, bias, stride, padding, dilation, groups: int, nd: int):
         raise ValueError(f"Given groups={groups}, weight of size {list(weight.shape)}, expected "
                          f"input{list(x.shape)} to have {weight.shape[1] * groups} channels, but "
                          f"got {x.shape[1]} channels instead")
+    if bias is not None and bias.dtype != x.dtype:
+        raise TypeError(f"Input type ({meta_name(x.dtype)}) and bias type "
+                        f"({meta_name(bias.dtype)}) should be the same")
+    if weight.dtype != x.dtype:  # torch's CPU kernel, dispatched on the input's dtype
+        raise TypeError(f"expected scalar type {torch_name(x.dtype)} but found "
+                        f"{torch_name(weight.dtype)}")
     if isinstance(padding, str):
         if padding == "valid":
             pads = [(0, 0)] * nd

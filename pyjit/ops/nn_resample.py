@@ -64,9 +64,18 @@ def pad(x, pads, mode: str = "constant", value: Optional[float] = None):
         raise ValueError(f"Padding mode \"{mode}\" doesn't take in value argument")
     pairs = _pad_pairs(x, pads)
     n_spatial = len(pads) // 2
-    if x.ndim < n_spatial + 1:
-        raise ValueError(f"Only 2D, 3D, 4D, 5D padding with non-constant padding are supported "
-                         f"for now")
+    if n_spatial not in (1, 2, 3) or x.ndim not in (n_spatial + 1, n_spatial + 2):
+        raise ValueError(f"Padding size {len(pads)} is not supported for {x.ndim}D input tensor.\n"
+                         "Supported combinations for non-constant padding:\n"
+                         "  - 2D or 3D input: padding size = 2 (pads last dimension)\n"
+                         "  - 3D or 4D input: padding size = 4 (pads last 2 dimensions)\n"
+                         "  - 4D or 5D input: padding size = 6 (pads last 3 dimensions)")
+    if mode != "circular" and x.ndim in (n_spatial + 1, n_spatial + 2) and \
+            0 in (x.shape[1:] if x.ndim == n_spatial + 2 else x.shape):
+        # reflection and replication pad non-empty inputs (the batch may be empty)
+        raise ValueError(f"Expected {n_spatial + 1}D or {n_spatial + 2}D (batch mode) tensor with "
+                         f"possibly 0 batch size and other non-zero dimensions for input, but "
+                         f"got: {list(x.shape)}")
     if mode == "reflect":
         for i, (a, b) in enumerate(pairs):
             if a >= x.shape[i] and a or b >= x.shape[i] and b:
@@ -81,6 +90,22 @@ def pad(x, pads, mode: str = "constant", value: Optional[float] = None):
 
 
 # -- interpolate ----------------------------------------------------------------------------
+
+def _non_empty(x, sizes) -> None:
+    """torch's checks of a resampling's sizes (``upsample_*_common_check``): every
+    spatial size of the input and the output positive, then the input empty only
+    in its batch."""
+    spatial = x.shape[x.ndim - len(sizes):]   # (1-d's message says "and output")
+    if min(spatial, default=1) <= 0 or min(sizes, default=1) <= 0:
+        names = "DHW"[3 - len(sizes):]
+        raise ValueError("Input and output sizes should be greater than 0, but got input ("
+                         + ", ".join(f"{c}: {v}" for c, v in zip(names, spatial))
+                         + (") and output (" if len(sizes) == 1 else ") output (")
+                         + ", ".join(f"{c}: {v}" for c, v in zip(names, sizes)) + ")")
+    if x.size == 0 and 0 in x.shape[1:]:
+        raise ValueError(f"Non-empty {x.ndim}D data tensor expected but got a tensor with sizes "
+                         f"{list(x.shape)}")
+
 
 def _refuse_integers(kernel: str, x) -> None:
     """torch's refusal of an integer (or bool) tensor by a kernel dispatched on
@@ -206,6 +231,7 @@ def upsample(x, output_size, scales, mode: str, align_corners: bool = False):
           "nearest_exact2d": 2, "nearest_exact3d": 3, "linear1d": 1, "bilinear2d": 2,
           "trilinear3d": 3, "bicubic2d": 2}[mode]
     sizes, per_dim = _output_sizes(x, nd, output_size, scales)
+    _non_empty(x, sizes)
     if mode in ("linear1d", "trilinear3d"):
         _refuse_integers("compute_indices_weights_linear", x)
     elif mode == "bicubic2d" and x.dtype != np.uint8:
@@ -302,6 +328,7 @@ def _aa_weights(in_size, out_size, align_corners, scale, filt, support, dtype=np
 def upsample_aa(x, output_size, align_corners, scales, mode: str):
     filt, support = _AA_FILTERS[mode]
     sizes, per_dim = _output_sizes(x, 2, output_size, scales)
+    _non_empty(x, sizes)
     if x.dtype != np.uint8 and (x.dtype.kind in "biu" or x.dtype == np.float16):
         # torch's antialiased kernels take uint8 and float32/float64 only
         raise RuntimeError(f'"compute_index_ranges_weights" not implemented for '
@@ -403,7 +430,10 @@ def grid_sampler(x, grid, mode: int, padding_mode: int, align_corners: bool):
     bilinear/trilinear (mode 0) or nearest (1) sampling, zeros (0), border (1) or
     reflection (2) padding.  ``grid[..., 0]`` is x (the last dimension)."""
     nd = x.ndim - 2
-    if nd not in (2, 3) or grid.shape[-1] != nd:
+    if grid.shape[-1] != nd:
+        raise ValueError(f"grid_sampler(): expected grid to have size {nd} in last dimension, "
+                         f"but got grid with sizes {list(grid.shape)}")
+    if nd not in (2, 3):
         raise ValueError(f"grid_sampler(): expected 4D or 5D input and a grid of matching "
                          f"dimension, but got input of shape {list(x.shape)} and grid of "
                          f"shape {list(grid.shape)}")
