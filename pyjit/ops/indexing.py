@@ -175,7 +175,7 @@ def _prefix(a: np.ndarray, shape: tuple, d: int) -> np.ndarray:
 
 def _full_index(idx: np.ndarray, d: int, size: int) -> tuple:
     """The coordinates ``idx`` addresses, dimension ``d`` replaced by its values."""
-    if idx.size and (idx.min() < -size or idx.max() >= size):
+    if idx.size and (idx.min() < 0 or idx.max() >= size):  # gather/scatter never wrap
         bad = idx.max() if idx.max() >= size else idx.min()
         raise IndexError(f"index {bad} is out of bounds for dimension {d} with size {size}")
     grid = list(np.indices(idx.shape, sparse=True))

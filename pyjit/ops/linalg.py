@@ -784,6 +784,39 @@ def tensorsolve(a, b, dims=None):
     return as_array(np.linalg.tensorsolve(a, b, None if dims is None else tuple(dims)))
 
 
+# -- half precision -----------------------------------------------------------------------
+
+def _refusing_half(fn, message: str):
+    """``fn`` refusing a float16 (or bfloat16) first operand with torch's words:
+    its LAPACK-backed kernels are dispatched on float, double and their complex
+    types only (numpy's linalg would fail in its own words)."""
+    def op(a, *rest, **kw):
+        if type(a) is np.ndarray and a.dtype == np.float16:
+            raise TypeError(message)
+        return fn(a, *rest, **kw)
+    op.__name__ = fn.__name__
+    op.__doc__ = fn.__doc__
+    return op
+
+
+_LOW = "Low precision dtypes not supported. Got Half"
+det = _refusing_half(det, "\"lu_cpu\" not implemented for 'Half'")
+slogdet = _refusing_half(slogdet, f"linalg.slogdet: {_LOW}")
+inv = _refusing_half(inv, f"linalg.inv: {_LOW}")
+inv_ex = _refusing_half(inv_ex, f"linalg.inv: {_LOW}")
+solve = _refusing_half(solve, "\"lu_cpu\" not implemented for 'Half'")
+solve_ex = _refusing_half(solve_ex, "\"lu_cpu\" not implemented for 'Half'")
+lu_factor = _refusing_half(lu_factor, "\"lu_cpu\" not implemented for 'Half'")
+lu_factor_ex = _refusing_half(lu_factor_ex, "\"lu_cpu\" not implemented for 'Half'")
+lu = _refusing_half(lu, "\"lu_cpu\" not implemented for 'Half'")
+svd = _refusing_half(svd, "\"linalg_svd_cpu\" not implemented for 'Half'")
+svdvals = _refusing_half(svdvals, "\"linalg_svd_cpu\" not implemented for 'Half'")
+qr = _refusing_half(qr, "\"geqrf_cpu\" not implemented for 'Half'")
+eigh = _refusing_half(eigh, "\"linalg_eigh_cpu\" not implemented for 'Half'")
+eig = _refusing_half(eig, "\"linalg_eig_out_cpu\" not implemented for 'Half'")
+cholesky = _refusing_half(cholesky, "\"cholesky_cpu\" not implemented for 'Half'")
+
+
 # -- registration ------------------------------------------------------------------------
 
 _T, _S = "Tensor", "Scalar"

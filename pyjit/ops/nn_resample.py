@@ -430,6 +430,10 @@ def grid_sampler(x, grid, mode: int, padding_mode: int, align_corners: bool):
     bilinear/trilinear (mode 0) or nearest (1) sampling, zeros (0), border (1) or
     reflection (2) padding.  ``grid[..., 0]`` is x (the last dimension)."""
     nd = x.ndim - 2
+    if x.shape[0] != grid.shape[0]:
+        raise ValueError(f"grid_sampler(): expected grid and input to have same batch size, but "
+                         f"got input with sizes {list(x.shape)} and grid with sizes "
+                         f"{list(grid.shape)}")
     if grid.shape[-1] != nd:
         raise ValueError(f"grid_sampler(): expected grid to have size {nd} in last dimension, "
                          f"but got grid with sizes {list(grid.shape)}")
