@@ -32,20 +32,23 @@ from pyjit.compilation_unit import CompilationUnit
 from pyjit.interpreter import Function
 from pyjit.ir.parser import parse_ir
 
+_LIBRARIES = {"torchvision": {"0.29.1+cu130"}, "kornia": {"0.9.0"}, "torchmetrics": {"1.9.0"}}
+
 #: The corpora, each a fixture directory with what it holds: the libraries and
 #: their versions, the functions pyjit does not run yet (each with the failure it
 #: stops at), and the README's sentence stating its measured rate.
 CORPORA = {
     # tools/fixtures/real_programs.py: torchvision v2, ops; kornia; torchmetrics
     "real": {
-        "libraries": {"torchvision": {"0.29.1+cu130"}, "kornia": {"0.9.0"}, "torchmetrics": {"1.9.0"}},
+        "libraries": _LIBRARIES,
         "not_yet": {},
-        "readme": "of {attempted} tried, torch scripts {total}, and pyjit runs {passing} of them on both loops",
+        "readme": "of {attempted} tried, torch scripts {total}, and pyjit runs {passing} of them "
+                  "on both loops",
     },
     # tools/fixtures/real_programs3.py: torchvision v1 and its tensor kernels; kornia's
     # camera, epipolar, depth... modules; torchmetrics' kernels
     "real3": {
-        "libraries": {"torchvision": {"0.29.1+cu130"}, "kornia": {"0.9.0"}, "torchmetrics": {"1.9.0"}},
+        "libraries": _LIBRARIES,
         "not_yet": {
             "torchvision.transforms.v2.functional.perspective":
                 "one pixel of 75 is 184 for torch's 183: the perspective grid is a float32 "
@@ -71,7 +74,8 @@ def test_the_real_fixtures_say_where_each_function_comes_from(corpus):
     meta, fixtures = _meta(corpus), load(corpus)
     assert meta["torch"].startswith("2.14.1")
     assert len(fixtures.entries) >= 100
-    assert meta["attempted"] == len(fixtures.entries) + len(meta["refused"]) + len(meta["unrecorded"])
+    assert meta["attempted"] == \
+        len(fixtures.entries) + len(meta["refused"]) + len(meta["unrecorded"])
     libraries = {}
     for entry in fixtures.entries + meta["refused"] + meta["unrecorded"]:
         assert entry["qualname"].startswith(entry["library"] + "."), entry["name"]
@@ -86,7 +90,8 @@ def test_the_corpora_do_not_repeat_a_function():
     for corpus in CORPORA:
         meta = _meta(corpus)
         for entry in load(corpus).entries + meta["refused"] + meta["unrecorded"]:
-            assert entry["qualname"] not in seen, (entry["name"], corpus, seen.get(entry["qualname"]))
+            assert entry["qualname"] not in seen, \
+                (entry["name"], corpus, seen.get(entry["qualname"]))
             seen[entry["qualname"]] = corpus
 
 

@@ -110,8 +110,9 @@ def index_put_(a, indices, values, accumulate: bool = False):
         except IndexError as exc:
             raise _translate_index_error(exc) from None
         if values.ndim > len(result):
-            raise ValueError(f"shape mismatch: value tensor of shape {shape_list(values.shape)} "
-                             f"cannot be broadcast to indexing result of shape {shape_list(result)}")
+            raise ValueError(f"shape mismatch: value tensor of shape "
+                             f"{shape_list(values.shape)} cannot be broadcast to indexing "
+                             f"result of shape {shape_list(result)}")
     try:
         if accumulate:
             np.add.at(a, idx, values)

@@ -413,7 +413,8 @@ def _batch_inverse(a):
     except np.linalg.LinAlgError:
         pass
     flat = a.reshape((-1,) + a.shape[-2:])
-    out = np.empty(flat.shape, np.result_type(a.dtype, np.float32) if a.dtype.kind != "c" else a.dtype)
+    dtype = np.result_type(a.dtype, np.float32) if a.dtype.kind != "c" else a.dtype
+    out = np.empty(flat.shape, dtype)
     info = np.zeros(flat.shape[0], np.int32)
     for i, m in enumerate(flat):
         try:

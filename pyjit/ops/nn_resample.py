@@ -172,7 +172,8 @@ def _fixed_point(mat):
     while precision < 22 and int(0.5 + top * (1 << (precision + 1))) < (1 << 15):
         precision += 1
     scaled = mat * (1 << precision)
-    return np.where(scaled < 0, scaled - 0.5, scaled + 0.5).astype(np.int16).astype(np.int64), precision
+    rounded = np.where(scaled < 0, scaled - 0.5, scaled + 0.5).astype(np.int16)
+    return rounded.astype(np.int64), precision
 
 
 def _interp_weights(in_size, out_size, align_corners, scale, filt, taps):
@@ -305,9 +306,10 @@ def _aa_weights(in_size, out_size, align_corners, scale, filt, support, dtype=np
     """The resampling matrix ``(out, in)`` of torch's antialiased kernels
     (``_compute_indices_min_size_weights_aa``, PIL's method): output ``i`` is
     centred at ``scale * (i + 0.5)`` and averages the inputs under the filter,
-    stretched by the downscaling factor, its weights normalised to sum 1.  ``support`` is the filter's at scale 1; the centre and
-    the tap range are computed in ``dtype`` (the input's float type, float64 for
-    uint8) and truncated as C++ casts truncate, so a tap falls where torch's does."""
+    stretched by the downscaling factor, its weights normalised to sum 1.
+    ``support`` is the filter's at scale 1; the centre and the tap range are
+    computed in ``dtype`` (the input's float type, float64 for uint8) and
+    truncated as C++ casts truncate, so a tap falls where torch's does."""
     t = dtype.type if isinstance(dtype, np.dtype) else np.dtype(dtype).type
     s = t(_scale(in_size, out_size, align_corners, scale))
     width = t(support) * s if s >= 1 else t(support)
