@@ -190,7 +190,9 @@ def test_non_contiguous_and_empty_inputs(kernel_set):
     rng = np.random.default_rng(3)
     x = rng.standard_normal((1, 4, 9, 9)).astype(np.float32).transpose(0, 1, 3, 2)
     w = rng.standard_normal((6, 4, 3, 3)).astype(np.float32)
-    expected = nn_conv.conv(x.astype(np.float64), w, None, [1, 1], [1, 1], [1, 1], 1, 2)
+    # the float64 reference takes both operands in float64: torch refuses mixed dtypes
+    expected = nn_conv.conv(x.astype(np.float64), w.astype(np.float64), None, [1, 1], [1, 1],
+                            [1, 1], 1, 2)
     got = nn_conv.conv(x, w, None, [1, 1], [1, 1], [1, 1], 1, 2)
     np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-5)
     empty = np.zeros((0, 4, 9, 9), np.float32)

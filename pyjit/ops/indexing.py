@@ -74,6 +74,8 @@ def _index_tuple(a: np.ndarray, indices: Sequence[Optional[np.ndarray]]) -> tupl
 
 def _translate_index_error(exc: IndexError) -> IndexError:
     m = _NUMPY_OUT_OF_BOUNDS.search(str(exc))
+    if m and m.group(3) == "0":  # torch names neither index nor dimension then
+        return IndexError("index is out of bounds for dimension with size 0")
     if m:
         return IndexError(f"index {m.group(1)} is out of bounds for dimension {m.group(2)} "
                            f"with size {m.group(3)}")
@@ -100,6 +102,17 @@ def index_put_(a, indices, values, accumulate: bool = False):
                         f"{torch_name(a.dtype)} for the destination and "
                         f"{torch_name(values.dtype)} for the source.")
     idx = _index_tuple(a, indices)
+    if type(values) is _ndarray and values.ndim and values.shape[0] == 1:
+        # numpy drops a value's leading 1s to fit the result; torch expands the
+        # value to the result's shape (is_expandable_to), which more dimensions fail
+        try:
+            result = a[idx].shape
+        except IndexError as exc:
+            raise _translate_index_error(exc) from None
+        if values.ndim > len(result):
+            raise ValueError(f"shape mismatch: value tensor of shape "
+                             f"{shape_list(values.shape)} cannot be broadcast to indexing "
+                             f"result of shape {shape_list(result)}")
     try:
         if accumulate:
             np.add.at(a, idx, values)
@@ -169,7 +182,7 @@ def _prefix(a: np.ndarray, shape: tuple, d: int) -> np.ndarray:
 
 def _full_index(idx: np.ndarray, d: int, size: int) -> tuple:
     """The coordinates ``idx`` addresses, dimension ``d`` replaced by its values."""
-    if idx.size and (idx.min() < -size or idx.max() >= size):
+    if idx.size and (idx.min() < 0 or idx.max() >= size):  # gather/scatter never wrap
         bad = idx.max() if idx.max() >= size else idx.min()
         raise IndexError(f"index {bad} is out of bounds for dimension {d} with size {size}")
     grid = list(np.indices(idx.shape, sparse=True))
@@ -210,12 +223,53 @@ def _scatter_into(out, d, idx, src, reduce: Optional[str]):
     return out
 
 
+def _scatter_shape_check(a, d: int, idx, src) -> None:
+    """torch's checks of a scatter's shapes (``scatter_shape_check``), in its order
+    and words: the index has self's number of dimensions (a 0-d tensor counting as
+    1-d) and src's, and is no larger than self outside ``d`` nor than src anywhere.
+    An empty index is never checked.  Sizes are read as torch reads them, so a src
+    of fewer dimensions fails on reading one, before the dimension check."""
+    if idx.size == 0:
+        return
+    dims = max(a.ndim, 1)
+    if max(idx.ndim, 1) != dims:
+        raise RuntimeError("Index tensor must have the same number of dimensions as self tensor")
+
+    def size(t, k):
+        return t.shape[wrap_dim(k, t.ndim)] if t.ndim else 1
+    wrong = any(k != d and size(idx, k) > size(a, k) for k in range(dims))
+    tensor_src = type(src) is _ndarray
+    if not wrong and tensor_src:
+        wrong = any(size(idx, k) > size(src, k) for k in range(dims))
+    if tensor_src and max(src.ndim, 1) != dims:
+        raise RuntimeError("Index tensor must have the same number of dimensions as src tensor")
+    if wrong:
+        tail = f" and to be no larger size than src {shape_list(src.shape)}" if tensor_src else ""
+        raise RuntimeError(f"Expected index {shape_list(idx.shape)} to be no larger than self "
+                           f"{shape_list(a.shape)} apart from dimension {d}{tail}")
+
+
+def _one_d(a, idx, src):
+    """A 0-d index (and src) of a 1-d self as 1-d: torch counts a 0-d tensor as one
+    of size 1 (``ensure_nonempty_dim``), numpy's grid would not."""
+    if a.ndim == 1 and idx.ndim == 0:
+        idx = idx.reshape(1)
+        if type(src) is _ndarray and src.ndim == 0:
+            src = src.reshape(1)
+    return idx, src
+
+
 def scatter(a, dim, idx, src, reduce: Optional[str] = None, inplace: bool = False):
     _check_index_tensor("scatter", idx)
     if reduce is not None and reduce not in ("add", "multiply"):
         raise ValueError("reduce argument must be either add or multiply.")
+    d = wrap_dim(dim, a.ndim)
+    _scatter_shape_check(a, d, idx, src)
     out = a if inplace else a.copy()
-    return _scatter_into(out, wrap_dim(dim, a.ndim), idx, src, reduce)
+    if idx.size == 0:  # nothing to write, whatever the shapes (torch checks none)
+        return out
+    idx, src = _one_d(a, idx, src)
+    return _scatter_into(out, d, idx, src, reduce)
 
 
 def scatter_reduce(a, dim, idx, src, reduce: str, include_self: bool = True,
@@ -224,7 +278,11 @@ def scatter_reduce(a, dim, idx, src, reduce: str, include_self: bool = True,
         raise ValueError("reduce argument must be either sum, prod, mean, amax or amin, got "
                          f"{reduce}")
     d = wrap_dim(dim, a.ndim)
+    _scatter_shape_check(a, d, idx, src)
     out = a if inplace else a.copy()
+    if idx.size == 0:
+        return out
+    idx, src = _one_d(a, idx, src)
     where = _full_index(idx, d, out.shape[d]) if out.ndim else ()
     values = _prefix(src, idx.shape, -1)[tuple(slice(0, n) for n in idx.shape)]
     if not include_self:
@@ -258,6 +316,8 @@ def index_select(a, dim, idx):
     if a.ndim == 0:
         return a.reshape(1)[idx.reshape(-1)].reshape(idx.shape[:0]) if idx.size == 1 else \
             a.reshape(1)[idx.reshape(-1)]
+    if a.shape[d] == 0 and idx.size:
+        raise IndexError("index_select(): self indexing axis dim should be positive")
     try:
         return np.take(a, idx.reshape(-1), axis=d)
     except IndexError as exc:

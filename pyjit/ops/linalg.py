@@ -46,6 +46,25 @@ def _same_dtype(a, b, what="expected m1 and m2 to have the same dtype") -> None:
         raise TypeError(f"{what}, but got: {meta_name(a.dtype)} != {meta_name(b.dtype)}")
 
 
+def _matmul_dtypes(a, b) -> None:
+    """torch's refusal of operands of different dtypes, in the words of the kernel
+    its ``matmul`` reaches for these ranks: ``dot`` for two vectors, ``mv`` (an
+    ``addmv``) for a vector on the right, ``mm`` for a matrix on the right (the
+    left folded to 2-D), ``bmm`` otherwise."""
+    if a.dtype == b.dtype:
+        return
+    left, right = torch_name(a.dtype), torch_name(b.dtype)
+    if a.ndim == 1 and b.ndim == 1:
+        raise TypeError(f"dot : expected both vectors to have same dtype, but found {left} and "
+                        f"{right}")
+    if b.ndim == 1:
+        raise TypeError(f"addmv input tensors must have the same dtype, but got {right}, "
+                        f"{left}, and {right}")
+    if b.ndim == 2:
+        _same_dtype(a, b)
+    raise TypeError(f"expected scalar type {left} but found {right}")
+
+
 def _square(name: str, a: np.ndarray) -> None:
     if a.ndim < 2:
         raise ValueError(f"linalg.{name}: The input tensor A must have at least 2 dimensions.")
@@ -88,10 +107,17 @@ def matmul(a, b):
         raise ValueError("inconsistent tensor size, expected tensor [%d] and src [%d] to have "
                          "the same number of elements, but got %d and %d elements "
                          "respectively" % (a.shape[0], b.shape[0], a.shape[0], b.shape[0]))
-    _same_dtype(a, b)
+    _matmul_dtypes(a, b)
+    if a.ndim > 2 or b.ndim > 2:  # the batch dimensions broadcast, in torch's words
+        broadcast_shapes(a.shape[:-2] if a.ndim > 1 else (), b.shape[:-2] if b.ndim > 1 else ())
     try:
         return np.matmul(a, b, out=...)
     except ValueError:
+        if b.ndim > 2:  # torch multiplies a batched right operand with bmm
+            batch = int(np.prod(broadcast_shapes(a.shape[:-2], b.shape[:-2])))
+            raise ValueError(f"Expected size for first two dimensions of batch2 tensor to be: "
+                             f"[{batch}, {a.shape[-1]}] but got: [{batch}, {b.shape[-2]}].") \
+                from None
         rows = a.shape[-2] if a.ndim > 1 else 1
         raise ValueError(f"mat1 and mat2 shapes cannot be multiplied ({rows}x{a.shape[-1]} "
                          f"and {b.shape[-2] if b.ndim > 1 else b.shape[0]}x"
@@ -106,7 +132,9 @@ def bmm(a, b):
     if a.shape[0] != b.shape[0] or a.shape[2] != b.shape[1]:
         raise ValueError(f"Expected size for first two dimensions of batch2 tensor to be: "
                          f"[{a.shape[0]}, {a.shape[2]}] but got: [{b.shape[0]}, {b.shape[1]}].")
-    _same_dtype(a, b, "expected scalar type")
+    if a.dtype != b.dtype:
+        raise TypeError(f"expected scalar type {torch_name(a.dtype)} but found "
+                        f"{torch_name(b.dtype)}")
     return np.matmul(a, b, out=...)
 
 
@@ -119,7 +147,7 @@ def mv(a, v):
 def dot(a, b):
     if a.ndim != 1 or b.ndim != 1:
         raise ValueError(f"1D tensors expected, but got {a.ndim}D and {b.ndim}D tensors")
-    _same_dtype(a, b, "dot : expected both vectors to have same dtype")
+    _matmul_dtypes(a, b)
     return matmul(a, b)
 
 
@@ -154,8 +182,25 @@ def addr(a, v1, v2, beta=1, alpha=1):
     return _scaled_sum(beta, a, alpha, np.outer(v1, v2))
 
 
+def _einsum_checks(equation: str, tensors) -> None:
+    """torch's checks of an einsum's operands: each operand's subscripts (no
+    ellipsis) as many as its dimensions, and one dtype (the bmm it reduces to
+    refuses two, in bmm's words)."""
+    inputs = equation.replace(" ", "").split("->")[0].split(",")
+    for i, (subscripts, t) in enumerate(zip(inputs, tensors)):
+        if "..." not in subscripts and len(subscripts) != t.ndim:
+            raise ValueError(f"einsum(): the number of subscripts in the equation "
+                             f"({len(subscripts)}) does not match the number of dimensions "
+                             f"({t.ndim}) for operand {i} and no ellipsis was given")
+    for t in tensors[1:]:
+        if t.dtype != tensors[0].dtype:
+            raise TypeError(f"expected scalar type {torch_name(tensors[0].dtype)} but found "
+                            f"{torch_name(t.dtype)}")
+
+
 def einsum(equation: str, tensors, path=None):
     equation = equation.replace(" ", "")
+    _einsum_checks(equation, tensors)
     try:
         return as_array(np.einsum(equation, *tensors))
     except ValueError as exc:
@@ -240,6 +285,14 @@ def multi_dot(tensors):
 
 
 def cross(a, b, dim=None):
+    if a.ndim != b.ndim:
+        raise ValueError("linalg.cross: inputs must have the same number of dimensions.")
+    shape = broadcast_shapes(a.shape, b.shape)
+    if dim is not None:
+        d = wrap_dim(dim, len(shape))
+        if a.shape[d] != 3 or b.shape[d] != 3:
+            raise ValueError(f"linalg.cross: inputs dimension {dim} must have length 3. Got "
+                             f"{a.shape[d]} and {b.shape[d]}")
     if dim is None:
         dim = next((i for i, n in enumerate(np.broadcast_shapes(a.shape, b.shape)) if n == 3),
                    -1)
@@ -392,22 +445,80 @@ def logdet(a):
                         ).astype(a.dtype)
 
 
+def _lu_solve_identity(m):
+    """One square matrix's inverse the way LAPACK's LU solve reaches it, and the
+    ``info`` it reports: the 1-based position of the first exactly zero pivot of
+    ``getrf`` (partial pivoting, the first largest magnitude), 0 for none.  Only a
+    singular matrix comes here; its inverse is the triangular solves of the
+    identity carried through IEEE arithmetic (a zero pivot divides to inf, 0/0
+    and 0*inf to nan), as torch's ``linalg_inv_ex`` returns it."""
+    n = m.shape[0]
+    lu = m.copy()
+    perm = np.arange(n)
+    info = 0
+    with ignoring():
+        for k in range(n):
+            p = k + int(np.argmax(np.abs(lu[k:, k])))
+            if lu[p, k] != 0:
+                if p != k:
+                    lu[[k, p]] = lu[[p, k]]
+                    perm[[k, p]] = perm[[p, k]]
+                lu[k + 1:, k] /= lu[k, k]
+            elif info == 0:
+                info = k + 1
+            lu[k + 1:, k + 1:] -= np.outer(lu[k + 1:, k], lu[k, k + 1:])
+        x = np.eye(n, dtype=m.dtype)[perm]
+        for k in range(n):  # L y = P I, L unit lower triangular
+            x[k + 1:] -= np.outer(lu[k + 1:, k], x[k])
+        for k in range(n - 1, -1, -1):  # U x = y, every row divided, zero or not
+            x[k] /= lu[k, k]
+            x[:k] -= np.outer(lu[:k, k], x[k])
+    return x, info
+
+
+def _batch_inverse(a):
+    """``inv_ex`` of a (batch of) square matrices: the inverses and the ``info``
+    of each, a singular matrix spoiling only its own entry of the batch."""
+    try:
+        return as_array(np.linalg.inv(a)), np.zeros(a.shape[:-2], np.int32)
+    except np.linalg.LinAlgError:
+        pass
+    flat = a.reshape((-1,) + a.shape[-2:])
+    dtype = np.result_type(a.dtype, np.float32) if a.dtype.kind != "c" else a.dtype
+    out = np.empty(flat.shape, dtype)
+    info = np.zeros(flat.shape[0], np.int32)
+    for i, m in enumerate(flat):
+        try:
+            out[i] = np.linalg.inv(m)
+        except np.linalg.LinAlgError:
+            out[i], info[i] = _lu_solve_identity(m.astype(out.dtype))
+    return as_array(out.reshape(a.shape)), as_array(info.reshape(a.shape[:-2]))
+
+
+def _singular_error(info):
+    """torch's error for the first singular matrix of ``info``, naming its batch
+    element when there is a batch."""
+    flat = info.reshape(-1)
+    bad = int(np.flatnonzero(flat)[0])
+    where = f"(Batch element {bad}): " if info.ndim else ""
+    return ValueError(f"linalg.inv: {where}The diagonal element {int(flat[bad])} is zero, the "
+                      "inversion could not be completed because the input matrix is singular.")
+
+
 def inv(a):
     _square("inv", a)
-    try:
-        return as_array(np.linalg.inv(a))
-    except np.linalg.LinAlgError:
-        raise ValueError("linalg.inv: The diagonal element 1 is zero, the inversion could not "
-                         "be completed because the input matrix is singular.") from None
+    inverse, info = _batch_inverse(a)
+    if info.any():
+        raise _singular_error(info)
+    return inverse
 
 
 def inv_ex(a, check_errors=False):
-    try:
-        return inv(a), np.zeros(a.shape[:-2], np.int32)
-    except ValueError:
-        if check_errors:
-            raise
-        return np.full(a.shape, np.nan, a.dtype), np.ones(a.shape[:-2], np.int32)
+    _square("inv", a)
+    inverse, info = _batch_inverse(a)
+    if check_errors and info.any():
+        raise _singular_error(info)
+    return inverse, info
 
 
 def _solve_rhs(a, b, left=True):
@@ -1051,6 +1162,39 @@ def ldl_solve(ld, pivots, b, hermitian=False):
     for i in range(x.shape[0]):
         _sytrs_lower(fl[i], fp[i], x[i], bool(hermitian))
     return x.reshape(batch + (n, nrhs))
+
+
+# -- half precision -----------------------------------------------------------------------
+
+def _refusing_half(fn, message: str):
+    """``fn`` refusing a float16 (or bfloat16) first operand with torch's words:
+    its LAPACK-backed kernels are dispatched on float, double and their complex
+    types only (numpy's linalg would fail in its own words)."""
+    def op(a, *rest, **kw):
+        if type(a) is np.ndarray and a.dtype == np.float16:
+            raise TypeError(message)
+        return fn(a, *rest, **kw)
+    op.__name__ = fn.__name__
+    op.__doc__ = fn.__doc__
+    return op
+
+
+_LOW = "Low precision dtypes not supported. Got Half"
+det = _refusing_half(det, "\"lu_cpu\" not implemented for 'Half'")
+slogdet = _refusing_half(slogdet, f"linalg.slogdet: {_LOW}")
+inv = _refusing_half(inv, f"linalg.inv: {_LOW}")
+inv_ex = _refusing_half(inv_ex, f"linalg.inv: {_LOW}")
+solve = _refusing_half(solve, "\"lu_cpu\" not implemented for 'Half'")
+solve_ex = _refusing_half(solve_ex, "\"lu_cpu\" not implemented for 'Half'")
+lu_factor = _refusing_half(lu_factor, "\"lu_cpu\" not implemented for 'Half'")
+lu_factor_ex = _refusing_half(lu_factor_ex, "\"lu_cpu\" not implemented for 'Half'")
+lu = _refusing_half(lu, "\"lu_cpu\" not implemented for 'Half'")
+svd = _refusing_half(svd, "\"linalg_svd_cpu\" not implemented for 'Half'")
+svdvals = _refusing_half(svdvals, "\"linalg_svd_cpu\" not implemented for 'Half'")
+qr = _refusing_half(qr, "\"geqrf_cpu\" not implemented for 'Half'")
+eigh = _refusing_half(eigh, "\"linalg_eigh_cpu\" not implemented for 'Half'")
+eig = _refusing_half(eig, "\"linalg_eig_out_cpu\" not implemented for 'Half'")
+cholesky = _refusing_half(cholesky, "\"cholesky_cpu\" not implemented for 'Half'")
 
 
 # -- registration ------------------------------------------------------------------------

@@ -31,6 +31,7 @@ from numpy.lib.stride_tricks import sliding_window_view
 
 from ..registry import library as R
 from . import kernels
+from .dtypes import meta_name, torch_name
 
 __all__ = ["conv", "conv_transpose", "max_pool", "avg_pool", "adaptive_avg_pool", "FAMILY"]
 
@@ -66,6 +67,8 @@ def _letters(nd: int):
 
 def conv(x, weight, bias, stride, padding, dilation, groups: int, nd: int):
     """``aten::conv{nd}d``; ``padding`` is a list or ``"same"``/``"valid"``."""
+    if groups <= 0:
+        raise ValueError("non-positive groups is not supported")
     x, unbatched = _batched(x, nd, f"conv{nd}d")
     stride, dilation = _tuple(stride, nd), _tuple(dilation, nd)
     kernel = weight.shape[2:]
@@ -73,6 +76,12 @@ def conv(x, weight, bias, stride, padding, dilation, groups: int, nd: int):
         raise ValueError(f"Given groups={groups}, weight of size {list(weight.shape)}, expected "
                          f"input{list(x.shape)} to have {weight.shape[1] * groups} channels, but "
                          f"got {x.shape[1]} channels instead")
+    if bias is not None and bias.dtype != x.dtype:
+        raise TypeError(f"Input type ({meta_name(x.dtype)}) and bias type "
+                        f"({meta_name(bias.dtype)}) should be the same")
+    if weight.dtype != x.dtype:  # torch's CPU kernel, dispatched on the input's dtype
+        raise TypeError(f"expected scalar type {torch_name(x.dtype)} but found "
+                        f"{torch_name(weight.dtype)}")
     if isinstance(padding, str):
         if padding == "valid":
             pads = [(0, 0)] * nd
@@ -280,6 +289,14 @@ def _adaptive_bounds(length: int, out: int):
 def adaptive_avg_pool(x, output_size, nd: int):
     x, unbatched = _batched(x, nd, f"adaptive_avg_pool{nd}d")
     sizes = [x.shape[2 + i] if o is None else o for i, o in enumerate(_tuple(output_size, nd))]
+    if x.dtype.kind in "biu":
+        # torch pools floating types only; an output of 1 per dimension is its mean
+        if nd == 2 and all(o == 1 for o in sizes):
+            raise RuntimeError("mean(): could not infer output dtype. Input dtype must be either "
+                               "a floating point or complex dtype. Got: "
+                               f"{torch_name(x.dtype)}")
+        kernel = "adaptive_avg_pool2d" if nd == 2 else f"adaptive_avg_pool{nd}d_cpu"
+        raise RuntimeError(f'"{kernel}" not implemented for \'{torch_name(x.dtype)}\'')
     if nd <= 2 and kernels.is_float32(x) and x.size and \
             all(sizes[i] and x.shape[2 + i] % sizes[i] == 0 for i in range(nd)):
         # even windows: an average pooling with kernel = stride = length / size
@@ -298,6 +315,8 @@ def adaptive_avg_pool(x, output_size, nd: int):
 
 def adaptive_max_pool(x, output_size, nd: int):
     x, unbatched = _batched(x, nd, f"adaptive_max_pool{nd}d")
+    if x.dtype.kind in "biu" and nd == 2:
+        raise RuntimeError(f'"adaptive_max_pool2d" not implemented for \'{torch_name(x.dtype)}\'')
     sizes = [x.shape[2 + i] if o is None else o for i, o in enumerate(_tuple(output_size, nd))]
     bounds = [_adaptive_bounds(x.shape[2 + i], sizes[i]) for i in range(nd)]
     values = np.zeros(x.shape[:2] + tuple(sizes), x.dtype)

@@ -131,6 +131,8 @@ def poisson_nll_loss(x, y, log_input=True, full=False, eps=1e-8, reduction=1):
 
 
 def kl_div(x, y, reduction=1, log_target=False):
+    if x.dtype.kind in "biu" or y.dtype.kind in "biu":
+        raise ValueError("kl_div: Integral inputs not supported.")
     a, t = x.astype(_F64), y.astype(_F64)
     if log_target:
         terms = np.exp(t) * (t - a)

@@ -23,6 +23,7 @@ import numpy as np
 
 from ..registry import library as R
 from .dims import as_array
+from .dtypes import torch_name
 
 __all__ = ["pad", "upsample", "grid_sampler", "FAMILY"]
 
@@ -63,9 +64,18 @@ def pad(x, pads, mode: str = "constant", value: Optional[float] = None):
         raise ValueError(f"Padding mode \"{mode}\" doesn't take in value argument")
     pairs = _pad_pairs(x, pads)
     n_spatial = len(pads) // 2
-    if x.ndim < n_spatial + 1:
-        raise ValueError(f"Only 2D, 3D, 4D, 5D padding with non-constant padding are supported "
-                         f"for now")
+    if n_spatial not in (1, 2, 3) or x.ndim not in (n_spatial + 1, n_spatial + 2):
+        raise ValueError(f"Padding size {len(pads)} is not supported for {x.ndim}D input tensor.\n"
+                         "Supported combinations for non-constant padding:\n"
+                         "  - 2D or 3D input: padding size = 2 (pads last dimension)\n"
+                         "  - 3D or 4D input: padding size = 4 (pads last 2 dimensions)\n"
+                         "  - 4D or 5D input: padding size = 6 (pads last 3 dimensions)")
+    if mode != "circular" and x.ndim in (n_spatial + 1, n_spatial + 2) and \
+            0 in (x.shape[1:] if x.ndim == n_spatial + 2 else x.shape):
+        # reflection and replication pad non-empty inputs (the batch may be empty)
+        raise ValueError(f"Expected {n_spatial + 1}D or {n_spatial + 2}D (batch mode) tensor with "
+                         f"possibly 0 batch size and other non-zero dimensions for input, but "
+                         f"got: {list(x.shape)}")
     if mode == "reflect":
         for i, (a, b) in enumerate(pairs):
             if a >= x.shape[i] and a or b >= x.shape[i] and b:
@@ -80,6 +90,29 @@ def pad(x, pads, mode: str = "constant", value: Optional[float] = None):
 
 
 # -- interpolate ----------------------------------------------------------------------------
+
+def _non_empty(x, sizes) -> None:
+    """torch's checks of a resampling's sizes (``upsample_*_common_check``): every
+    spatial size of the input and the output positive, then the input empty only
+    in its batch."""
+    spatial = x.shape[x.ndim - len(sizes):]   # (1-d's message says "and output")
+    if min(spatial, default=1) <= 0 or min(sizes, default=1) <= 0:
+        names = "DHW"[3 - len(sizes):]
+        raise ValueError("Input and output sizes should be greater than 0, but got input ("
+                         + ", ".join(f"{c}: {v}" for c, v in zip(names, spatial))
+                         + (") and output (" if len(sizes) == 1 else ") output (")
+                         + ", ".join(f"{c}: {v}" for c, v in zip(names, sizes)) + ")")
+    if x.size == 0 and 0 in x.shape[1:]:
+        raise ValueError(f"Non-empty {x.ndim}D data tensor expected but got a tensor with sizes "
+                         f"{list(x.shape)}")
+
+
+def _refuse_integers(kernel: str, x) -> None:
+    """torch's refusal of an integer (or bool) tensor by a kernel dispatched on
+    floating types only, in its words: ``"<kernel>" not implemented for 'Long'``."""
+    if x.dtype.kind in "biu":
+        raise RuntimeError(f'"{kernel}" not implemented for \'{torch_name(x.dtype)}\'')
+
 
 def _output_sizes(x, nd, output_size, scales):
     in_sizes = x.shape[-nd:]
@@ -134,6 +167,70 @@ _DIMS = {"nearest1d": 1, "nearest2d": 2, "nearest3d": 3, "nearest_exact1d": 1,
          "trilinear3d": 3, "bicubic2d": 2}
 
 
+def _fixed_point(mat):
+    """A resampling matrix as torch's uint8 kernels hold it: int16 weights scaled
+    by ``2**precision``, the largest precision (up to 22) at which the largest
+    weight, doubled, stays below ``2**15``; each weight rounded half away from
+    zero."""
+    top = float(mat.max()) if mat.size else 0.0
+    precision = 0
+    while precision < 22 and int(0.5 + top * (1 << (precision + 1))) < (1 << 15):
+        precision += 1
+    scaled = mat * (1 << precision)
+    rounded = np.where(scaled < 0, scaled - 0.5, scaled + 0.5).astype(np.int16)
+    return rounded.astype(np.int64), precision
+
+
+def _interp_weights(in_size, out_size, align_corners, scale, filt, taps):
+    """The resampling matrix ``(out, in)`` of torch's uint8 bilinear (``taps`` 2)
+    and bicubic (4) kernels without antialiasing (``_compute_indices_min_size_weights``,
+    in float64): the source index and its fraction as the float kernels compute
+    them, the filter's weights at the ``taps`` neighbours, those that fall outside
+    the input added to the first or last one inside."""
+    s = _scale(in_size, out_size, align_corners, scale)
+    half = taps // 2
+    mat = np.zeros((out_size, in_size))
+    for i in range(out_size):
+        real = s * i if align_corners else s * (i + 0.5) - 0.5
+        if taps == 2 and not align_corners:
+            real = max(real, 0.0)
+        index = min(int(math.floor(real)), in_size - 1)
+        lam = min(max(real - index, 0.0), 1.0)
+        first = index - half + 1
+        lo = max(first, 0)
+        size = min(max(min(index + half + 1, in_size) - lo, 0), taps)
+        k = 0
+        for j in range(taps):
+            w = float(filt(np.float64(j + 1 - half) - lam))
+            if first + j <= 0:
+                k = 0
+            elif first + j >= in_size - 1:
+                k = size - 1
+            mat[i, lo + k] += w
+            k += 1
+    return mat
+
+
+def _separable_uint8(x, mats):
+    """torch's uint8 resampling (``separable_upsample_generic_Nd_kernel_impl``):
+    one dimension at a time, the last (horizontal) first, each a fixed-point sum
+    ``(2**(p-1) + sum(src * w)) >> p`` clamped to 0..255 and stored as uint8 before
+    the next; a dimension whose size does not change is not resampled.
+    ``mats[k]`` resamples dimension ``k`` of the spatial ones, or is None."""
+    out = x
+    nd = len(mats)
+    for k in reversed(range(nd)):
+        mat = mats[k]
+        if mat is None:
+            continue
+        weights, precision = _fixed_point(mat)
+        axis = x.ndim - nd + k
+        acc = np.tensordot(out.astype(np.int64), weights, axes=([axis], [1]))
+        acc = np.moveaxis(acc, -1, axis) + (1 << (precision - 1) if precision else 0)
+        out = np.clip(acc >> precision, 0, 255).astype(np.uint8)
+    return as_array(out)
+
+
 def upsample(x, output_size, scales, mode: str, align_corners: bool = False, size_scales=None):
     """``aten::upsample_*``: resample the last 1-3 dimensions of ``x``, to
     ``output_size`` or by ``scales`` (the ``.vec`` overloads: exactly one of
@@ -145,6 +242,18 @@ def upsample(x, output_size, scales, mode: str, align_corners: bool = False, siz
     sizes, per_dim = _output_sizes(x, nd, output_size, scales)
     if size_scales is not None:
         per_dim = list(size_scales)
+    _non_empty(x, sizes)
+    if mode in ("linear1d", "trilinear3d"):
+        _refuse_integers("compute_indices_weights_linear", x)
+    elif mode == "bicubic2d" and x.dtype != np.uint8:
+        _refuse_integers("compute_indices_weights_cubic", x)
+    if x.dtype == np.uint8 and mode in ("bilinear2d", "bicubic2d"):
+        # torch resamples uint8 with its separable fixed-point kernels
+        filt, taps = (_triangle, 2) if mode == "bilinear2d" else (_cubic_keys75, 4)
+        return _separable_uint8(x, [None if x.shape[x.ndim - nd + k] == sizes[k] else
+                                    _interp_weights(x.shape[x.ndim - nd + k], sizes[k],
+                                                    align_corners, per_dim[k], filt, taps)
+                                    for k in range(nd)])
     out = x
     for k in range(nd):
         axis = x.ndim - nd + k
@@ -246,13 +355,18 @@ def legacy_upsample(x, size=None, scale_factor=None, mode: str = "nearest",
 
 def _triangle(x):
     x = np.abs(x)
-    return np.where(x < 1, 1 - x, 0.0)
+    return np.where(x < 1, 1 - x, 0)
 
 
 def _cubic_aa(x, a=-0.5):
     x = np.abs(x)
     return np.where(x < 1, ((a + 2) * x - (a + 3)) * x * x + 1,
-                    np.where(x < 2, ((x - 5) * x + 8) * x * a - 4 * a, 0.0))
+                    np.where(x < 2, ((a * x - 5 * a) * x + 8 * a) * x - 4 * a, 0))
+
+
+def _cubic_keys75(x):
+    """The cubic convolution of non-antialiased bicubic (A = -0.75)."""
+    return _cubic_aa(x, -0.75)
 
 
 def _lanczos(x, a=3):
@@ -265,33 +379,49 @@ _AA_FILTERS = {"bilinear2d_aa": (_triangle, 1.0), "bicubic2d_aa": (_cubic_aa, 2.
                "lanczos2d_aa": (_lanczos, 3.0)}
 
 
-def _aa_weights(in_size, out_size, align_corners, scale, filt, support):
-    """The resampling matrix ``(out, in)`` of an antialiased mode: each output
-    pixel averages the input under the filter stretched by the downscaling
-    factor (PIL's method, which torch's ``_upsample_*_aa`` kernels follow)."""
-    s = _scale(in_size, out_size, align_corners, scale)
-    width = support * s if s >= 1 else support
-    inv = 1 / s if s >= 1 else 1.0
-    delta = 0.5 if align_corners and s < 1 else 0.0
+def _aa_weights(in_size, out_size, align_corners, scale, filt, support, dtype=np.float64):
+    """The resampling matrix ``(out, in)`` of torch's antialiased kernels
+    (``_compute_indices_min_size_weights_aa``, PIL's method): output ``i`` is
+    centred at ``scale * (i + 0.5)`` and averages the inputs under the filter,
+    stretched by the downscaling factor, its weights normalised to sum 1.
+    ``support`` is the filter's at scale 1; the centre and the tap range are
+    computed in ``dtype`` (the input's float type, float64 for uint8) and
+    truncated as C++ casts truncate, so a tap falls where torch's does."""
+    t = dtype.type if isinstance(dtype, np.dtype) else np.dtype(dtype).type
+    s = t(_scale(in_size, out_size, align_corners, scale))
+    width = t(support) * s if s >= 1 else t(support)
+    taps = int(math.ceil(width)) * 2 + 1
+    inv = t(1) / s if s >= 1 else t(1)
     mat = np.zeros((out_size, in_size))
     for i in range(out_size):
-        center = s * (i + 0.5 - delta) if not align_corners else s * i + 0.5
-        lo = max(int(center - width + 0.5), 0)
-        hi = min(int(center + width + 0.5), in_size)
-        j = np.arange(lo, hi)
-        w = filt((j - center + 0.5) * inv)
-        total = w.sum()
-        mat[i, lo:hi] = w / total if total else w
+        center = s * (t(i) + t(0.5))
+        lo = max(int(center - width + t(0.5)), 0)
+        size = min(max(min(int(center + width + t(0.5)), in_size) - lo, 0), taps)
+        j = np.arange(lo, lo + size)
+        w = np.asarray(filt(((j - center).astype(t(0).dtype) + t(0.5)) * inv), dtype=t(0).dtype)
+        total = w.sum(dtype=t(0).dtype)
+        mat[i, lo:lo + size] = w / total if total != 0 else w
     return mat
 
 
 def upsample_aa(x, output_size, align_corners, scales, mode: str):
     filt, support = _AA_FILTERS[mode]
     sizes, per_dim = _output_sizes(x, 2, output_size, scales)
+    _non_empty(x, sizes)
+    if x.dtype != np.uint8 and (x.dtype.kind in "biu" or x.dtype == np.float16):
+        # torch's antialiased kernels take uint8 and float32/float64 only
+        raise RuntimeError(f'"compute_index_ranges_weights" not implemented for '
+                           f"'{torch_name(x.dtype)}'")
+    if x.dtype == np.uint8 and mode != "lanczos2d_aa":
+        return _separable_uint8(x, [None if x.shape[x.ndim - 2 + k] == sizes[k] else
+                                    _aa_weights(x.shape[x.ndim - 2 + k], sizes[k], align_corners,
+                                                per_dim[k], filt, support)
+                                    for k in range(2)])
     out = x.astype(np.float64)
     for k in range(2):
         axis = x.ndim - 2 + k
-        mat = _aa_weights(x.shape[axis], sizes[k], align_corners, per_dim[k], filt, support)
+        mat = _aa_weights(x.shape[axis], sizes[k], align_corners, per_dim[k], filt, support,
+                          dtype=x.dtype)
         out = np.moveaxis(np.tensordot(out, mat, axes=([axis], [1])), -1, axis)
     return as_array(out.astype(x.dtype))
 
@@ -327,25 +457,85 @@ def _source_index(coord, size, padding_mode, align_corners):
     return c
 
 
+def _fma_f32(a, b, c):
+    """``a * b + c`` rounded once to float32, as an FMA instruction does (a float32
+    product is exact in float64)."""
+    return (a.astype(np.float64) * b.astype(np.float64) + c).astype(np.float32)
+
+
+def _source_index_f32(coord, size, padding_mode, align_corners):
+    """The source coordinate of the vectorised float32 kernel
+    (``ComputeLocation``): ``(g + 1) * (size - 1) / 2`` with align_corners, else
+    ``(g + 1) * size / 2 - 0.5`` fused into one rounding; then the padding."""
+    one = np.float32(1)
+    shifted = (coord + one).astype(np.float32)
+    if align_corners:
+        c = (shifted * np.float32((size - 1) / 2)).astype(np.float32)
+    else:
+        c = _fma_f32(shifted, np.float32(size / 2), -0.5)
+    if padding_mode == 1:  # border
+        c = np.clip(c, np.float32(0), np.float32(size - 1))
+    elif padding_mode == 2:  # reflection
+        c64 = c.astype(np.float64)
+        c64 = _reflect(c64, 0, 2 * (size - 1)) if align_corners else _reflect(c64, -1, 2 * size - 1)
+        c = np.clip(c64, 0, size - 1).astype(np.float32)
+    return c
+
+
+def _bilinear_f32(coords, gather):
+    """Bilinear sampling as the vectorised float32 kernel computes it: each
+    corner's weight the product of the distances to the opposite sides, and
+    ``nw * v + ne * v + sw * v + se * v`` accumulated by fused multiply-adds."""
+    iy, ix = coords
+    y0, x0 = np.floor(iy), np.floor(ix)
+    w = (ix - x0).astype(np.float32)
+    e = (np.float32(1) - w).astype(np.float32)
+    n = (iy - y0).astype(np.float32)
+    s = (np.float32(1) - n).astype(np.float32)
+    y0, x0 = y0.astype(np.int64), x0.astype(np.int64)
+    corners = [((y0, x0), s * e), ((y0, x0 + 1), s * w), ((y0 + 1, x0), n * e),
+               ((y0 + 1, x0 + 1), n * w)]
+    acc = None
+    for index, weight in corners:
+        values = gather(list(index)).astype(np.float32)
+        weight = weight.astype(np.float32)[:, None]
+        acc = (values * weight).astype(np.float32) if acc is None else \
+            _fma_f32(values, weight, acc.astype(np.float64))
+    return acc
+
+
 def grid_sampler(x, grid, mode: int, padding_mode: int, align_corners: bool):
     """``F.grid_sample`` on 4-D ``(N, C, H, W)`` or 5-D ``(N, C, D, H, W)`` input:
     bilinear/trilinear (mode 0) or nearest (1) sampling, zeros (0), border (1) or
     reflection (2) padding.  ``grid[..., 0]`` is x (the last dimension)."""
     nd = x.ndim - 2
-    if nd not in (2, 3) or grid.shape[-1] != nd:
+    if x.shape[0] != grid.shape[0]:
+        raise ValueError(f"grid_sampler(): expected grid and input to have same batch size, but "
+                         f"got input with sizes {list(x.shape)} and grid with sizes "
+                         f"{list(grid.shape)}")
+    if grid.shape[-1] != nd:
+        raise ValueError(f"grid_sampler(): expected grid to have size {nd} in last dimension, "
+                         f"but got grid with sizes {list(grid.shape)}")
+    if nd not in (2, 3):
         raise ValueError(f"grid_sampler(): expected 4D or 5D input and a grid of matching "
                          f"dimension, but got input of shape {list(x.shape)} and grid of "
                          f"shape {list(grid.shape)}")
     if mode not in (0, 1):
         raise ValueError("pyjit's grid_sampler supports bilinear and nearest modes only")
+    _refuse_integers("grid_sampler_2d_cpu_kernel_impl" if nd == 2 else "grid_sampler3d_cpu", x)
     n, c = x.shape[:2]
     sizes = x.shape[2:]                       # (H, W) or (D, H, W)
     # source coordinate per spatial dim, in the input's dim order
     # nearest rounds the source coordinate, so it is computed in the grid's own
     # dtype, as torch does (in float64 a float32 grid's x.5 may fall the other side)
     precision = grid.dtype if mode == 1 and grid.dtype.kind == "f" else np.float64
-    coords = [_source_index(grid[..., nd - 1 - k].astype(precision), sizes[k], padding_mode,
-                            align_corners) for k in range(nd)]
+    if nd == 2 and x.dtype == np.float32 and grid.dtype == np.float32:
+        # torch's vectorised 2-d kernel, in float32 and fused where it fuses
+        coords = [_source_index_f32(grid[..., 1 - k], sizes[k], padding_mode, align_corners)
+                  for k in range(2)]
+    else:
+        coords = [_source_index(grid[..., nd - 1 - k].astype(precision), sizes[k], padding_mode,
+                                align_corners) for k in range(nd)]
     out_shape = grid.shape[1:-1]
     batch = np.arange(n).reshape((n,) + (1,) * nd)
 
@@ -361,6 +551,8 @@ def grid_sampler(x, grid, mode: int, padding_mode: int, align_corners: bool):
 
     if mode == 1:
         return as_array(gather([np.rint(ck).astype(np.int64) for ck in coords]).astype(x.dtype))
+    if nd == 2 and coords[0].dtype == np.float32:
+        return as_array(_bilinear_f32(coords, gather))
     lows = [np.floor(ck).astype(np.int64) for ck in coords]
     fracs = [ck - lo for ck, lo in zip(coords, lows)]
     out = np.zeros((n, c) + out_shape, np.float64)

@@ -416,8 +416,21 @@ class Binary(NamedTuple):
     check: Optional[Callable] = None
 
 
+_HALF, _FLOAT32 = np.dtype(np.float16), np.dtype(np.float32)
+_OPMATH_WITH_NUMBER = (np.multiply, np.true_divide)
+
+
 def _compute(fn: Callable, a: Any, b: Any, dt: np.dtype) -> np.ndarray:
     if isinstance(fn, np.ufunc):
+        if dt == _HALF and fn in _OPMATH_WITH_NUMBER and \
+                (type(a) is not _ndarray or type(b) is not _ndarray):
+            # torch's mul and div take a Python number into a half computation in
+            # float (their opmath type), never rounded to half; numpy would round
+            # it first (as torch's add and sub do)
+            out = fn(_operand(a, _FLOAT32) if type(a) is _ndarray else _FLOAT32.type(a),
+                     _operand(b, _FLOAT32) if type(b) is _ndarray else _FLOAT32.type(b),
+                     dtype=_FLOAT32)
+            return np.asarray(out).astype(_HALF)
         if type(b) is not _ndarray:
             b = _scalar_in(b, dt)
         if type(a) is not _ndarray:
@@ -463,8 +476,8 @@ def binary(row: Binary) -> Callable:
                     if type(b) is _ndarray:
                         if a.dtype == b.dtype and (floats_ok or a.dtype.kind not in "fc"):
                             return fn(a, b, out=...)
-                    elif floats_ok and a.dtype.kind == "f" and (type(b) is float or
-                                                                 type(b) is int):
+                    elif floats_ok and a.dtype.kind == "f" and a.dtype != _HALF and \
+                            (type(b) is float or type(b) is int):
                         return fn(a, b, out=...)
                 return _compute(fn, a, b, dtype_of(a, b))
             except ValueError as exc:
@@ -507,7 +520,8 @@ def binary(row: Binary) -> Callable:
     # without op's frame (pyjit.ops.ufunc_direct): same-dtype arrays, and for
     # PROMOTE a float array with a Python number.
     if check is None and rule == PROMOTE:
-        return direct_call(fn, op, same=None, with_number=_FLOAT_DTYPES)
+        # not float16 with a number: torch computes that in float (see _compute)
+        return direct_call(fn, op, same=None, with_number=_FLOAT_DTYPES_BUT_HALF)
     if check is None and rule == INTEGRAL:
         return direct_call(fn, op, same=_INTEGRAL_DTYPES)
     if rule in (PROMOTE, FLOAT):
@@ -518,6 +532,7 @@ def binary(row: Binary) -> Callable:
 #: The dtypes of numpy's builtin float, integer and bool, and complex types.
 _FLOAT_DTYPES = tuple({id(d): d for d in map(np.dtype, (np.float32, np.float64, np.float16,
                                                          np.longdouble))}.values())
+_FLOAT_DTYPES_BUT_HALF = tuple(d for d in _FLOAT_DTYPES if d != np.float16)
 _INTEGRAL_DTYPES = tuple(map(np.dtype, (np.int64, np.int32, np.int16, np.int8, np.uint8,
                                         np.uint16, np.uint32, np.uint64, np.bool_)))
 _COMPLEX_DTYPES = tuple(map(np.dtype, (np.complex64, np.complex128)))
@@ -750,13 +765,33 @@ def _alpha_checked(a, b, alpha):
                         "point number.")
 
 
+def _fused_multiply_add(a, b, alpha, negate: bool):
+    """``a + alpha * b`` (``a - alpha * b``) in float32 as torch's kernels compute
+    it: ``fmadd(b, alpha, a)``, one rounding, where numpy would round the product
+    first.  A float32 product is exact in float64, so the float64 sum rounded to
+    float32 is the fused result (but for a double rounding too rare to matter)."""
+    x = _operand(a, np.dtype(np.float32)).astype(np.float64)
+    y = _operand(b, np.dtype(np.float32)).astype(np.float64)
+    k = np.float64(np.float32(alpha))
+    try:
+        out = x - k * y if negate else x + k * y
+    except ValueError as exc:
+        raise _broadcast_error(exc, a, b) from None
+    return as_array(out.astype(np.float32))
+
+
 def _with_alpha(plain: Callable, reverse: bool = False) -> Callable:
     """``self + alpha * other`` (``rsub``: ``other - alpha * self``) from the plain
-    binary operator; a constant ``alpha`` of 1 is resolved when the Code is built."""
+    binary operator; a constant ``alpha`` of 1 is resolved when the Code is built.
+    In float32 the product and the sum are fused, as in torch's kernels."""
+    negate = plain is _sub
     def op(a, b, alpha=1):
         if type(alpha) is not int:  # torch refuses a float alpha, 1.0 included
             _alpha_checked(a, b, alpha)
         if alpha != 1:
+            if type(alpha) in (int, float) and result_type(a, b) == np.float32:
+                return _fused_multiply_add(b, a, alpha, negate) if reverse else \
+                    _fused_multiply_add(a, b, alpha, negate)
             if reverse:
                 return plain(b, _mul(a, alpha))
             return plain(a, _mul(b, alpha))

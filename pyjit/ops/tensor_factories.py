@@ -31,7 +31,7 @@ import numpy as np
 
 from ..ir import types as T
 from ..registry import library as R
-from .dtypes import BOOL, DEFAULT_FLOAT, INT64, to_dtype
+from .dtypes import BOOL, DEFAULT_FLOAT, INT64, c_name, to_dtype, torch_name
 
 __all__ = ["zeros", "ones", "full", "arange", "tensor", "linspace", "eye", "FAMILY"]
 
@@ -131,6 +131,17 @@ def linspace(start, end, steps: int, dtype=None, layout=None, device=None, pin_m
         raise ValueError("number of steps must be non-negative")
     dt = to_dtype(dtype, DEFAULT_FLOAT)
     start, end = _number(start), _number(end)
+    if dt == BOOL:
+        raise TypeError("\"linspace_cpu\" not implemented for 'Bool'")
+    for bound in (start, end):  # torch converts both ends to the dtype first
+        if isinstance(bound, complex):
+            continue
+        if dt.kind in "iu":
+            fits = np.iinfo(dt).min <= bound <= np.iinfo(dt).max
+        else:
+            fits = not math.isfinite(bound) or abs(bound) <= float(np.finfo(dt).max)
+        if not fits:
+            raise OverflowError(f"value cannot be converted to type {c_name(dt)} without overflow")
     work = dt if dt.kind == "f" else np.dtype(np.float64)
     if steps == 1:
         return np.array([start], dtype=work).astype(dt)

@@ -63,6 +63,10 @@ def _infer_shape(shape: Sequence[int], numel: int) -> List[int]:
             raise ValueError(f"invalid shape dimension {d}")
     known = reduce(lambda x, y: x * y, (d for d in shape if d != -1), 1)
     if -1 in shape:
+        if known == 0 and numel == 0:
+            raise ValueError(f"cannot reshape tensor of 0 elements into shape {shape_list(shape)} "
+                             f"because the unspecified dimension size -1 can be any value and "
+                             f"is ambiguous")
         if known == 0 or numel % known:
             raise ValueError(bad)
         shape[shape.index(-1)] = numel // known
@@ -98,7 +102,9 @@ def flatten(a, start: int = 0, end: int = -1):
     s, e = wrap_dim(start, a.ndim), wrap_dim(end, a.ndim)
     if s > e:
         raise ValueError("flatten() has invalid args: start_dim cannot come after end_dim")
-    return a.reshape(a.shape[:s] + (-1,) + a.shape[e + 1:]) if s < e else a
+    # the flattened size written out: numpy cannot infer -1 beside a zero-size dimension
+    merged = int(np.prod(a.shape[s:e + 1], dtype=np.int64))
+    return a.reshape(a.shape[:s] + (merged,) + a.shape[e + 1:]) if s < e else a
 
 
 def unflatten(a, dim: int, sizes):
