@@ -167,7 +167,9 @@ def test_the_corpora_do_not_repeat_a_function():
     for corpus in CORPORA:
         meta = read_cases(ROOT / corpus)
         for entry in FIXTURES[corpus].entries + meta["refused"] + meta["unrecorded"]:
-            assert entry["qualname"] not in seen, \
+            # (within a corpus a public name may be the alias of another entry's
+            # function: torchaudio's rnnt_loss of _rnnt_loss)
+            assert seen.get(entry["qualname"], corpus) == corpus, \
                 (entry["name"], corpus, seen.get(entry["qualname"]))
             seen[entry["qualname"]] = corpus
 
