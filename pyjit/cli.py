@@ -315,7 +315,7 @@ def _print_operators() -> None:
     """The operator library by family, and its measured coverage of torch's
     operator database (``pyjit/ops/opdb.txt``, checked by tests/test_opdb.py)."""
     import textwrap
-    from .ops import FAMILIES
+    from .ops import FAMILIES, family_operators
     from .ops.coverage import opdb_coverage
     from .registry import default_registry
     kinds = default_registry.kinds()
@@ -327,7 +327,7 @@ def _print_operators() -> None:
           ", ".join(f"{n}:: {c}" for n, c in sorted(spaces.items())) + ")")
     print("tensor operator families:")
     for title, modules in FAMILIES:
-        names = sorted({name for m in modules for name in m.FAMILY})
+        names = sorted({name for m in modules for name in family_operators(m)})
         print(f"  {title} ({len(names)})")
         print(textwrap.fill(" ".join(names), width=88, initial_indent="    ",
                             subsequent_indent="    ", break_on_hyphens=False))

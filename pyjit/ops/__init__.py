@@ -113,7 +113,7 @@ FAMILIES = [
     ("pointwise", (pointwise, activations)),
     ("reductions and numerics", (reductions, numerics)),
     ("shape and indexing", (tensor_shapes, indexing)),
-    ("dtype and device", (conversions,)),
+    ("dtype and device", (conversions, implicit)),
     ("introspection and environment", (tensor_meta,)),
     ("creation", (tensor_factories,)),
     ("linear algebra", (linalg,)),
@@ -127,4 +127,27 @@ FAMILIES = [
     ("torchaudio", (audio,)),
 ]
 
-__all__ = ["torch_str", "FAMILIES", "LIBRARY"]
+
+
+def family_operators(module) -> list:
+    """The operators a family declares, by name (the kind without its
+    namespace), as ``pyjit info --ops`` lists them: what the family's module
+    declared in the library, read from the declarations themselves
+    (:meth:`~pyjit.registry.Library.kinds_by_family`), so no list is kept by
+    hand.  An in-place form (``abs_``, ``__iand__``) is listed as its operator
+    when the family declares that too; one torch has alone (``resize_``,
+    ``normal_``) under its own name."""
+    from ..registry import library
+    kinds = library.kinds_by_family().get(module.__name__, [])
+    names = {kind.split("::", 1)[1] for kind in kinds}
+
+    def listed(name: str) -> str:
+        if name.startswith("__i") and name.endswith("__") and "__" + name[3:] in names:
+            return "__" + name[3:]
+        if name.endswith("_") and not name.endswith("__") and name[:-1] in names:
+            return name[:-1]
+        return name
+    return sorted({listed(n) for n in names})
+
+
+__all__ = ["torch_str", "FAMILIES", "LIBRARY", "family_operators"]

@@ -29,7 +29,7 @@ from .dims import as_array, wrap_dim
 from .dtypes import DEFAULT_FLOAT, to_dtype
 from .pointwise import FLOAT, SAME, Unary, register_unary
 
-__all__ = ["ACTIVATIONS", "softmax", "FAMILY"]
+__all__ = ["ACTIVATIONS", "softmax"]
 
 
 def _t(x, v):
@@ -221,8 +221,3 @@ R.register("aten::_prelu_kernel", prelu, types=[_T, _T])
 R.register("aten::log_sigmoid_forward",
            lambda x: (as_array(_log_sigmoid(x).astype(x.dtype)),
                       as_array(np.exp(-np.abs(x)).astype(x.dtype))), types=[_T])
-
-#: The family's operator names, for ``pyjit info --ops``.
-FAMILY = sorted({name for row in ACTIVATIONS for name in row.names.split()} |
-                {"softmax", "log_softmax", "special_softmax", "special_log_softmax", "glu",
-                 "prelu", "_softmax_backward_data", "log_sigmoid_forward"})

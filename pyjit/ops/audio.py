@@ -30,7 +30,7 @@ import numpy as np
 from ..registry import library as R
 from .dtypes import FLOAT64, torch_name
 
-__all__ = ["overdrive_core_loop", "SCHEMAS", "FAMILY"]
+__all__ = ["overdrive_core_loop", "SCHEMAS"]
 
 #: torchaudio 2.9's schemas of its operators (``torch.ops.torchaudio.<op>.default._schema``).
 SCHEMAS = {
@@ -58,6 +58,3 @@ def overdrive_core_loop(waveform, temp, last_in, last_out, output):
 
 R.register("torchaudio::_overdrive_core_loop", overdrive_core_loop,
            schema=SCHEMAS["_overdrive_core_loop"].split(" -> ")[0])
-
-#: The family's operator names, for ``pyjit info --ops``.
-FAMILY = sorted(SCHEMAS)

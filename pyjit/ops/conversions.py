@@ -32,7 +32,7 @@ from .dtypes import (STRIDED, can_cast, code_of, promote_types, result_type, to_
                      torch_name)
 
 __all__ = ["to", "to_other", "item", "tensor_to_float", "tensor_to_int", "tensor_to_bool",
-           "tolist", "FAMILY"]
+           "tolist"]
 
 _ndarray = np.ndarray
 
@@ -202,12 +202,3 @@ R.register("aten::contiguous", contiguous, types=[_T])
 for _name in ("detach", "detach_", "requires_grad_", "lift_fresh"):
     R.register(f"aten::{_name}", lambda a, *flag: a, types=[_T])
 R.register("aten::requires_grad_", lambda a, flag: a, types=[_T, "bool"])
-
-#: The family's operator names, for ``pyjit info --ops``.
-FAMILY = sorted(["to", "type_as", "cpu", "dtype", "device", "layout", "type", "requires_grad",
-                 "is_cuda", "get_device", "is_autocast_enabled", "is_floating_point", "is_complex", "is_signed",
-                 "is_contiguous", "element_size", "promote_types", "can_cast", "result_type",
-                 "item", "Float", "Int", "Bool", "is_nonzero", "ScalarImplicit", "tolist",
-                 "clone", "contiguous", "detach", "requires_grad_", "ComplexImplicit",
-                 "lift_fresh", "is_meta", "is_mkldnn", "is_mps", "is_nested", "is_quantized",
-                 "is_sparse", "is_vulkan", "is_xpu"])

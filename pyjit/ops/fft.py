@@ -17,7 +17,7 @@ from ..registry import library as R
 from .dims import as_array, wrap_dim, wrap_dims
 from .dtypes import DEFAULT_FLOAT
 
-__all__ = ["TRANSFORMS", "FAMILY"]
+__all__ = ["TRANSFORMS"]
 
 _C64, _C128 = np.dtype(np.complex64), np.dtype(np.complex128)
 
@@ -240,8 +240,3 @@ def _freq(real: bool):
 for _name, _real in (("fftfreq", False), ("rfftfreq", True)):
     R.register(f"aten::fft_{_name}", _freq(_real),
                types=["int", "float", "int?", "Any", "Any", "bool?"])
-
-#: The family's operator names, for ``pyjit info --ops``.
-FAMILY = sorted([f"fft_{n}" for n in TRANSFORMS] +
-                ["fft_hfft2", "fft_ihfft2", "fft_hfftn", "fft_ihfftn", "fft_fftshift",
-                 "fft_ifftshift", "stft", "istft", "fft_fftfreq", "fft_rfftfreq"])

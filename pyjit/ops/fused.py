@@ -32,7 +32,7 @@ from .activations import _gelu, _hardswish, _silu
 from .nn_conv import conv
 from .nn_layers import linear
 
-__all__ = ["ACTIVATIONS", "conv_act", "linear_act", "FAMILY"]
+__all__ = ["ACTIVATIONS", "conv_act", "linear_act"]
 
 
 def _t(x, v):
@@ -96,6 +96,3 @@ _T, _L = "Tensor", "int[]"
 R.register("pyjit::conv_act", conv_act,
            types=[_T, _T, "Tensor?", _L, _L, _L, "int", "int", "str"])
 R.register("pyjit::linear_act", linear_act, types=[_T, _T, "Tensor?", "str"])
-
-#: The family's operator names, for ``pyjit info --ops``.
-FAMILY = ["conv_act", "linear_act"]

@@ -34,8 +34,7 @@ from ..registry import library as R
 from .dims import as_array, broadcast_shapes, shape_list, wrap_dim
 from .dtypes import BOOL, DEFAULT_FLOAT, INT64, meta_name, torch_name
 
-__all__ = ["index", "index_put_", "gather", "scatter", "masked_fill", "nonzero", "copy_",
-           "FAMILY"]
+__all__ = ["index", "index_put_", "gather", "scatter", "masked_fill", "nonzero", "copy_"]
 
 _ndarray = np.ndarray
 _NUMPY_OUT_OF_BOUNDS = re.compile(r"index (-?\d+) is out of bounds for axis (\d+) with size (\d+)")
@@ -649,13 +648,3 @@ R.register("aten::unique_dim_consecutive",   # torch fills inverse and counts wh
            types=[_T, "int", "bool", "bool"])
 R.register("aten::bincount", bincount, types=[_T, "Tensor?", "int"])
 R.register("aten::histc", histc, types=[_T, "int", "Scalar", "Scalar"])
-
-#: The family's operator names, for ``pyjit info --ops``.
-FAMILY = sorted(["index", "index_put_", "index_put", "copy_", "copy", "fill_", "fill", "zero_", "zero",
-                 "fill_diagonal_",
-                 "gather", "scatter", "scatter_", "scatter_add", "scatter_add_",
-                 "scatter_reduce", "index_select", "index_add", "index_copy", "index_fill",
-                 "index_reduce", "masked_fill", "masked_fill_", "masked_select",
-                 "masked_scatter", "take", "take_along_dim", "put", "nonzero", "argwhere",
-                 "nonzero_static", "nonzero_numpy", "where", "searchsorted", "bucketize", "isin",
-                 "_unique2", "unique_dim", "unique_consecutive", "unique_dim_consecutive", "bincount", "histc"])

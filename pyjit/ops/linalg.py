@@ -32,7 +32,7 @@ from .dtypes import meta_name, to_dtype, torch_name
 from ..fperrors import ignoring
 from .pointwise import out_form
 
-__all__ = ["mm", "matmul", "bmm", "addmm", "einsum", "vector_norm", "matrix_norm", "FAMILY"]
+__all__ = ["mm", "matmul", "bmm", "addmm", "einsum", "vector_norm", "matrix_norm"]
 
 
 # -- checks ---------------------------------------------------------------------------
@@ -1333,25 +1333,3 @@ R.register("aten::linalg_tensorsolve", tensorsolve, types=[_T, _T, "int[]?"])
 def _assign(a, value):
     a[...] = value
     return a
-
-
-#: The family's operator names, for ``pyjit info --ops``.
-FAMILY = sorted(["matmul", "mm", "bmm", "mv", "dot", "vdot", "inner", "outer", "addmm",
-                 "addmv", "baddbmm", "addbmm", "addr", "einsum", "tensordot",
-                 "linalg_multi_dot", "cross", "linalg_vecdot", "linalg_matrix_power",
-                 "linalg_vector_norm", "linalg_matrix_norm", "linalg_norm", "norm",
-                 "frobenius_norm", "nuclear_norm", "dist", "renorm", "linalg_cond", "renorm_", "linalg_matmul", "native_norm", "linalg__powsum",
-                 "norm_except_dim",
-                 "linalg_det", "linalg_slogdet", "logdet", "linalg_inv", "linalg_solve",
-                 "linalg_cholesky", "cholesky_inverse", "cholesky_solve", "linalg_qr", "svd",
-                 "linalg_svd", "linalg_svdvals", "linalg_eig", "linalg_eigvals", "linalg_eigh",
-                 "linalg_eigvalsh", "linalg_pinv", "pinverse", "linalg_matrix_rank",
-                 "linalg_lu_factor", "linalg_lu", "lu_unpack", "linalg_lu_solve", "lu_solve",
-                 "linalg_solve_triangular", "triangular_solve", "linalg_householder_product",
-                 "geqrf", "ormqr", "linalg_lstsq", "chain_matmul", "cholesky", "det", "ger",
-                 "inverse", "linalg_cholesky_ex", "linalg_cross", "linalg_inv_ex",
-                 "linalg_lu_factor_ex", "linalg_solve_ex", "linalg_ldl_factor",
-                 "linalg_ldl_factor_ex", "linalg_ldl_solve", "matrix_exp", "matrix_power",
-                 "orgqr", "qr", "slogdet",
-                 "linalg_vander", "linalg_matrix_exp", "linalg_tensorinv",
-                 "linalg_tensorsolve"])

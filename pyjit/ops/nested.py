@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from ..registry import library as R
 
-__all__ = ["FAMILY"]
+__all__: list = []
 
 
 def _refuse(name: str):
@@ -32,7 +32,3 @@ R.register("aten::_nested_tensor_from_mask", _refuse("_nested_tensor_from_mask")
 R.register("aten::_nested_tensor_from_mask_left_aligned",
            _refuse("_nested_tensor_from_mask_left_aligned"), types=[_T, _T])
 R.register("aten::to_padded_tensor", _refuse("to_padded_tensor"), types=[_T, "float", "int[]?"])
-
-#: The family's operator names, for ``pyjit info --ops``.
-FAMILY = sorted(["_nested_tensor_from_mask", "_nested_tensor_from_mask_left_aligned",
-                 "to_padded_tensor"])

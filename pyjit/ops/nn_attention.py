@@ -35,7 +35,7 @@ from .nn_layers import linear
 from .nn_norm import layer_norm
 
 __all__ = ["scaled_dot_product_attention", "native_multi_head_attention",
-           "transformer_encoder_layer_fwd", "FAMILY"]
+           "transformer_encoder_layer_fwd"]
 
 
 def _attend(q, k, v, mask=None, scale=None, is_causal=False):
@@ -140,7 +140,3 @@ R.register("aten::_native_multi_head_attention", native_multi_head_attention,
 R.register("aten::_transformer_encoder_layer_fwd", transformer_encoder_layer_fwd,
            types=[_T, "int", "int"] + [_T] * 4 + ["bool", "bool", "float"] + [_T] * 8 +
            [_OT, "int?"])
-
-#: The family's operator names, for ``pyjit info --ops``.
-FAMILY = sorted(["scaled_dot_product_attention", "_native_multi_head_attention",
-                 "_transformer_encoder_layer_fwd"])

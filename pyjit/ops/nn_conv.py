@@ -33,7 +33,7 @@ from ..registry import library as R
 from . import kernels
 from .dtypes import meta_name, torch_name
 
-__all__ = ["conv", "conv_transpose", "max_pool", "avg_pool", "adaptive_avg_pool", "FAMILY"]
+__all__ = ["conv", "conv_transpose", "max_pool", "avg_pool", "adaptive_avg_pool"]
 
 
 def _tuple(v, n: int) -> List[int]:
@@ -426,7 +426,6 @@ R.register("aten::max_unpool3d", lambda x, i, size, stride, pad: max_unpool(x, i
            types=[_T, _T, _L, _L, _L])
 
 
-
 # torch's general convolution, and the kernels it dispatches to on the CPU, which
 # TorchScript code may call by name: each is conv or conv_transpose above.
 def convolution(x, w, b, stride, padding, dilation, transposed: bool, output_padding, groups):
@@ -526,15 +525,3 @@ for _nd in (2, 3):
                (lambda n: lambda x, w, k, b=None, s=1, p=0, op=0, d=1:
                 conv_transpose(x, w, b, s, p, op, 1, d, n))(_nd),
                types=[_T, _T, _L, "Tensor?", _L, _L, _L, _L])
-
-#: The family's operator names, for ``pyjit info --ops``.
-FAMILY = sorted(["fractional_max_pool2d", "fractional_max_pool3d", "convolution", "conv_tbc",
-                 "thnn_conv2d", "slow_conv3d", "slow_conv3d_forward", "slow_conv_dilated2d",
-                 "slow_conv_dilated3d", "slow_conv_transpose2d", "slow_conv_transpose3d"] +
-                [f"conv{n}d" for n in (1, 2, 3)] + [f"conv_transpose{n}d" for n in (1, 2, 3)] +
-                [f"max_pool{n}d" for n in (1, 2, 3)] +
-                [f"max_pool{n}d_with_indices" for n in (1, 2, 3)] +
-                [f"avg_pool{n}d" for n in (1, 2, 3)] +
-                [f"adaptive_avg_pool{n}d" for n in (1, 2, 3)] +
-                [f"adaptive_max_pool{n}d" for n in (1, 2, 3)] +
-                ["im2col", "col2im", "max_unpool2d", "max_unpool3d"])

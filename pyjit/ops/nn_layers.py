@@ -10,7 +10,7 @@ from ..registry import library as R
 from .dims import as_array
 from .linalg import _same_dtype, _shape_text
 
-__all__ = ["linear", "embedding", "FAMILY"]
+__all__ = ["linear", "embedding"]
 
 
 def linear(x, weight, bias=None):
@@ -145,7 +145,3 @@ R.register("aten::embedding_bag", embedding_bag,
            types=[_T, _T, _T, "bool", "int", "bool", "Tensor?", "bool"])
 R.register("aten::embedding_bag", embedding_bag,
            types=[_T, _T, _T, "bool", "int", "bool", "Tensor?", "bool", "int?"])
-
-#: The family's operator names, for ``pyjit info --ops``.
-FAMILY = sorted(["linear", "bilinear", "embedding", "one_hot", "embedding_renorm_",
-                 "embedding_renorm", "embedding_bag"])

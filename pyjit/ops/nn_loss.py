@@ -19,7 +19,7 @@ from .dims import as_array, broadcast_shapes, shape_list, wrap_dim
 from .dtypes import torch_name
 from ..fperrors import ignoring
 
-__all__ = ["reduce_loss", "nll_loss", "cross_entropy", "FAMILY"]
+__all__ = ["reduce_loss", "nll_loss", "cross_entropy"]
 
 _F64 = np.float64
 
@@ -420,13 +420,3 @@ R.register("aten::pairwise_distance", pairwise_distance,
 R.register("aten::cosine_similarity", cosine_similarity, types=[_T, _T, "int", "float"])
 R.register("aten::pdist", pdist, types=[_T, "float"])
 R.register("aten::cdist", cdist, types=[_T, _T, "float", "int?"])
-
-#: The family's operator names, for ``pyjit info --ops``.
-FAMILY = sorted(["mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss", "binary_cross_entropy",
-                 "binary_cross_entropy_with_logits", "soft_margin_loss", "margin_ranking_loss",
-                 "hinge_embedding_loss", "cosine_embedding_loss", "poisson_nll_loss", "kl_div",
-                 "nll_loss", "nll_loss_nd", "nll_loss2d", "cross_entropy_loss", "nll_loss_forward",
-                 "nll_loss2d_forward",
-                 "multi_margin_loss", "multilabel_margin_loss", "triplet_margin_loss",
-                 "multilabel_margin_loss_forward", "ctc_loss",
-                 "pairwise_distance", "cosine_similarity", "pdist", "cdist"])

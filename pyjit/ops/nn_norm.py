@@ -21,7 +21,7 @@ from ..registry import library as R
 from . import kernels
 from .dims import as_array
 
-__all__ = ["batch_norm", "layer_norm", "group_norm", "FAMILY"]
+__all__ = ["batch_norm", "layer_norm", "group_norm"]
 
 
 def _channel_shape(x: np.ndarray) -> tuple:
@@ -197,9 +197,3 @@ def batch_norm_update_stats(x, running_mean, running_var, momentum: float):
 
 
 R.register("aten::batch_norm_update_stats", batch_norm_update_stats, types=[_T, _O, _O, "float"])
-
-#: The family's operator names, for ``pyjit info --ops``.
-FAMILY = sorted(["batch_norm_update_stats", "batch_norm", "native_batch_norm",
-                 "_native_batch_norm_legit", "instance_norm",
-                 "layer_norm", "native_layer_norm", "group_norm", "native_group_norm",
-                 "rms_norm"])

@@ -40,7 +40,7 @@ from ..registry import library as R
 from . import kernels
 from .dims import as_array
 
-__all__ = ["rnn", "FAMILY"]
+__all__ = ["rnn"]
 
 
 #: Which steps the compiled recurrence takes: those of at most COMPILED_MAX_ROWS
@@ -164,7 +164,6 @@ for _mode in ("rnn_tanh", "rnn_relu", "gru", "lstm"):
     R.register(f"aten::{_mode}", _packed(_mode), types=[_T, _T, _h, _L] + _FLAGS)
 
 
-
 def cell(mode: str):
     """``aten::<mode>_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None)``: one
     step of ``mode`` (``lstm``'s ``hx`` is ``[h, c]`` and it returns ``(h', c')``),
@@ -199,7 +198,3 @@ def cell(mode: str):
 for _mode in ("rnn_tanh", "rnn_relu", "gru", "lstm"):
     R.register(f"aten::{_mode}_cell", cell(_mode),
                types=[_T, _L if _mode == "lstm" else _T, _T, _T, "Tensor?", "Tensor?"])
-
-#: The family's operator names, for ``pyjit info --ops``.
-FAMILY = sorted(["rnn_tanh", "rnn_relu", "gru", "lstm", "rnn_tanh_cell", "rnn_relu_cell",
-                 "gru_cell", "lstm_cell"])

@@ -25,7 +25,7 @@ from ..registry import library as R
 from .dims import as_array
 from .dtypes import torch_name
 
-__all__ = ["pad", "upsample", "grid_sampler", "FAMILY"]
+__all__ = ["pad", "upsample", "grid_sampler"]
 
 
 # -- pad --------------------------------------------------------------------------------
@@ -633,14 +633,3 @@ for _mode in _AA_FILTERS:
 for _name in ("grid_sampler", "grid_sampler_2d", "grid_sampler_3d"):
     R.register(f"aten::{_name}", grid_sampler, types=[_T, _T, "int", "int", "bool"])
 R.register("aten::affine_grid_generator", affine_grid, types=[_T, "int[]", "bool"])
-
-#: The family's operator names, for ``pyjit info --ops``.
-FAMILY = sorted(["pad", "constant_pad_nd", "reflection_pad1d", "reflection_pad2d",
-                 "reflection_pad3d", "replication_pad1d", "replication_pad2d",
-                 "replication_pad3d", "_pad_circular", "upsample_nearest1d",
-                 "upsample_nearest2d", "upsample_nearest3d", "_upsample_nearest_exact1d",
-                 "_upsample_nearest_exact2d", "_upsample_nearest_exact3d", "upsample_linear1d",
-                 "upsample_bilinear2d", "upsample_trilinear3d", "upsample_bicubic2d",
-                 "_upsample_bilinear2d_aa", "_upsample_bicubic2d_aa", "_upsample_lanczos2d_aa",
-                 "grid_sampler", "grid_sampler_2d", "grid_sampler_3d", "affine_grid_generator",
-                 "__interpolate", "__upsample", "__upsample_nearest", "__upsample_bilinear"])

@@ -20,8 +20,7 @@ from .dims import as_array, wrap_dim
 from .dtypes import DEFAULT_FLOAT
 from ..fperrors import ignoring
 
-__all__ = ["diff", "gradient", "trapezoid", "cov", "quantile", "histogram", "segment_reduce",
-           "FAMILY"]
+__all__ = ["diff", "gradient", "trapezoid", "cov", "quantile", "histogram", "segment_reduce"]
 
 
 # numpy 2 renamed trapz to trapezoid
@@ -270,8 +269,3 @@ R.register("aten::histogramdd", histogramdd, types=[_T, "int", "float[]?", "Tens
 R.register("aten::segment_reduce", segment_reduce,
            types=[_T, "str", "Tensor?", "Tensor?", "Tensor?", "int", "bool", "Scalar?"])
 R.register("aten::sum_to_size", sum_to_size, types=[_T, "int[]"])
-
-#: The family's operator names, for ``pyjit info --ops``.
-FAMILY = sorted(["diff", "gradient", "trapz", "trapezoid", "cumulative_trapezoid", "cov",
-                 "corrcoef", "quantile", "nanquantile", "histogram", "histogramdd",
-                 "segment_reduce", "sum_to_size"])

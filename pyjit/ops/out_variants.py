@@ -33,7 +33,7 @@ from .dtypes import code_of, meta_name
 from .indexing import copy_
 from .tensor_shapes import resize_as_
 
-__all__ = ["out_outputs", "functional_of", "write_out", "write_list_out", "derived", "FAMILY"]
+__all__ = ["out_outputs", "functional_of", "write_out", "write_list_out", "derived"]
 
 
 def _is_output(a) -> bool:
@@ -195,7 +195,3 @@ def derived(kind: str, registry: Registry) -> List[Tuple[Callable, dict]]:
         made.add(types)
         out.append((_writer(op.fn, functional, s), {"types": list(types)}))
     return out
-
-
-#: No operator of its own: the ``out=`` forms are their families' operators'.
-FAMILY: List[str] = []

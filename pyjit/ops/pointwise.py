@@ -63,7 +63,7 @@ from ..fperrors import enter, leave, prefers_quiet_run
 from .ufunc_direct import direct as direct_call
 
 __all__ = ["Unary", "Binary", "UNARY", "BINARY", "unary", "binary", "inplace", "out_form",
-           "add", "sub", "clamp", "where", "function_of", "FAMILY"]
+           "add", "sub", "clamp", "where", "function_of"]
 
 _ndarray = np.ndarray
 
@@ -1145,11 +1145,3 @@ def _assign_values(a, value):
 
 R.register("aten::isclose", isclose, types=[_T, _T, "float", "float", "bool"])
 R.register("aten::__not__", np.logical_not, types=[_T])
-
-
-#: The family's operator names, for ``pyjit info --ops``.
-FAMILY = sorted(set(_BY_NAME) | {"rsub", "clamp", "clip", "clamp_min", "clamp_max", "where",
-                                 "lerp", "addcmul", "addcdiv", "frexp", "polygamma", "special_polygamma", "polygamma_", "special_round", "conj_physical_",
-                                 "view_as_complex_copy", "view_as_real_copy",
-                                 "isclose",
-                                 "complex", "polar", "view_as_complex", "view_as_real"})

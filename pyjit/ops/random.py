@@ -32,7 +32,7 @@ from ..registry import library as R
 from .dims import as_array
 from .dtypes import DEFAULT_FLOAT, INT64, code_of, to_dtype, torch_name
 
-__all__ = ["manual_seed", "generator", "bernoulli", "dropout", "FAMILY"]
+__all__ = ["manual_seed", "generator", "bernoulli", "dropout"]
 
 _state = {"rng": np.random.default_rng()}
 
@@ -469,14 +469,3 @@ R.register("aten::manual_seed", lambda gen, seed: gen.manual_seed(seed),
            types=["Generator", "int"])
 R.register("aten::seed", lambda gen: gen.seed(), types=["Generator"])
 R.register("aten::initial_seed", lambda gen: gen.initial, types=["Generator"])
-
-
-#: The family's operator names, for ``pyjit info --ops``.
-FAMILY = sorted(["rand", "randn", "randint", "randperm", "rand_like", "randn_like",
-                 "randint_like", "bernoulli", "bernoulli_", "uniform_", "normal_", "normal",
-                 "multinomial", "dropout", "feature_dropout", "alpha_dropout",
-                 "feature_alpha_dropout", "exponential_", "exponential", "cauchy_", "cauchy",
-                 "geometric_", "geometric", "log_normal_", "log_normal", "uniform",
-                 "normal_functional", "random_", "random", "binomial", "poisson",
-                 "native_dropout", "rrelu_with_noise", "rrelu_with_noise_functional",
-                 "Generator", "manual_seed", "seed", "initial_seed"])

@@ -33,8 +33,7 @@ from .dims import as_array, reduce_axes, wrap_dim
 from ..fperrors import ignoring
 from .dtypes import DEFAULT_FLOAT, INT64, to_dtype, torch_name
 
-__all__ = ["Reduction", "REDUCTIONS", "BY_NAME", "DTYPE_FORMS", "reduction", "sort", "topk",
-           "FAMILY"]
+__all__ = ["Reduction", "REDUCTIONS", "BY_NAME", "DTYPE_FORMS", "reduction", "sort", "topk"]
 
 _ndarray = np.ndarray
 SUM, MEAN, SAME, BOOL_RULE, FLOATING, COUNT = "sum", "mean", "same", "bool", "floating", "count"
@@ -62,9 +61,6 @@ def _input_dtype(name: str, rule: str, a: np.ndarray, dtype: Optional[int]) -> n
     if rule == FLOATING and a.dtype.kind not in "fc":
         return DEFAULT_FLOAT
     return a.dtype
-
-
-
 
 
 def _check_empty(name: str, a: np.ndarray, axes) -> None:
@@ -521,11 +517,3 @@ R.register("aten::trace", trace, types=[_T])
 def _inplace_scan(u, a, dim):
     a[...] = _accumulate(u, a, wrap_dim(dim, a.ndim)) if a.ndim else a
     return a
-
-
-#: The family's operator names, for ``pyjit info --ops``.
-FAMILY = sorted(set(BY_NAME) | {"std", "var", "std_mean", "var_mean", "max", "min", "argmax",
-                                 "argmin", "aminmax", "hash_tensor", "median", "nanmedian", "mode",
-                                 "kthvalue", "sort", "argsort", "msort", "topk", "cumsum",
-                                 "cumprod", "cummax", "cummin", "logcumsumexp", "allclose",
-                                 "equal", "trace"})

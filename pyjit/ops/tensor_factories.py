@@ -33,7 +33,7 @@ from ..ir import types as T
 from ..registry import library as R
 from .dtypes import BOOL, DEFAULT_FLOAT, INT64, c_name, to_dtype, torch_name
 
-__all__ = ["zeros", "ones", "full", "arange", "tensor", "linspace", "eye", "FAMILY"]
+__all__ = ["zeros", "ones", "full", "arange", "tensor", "linspace", "eye"]
 
 
 def _size(size):
@@ -373,10 +373,3 @@ R.register("aten::range", torch_range, types=["Scalar", "Scalar", "Scalar"] + _O
 R.register("aten::range", lambda s, e, *opts: torch_range(s, e, 1, *opts),
            types=["Scalar", "Scalar"] + _OPTS)
 R.register("aten::vander", vander, types=["Tensor", "int?", "bool"])
-
-#: The family's operator names, for ``pyjit info --ops``.
-FAMILY = sorted(["zeros", "ones", "empty", "full", "arange", "linspace", "logspace", "eye",
-                 "tensor", "as_tensor", "scalar_tensor", "zeros_like", "ones_like",
-                 "empty_like", "full_like", "new_zeros", "new_ones", "new_empty", "new_empty_strided",
-                 "new_full", "NumToTensor", "empty_strided", "empty_permuted", "range",
-                 "vander"])

@@ -32,7 +32,7 @@ from ..registry import library as R
 from .dims import wrap_dim
 from .tensor_shapes import storage_offset
 
-__all__ = ["strides", "FAMILY"]
+__all__ = ["strides"]
 
 _T = "Tensor"
 
@@ -178,11 +178,3 @@ R.register("aten::get_autocast_dtype", lambda device_type: get_autocast_dtype(de
 # TorchScript's own questions.
 R.register("aten::is_scripting", lambda: True, types=[])
 R.register("aten::has_torch_function", lambda *args: False, types=["t"], varargs=True)
-
-#: The family's operator names, for ``pyjit info --ops``.
-FAMILY = sorted(["stride", "sym_stride", "storage_offset", "sym_storage_offset", "sym_numel",
-                 "sym_is_contiguous", "is_non_overlapping_and_dense", "is_strides_like_format",
-                 "is_same_size", "is_conj", "is_neg", "is_inference", "is_pinned", "pin_memory",
-                 "data", "eq", "ne", "is_autocast_cpu_enabled", "get_autocast_dtype",
-                 "is_scripting", "has_torch_function", "is_cpu", "is_ipu", "is_maia", "is_mtia",
-                 "is_xla", "is_sparse_csr", "itemsize", "nbytes", "name", "index"])

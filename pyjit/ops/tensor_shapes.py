@@ -29,7 +29,7 @@ from ..registry import library as R
 from .dims import as_array, broadcast_shapes, shape_list, wrap_dim, wrap_dims
 from .dtypes import promote_types
 
-__all__ = ["size", "view", "reshape", "select", "cat", "stack", "VIEWS", "FAMILY"]
+__all__ = ["size", "view", "reshape", "select", "cat", "stack", "VIEWS"]
 
 _ndarray = np.ndarray
 
@@ -891,20 +891,3 @@ def _assign(a, value):
 
 def _need_dims(name: str, n: int):
     raise ValueError(f"Input must be >= {n}-d.")
-
-
-#: The family's operator names, for ``pyjit info --ops``.
-FAMILY = sorted(set(VIEWS) | {name + "_copy" for name in VIEWS} | {
-    "size", "dim", "numel", "len", "__getitem__", "repeat", "tile", "flip", "fliplr", "flipud",
-    "roll", "rot90", "narrow_copy", "pixel_shuffle", "pixel_unshuffle", "channel_shuffle",
-    "split", "split_with_sizes", "chunk", "tensor_split", "hsplit", "vsplit", "dsplit",
-    "unbind", "diag_embed", "diag", "diagflat", "tril", "triu", "cat", "stack", "hstack",
-    "vstack", "dstack", "column_stack", "atleast_1d", "atleast_2d", "atleast_3d", "meshgrid",
-    "broadcast_tensors", "broadcast_shapes", "block_diag", "cartesian_prod", "combinations",
-    "kron", "repeat_interleave", "diagonal_scatter", "select_scatter", "slice_scatter",
-    "as_strided_scatter", "_chunk_cat", "resize_as_", "concat", "concatenate", "row_stack",
-    "native_channel_shuffle", "ndimension", "sym_size", "unsqueeze_", "squeeze_", "transpose_",
-    "t_", "swapdims_", "swapaxes_", "as_strided_", "slice_inverse", "detach_copy", "resize_as",
-    "resize_", "resize", "pad_sequence",
-    "flatten_dense_tensors", "unflatten_dense_tensors", "split_copy", "split_with_sizes_copy",
-    "unbind_copy", "unsafe_chunk", "unsafe_split", "unsafe_split_with_sizes"})

@@ -56,7 +56,7 @@ from .dims import as_array
 from .dtypes import torch_name
 
 __all__ = ["nms", "roi_align", "roi_pool", "ps_roi_align", "ps_roi_pool", "box_iou_rotated",
-           "deform_conv2d", "SCHEMAS", "FAMILY"]
+           "deform_conv2d", "SCHEMAS"]
 
 #: torchvision 0.29's schemas of its operators (``torch.ops.torchvision.<op>.default._schema``).
 SCHEMAS = {
@@ -730,6 +730,3 @@ for _name, _fn in (("nms", nms), ("roi_align", roi_align), ("roi_pool", roi_pool
     # arguments only (its schema pattern takes no tuple of returns).
     _arguments = SCHEMAS[_name].split(" -> ")[0]
     R.register(f"torchvision::{_name}", _fn, schema=_arguments.replace("SymInt", "int"))
-
-#: The family's operator names, for ``pyjit info --ops``.
-FAMILY = sorted(SCHEMAS)

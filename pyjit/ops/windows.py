@@ -20,7 +20,7 @@ import numpy as np
 from ..registry import library as R
 from .dtypes import DEFAULT_FLOAT, meta_name, to_dtype
 
-__all__ = ["window", "FAMILY"]
+__all__ = ["window"]
 
 
 def _checks(name: str, n: int, dtype) -> np.dtype:
@@ -102,6 +102,3 @@ for _name, (_formula, _param_lists) in WINDOWS.items():
     R.register(f"aten::{_name}_window", _no_periodic(_op), types=["int"] + _OPTS)
     for _params in _param_lists:
         R.register(f"aten::{_name}_window", _op, types=["int", "bool", *_params] + _OPTS)
-
-#: The family's operator names, for ``pyjit info --ops``.
-FAMILY = sorted(f"{name}_window" for name in WINDOWS)
