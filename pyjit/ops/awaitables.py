@@ -34,5 +34,5 @@ def awaitable_wait(aw: Await) -> Any:
     return aw.wait()
 
 
-R.register("prim::awaitable_nowait", awaitable_nowait, types=["t"])
+R.implement("prim::awaitable_nowait", awaitable_nowait)
 R.register("prim::awaitable_wait", awaitable_wait, types=["t"])

@@ -122,10 +122,8 @@ def is_nonzero(a) -> bool:
 _T = "Tensor"
 
 # to(dtype), to(other), to(device, dtype), to(device, dtype?) ... (see the docstring)
-R.register("aten::to", lambda a, dt, nb, copy, mf=None: to(a, dt, copy),
-           types=[_T, "int", "bool", "bool", "int?"])
-R.register("aten::to", lambda a, o, nb, copy, mf=None: to_other(a, o, copy),
-           types=[_T, _T, "bool", "bool", "int?"])
+R.implement("aten::to.dtype", lambda a, dt, nb, copy, mf=None: to(a, dt, copy))
+R.implement("aten::to.other", lambda a, o, nb, copy, mf=None: to_other(a, o, copy))
 
 
 def _to_device(a, device, dtype, nb, copy, mf=None):
@@ -139,55 +137,52 @@ def _to_layout(a, dtype, layout, device, pin, nb, copy, mf=None):
 
 
 R.register("aten::to", _to_device, types=[_T, "Device?", "int?", "bool", "bool", "int?"])
-R.register("aten::to", _to_device, types=[_T, "Device?", "int?", "bool", "bool"])
-R.register("aten::to", _to_layout,
-           types=[_T, "int?", "int?", "Device?", "bool?", "bool", "bool", "int?"])
-R.register("aten::to", lambda a, dt, nb, copy: to(a, dt, copy), types=[_T, "int?", "bool", "bool"])
-R.register("aten::to", lambda a, nb, copy: to(a, None, copy), types=[_T, "bool", "bool"])
-R.register("aten::type_as", to_other, types=[_T, _T])
-R.register("aten::cpu", lambda a: a, types=[_T])
+R.implement("aten::to.prim_Device", _to_device)
+R.implement("aten::to.dtype_layout", _to_layout)
+R.implement("aten::to.prim_dtype", lambda a, dt, nb, copy: to(a, dt, copy))
+R.implement("aten::to.prim_other", lambda a, nb, copy: to(a, None, copy))
+R.implement("aten::type_as", to_other)
+R.implement("aten::cpu", lambda a: a)
 
-R.register("prim::dtype", lambda a: code_of(a.dtype), types=[_T])
-R.register("prim::device", lambda a: "cpu", types=[_T])
-R.register("aten::device", device, types=["str"])
-R.register("aten::device", device, types=["str", "int"])
-R.register("prim::layout", lambda a: STRIDED, types=[_T])
-R.register("prim::type", lambda d: str(d).split(":")[0], types=["Device"])
-R.register("prim::requires_grad", lambda a: False, types=[_T])
-R.register("prim::is_cuda", lambda a: False, types=[_T])
+R.implement("prim::dtype", lambda a: code_of(a.dtype))
+R.implement("prim::device", lambda a: "cpu")
+R.implement("aten::device", device)
+R.implement("aten::device.with_index", device)
+R.implement("prim::layout", lambda a: STRIDED)
+R.implement("prim::type", lambda d: str(d).split(":")[0])
+R.implement("prim::requires_grad", lambda a: False)
+R.implement("prim::is_cuda", lambda a: False)
 for _name in ("is_mps", "is_xpu", "is_sparse", "is_quantized", "is_meta", "is_mkldnn",
               "is_vulkan", "is_nested"):
-    R.register(f"prim::{_name}", lambda a: False, types=[_T])
-R.register("aten::get_device", lambda a: -1, types=[_T])
+    R.implement(f"prim::{_name}", lambda a: False)
+R.implement("aten::get_device", lambda a: -1)
 # pyjit computes no gradients and never autocasts: both modes are off, as under
 # torch.no_grad() (models' fast paths ask, e.g. nn.TransformerEncoderLayer's).
-R.register("aten::is_autocast_enabled", lambda: False, types=[])
-R.register("aten::is_floating_point", lambda a: a.dtype.kind == "f", types=[_T])
-R.register("aten::is_complex", lambda a: a.dtype.kind == "c", types=[_T])
-R.register("aten::is_signed", lambda a: a.dtype.kind in "ifc", types=[_T])
-R.register("aten::is_contiguous", lambda a, mf=0: bool(a.flags.c_contiguous), types=[_T])
-R.register("aten::is_contiguous", lambda a, mf=0: bool(a.flags.c_contiguous), types=[_T, "int"])
-R.register("aten::element_size", lambda a: a.dtype.itemsize, types=[_T])
-R.register("aten::promote_types",
-           lambda a, b: code_of(promote_types(to_dtype(a), to_dtype(b))), types=["int", "int"])
-R.register("aten::can_cast", lambda a, b: can_cast(to_dtype(a), to_dtype(b)),
-           types=["int", "int"])
+R.implement("aten::is_autocast_enabled", lambda: False)
+R.implement("aten::is_floating_point", lambda a: a.dtype.kind == "f")
+R.implement("aten::is_complex", lambda a: a.dtype.kind == "c")
+R.implement("aten::is_signed", lambda a: a.dtype.kind in "ifc")
+R.implement("aten::is_contiguous", lambda a, mf=0: bool(a.flags.c_contiguous))
+R.implement("aten::is_contiguous.memory_format", lambda a, mf=0: bool(a.flags.c_contiguous))
+R.implement("aten::element_size", lambda a: a.dtype.itemsize)
+R.implement("aten::promote_types",
+            lambda a, b: code_of(promote_types(to_dtype(a), to_dtype(b))))
+R.implement("aten::can_cast", lambda a, b: can_cast(to_dtype(a), to_dtype(b)))
 for _o in (_T, "Scalar"):
     R.register("aten::result_type", lambda a, b: code_of(result_type(a, b)), types=[_T, _o])
-R.register("aten::result_type", lambda a, b: code_of(result_type(a, b)), types=["Scalar", _T])
-R.register("aten::result_type", lambda a, b: code_of(result_type(a, b)),
-           types=["Scalar", "Scalar"])   # two numbers: int64, the default float, complex64
+R.implement("aten::result_type.Scalar_Tensor", lambda a, b: code_of(result_type(a, b)))
+R.implement("aten::result_type.Scalar_Scalar", lambda a, b: code_of(result_type(a, b)))   # two numbers: int64, the default float, complex64
 
-R.register("aten::item", item, types=[_T])
-R.register("aten::Float", tensor_to_float, types=[_T])
-R.register("aten::Int", tensor_to_int, types=[_T])
-R.register("aten::Bool", tensor_to_bool, types=[_T])
-R.register("aten::is_nonzero", is_nonzero, types=[_T])
+R.implement("aten::item", item)
+R.implement("aten::Float.Tensor", tensor_to_float)
+R.implement("aten::Int.Tensor", tensor_to_int)
+R.implement("aten::Bool.Tensor", tensor_to_bool)
+R.implement("aten::is_nonzero", is_nonzero)
 # IntImplicit, FloatImplicit and ScalarImplicit, with torch's checks, are implicit's.
-R.register("aten::ComplexImplicit", item, types=[_T])
+R.implement("aten::ComplexImplicit", item)
 R.register("prim::tolist", tolist, types=[_T, "int", "int"])
 
-R.register("aten::clone", lambda a, memory_format=None: a.copy(), types=[_T, "int?"])
+R.implement("aten::clone", lambda a, memory_format=None: a.copy())
 R.register("aten::clone", np.copy, types=[_T])
 
 
@@ -197,8 +192,8 @@ def contiguous(a, memory_format=0):
     return a if a.flags.c_contiguous else a.copy(order="C")
 
 
-R.register("aten::contiguous", contiguous, types=[_T, "int"])
+R.implement("aten::contiguous", contiguous)
 R.register("aten::contiguous", contiguous, types=[_T])
 for _name in ("detach", "detach_", "requires_grad_", "lift_fresh"):
     R.register(f"aten::{_name}", lambda a, *flag: a, types=[_T])
-R.register("aten::requires_grad_", lambda a, flag: a, types=[_T, "bool"])
+R.implement("aten::requires_grad_", lambda a, flag: a)

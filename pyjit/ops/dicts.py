@@ -126,7 +126,7 @@ _D = "Dict(k, v)"
 _F = "Dict(float, v)"
 
 R.register("prim::DictConstruct", factory=_construct_factory)
-R.register("aten::dict", dict, types=[])
+R.implement("aten::dict", dict)
 R.register("aten::dict", dict, types=[_D])
 R.register("aten::dict", dict, types=["(k, v)[]"])
 R.register("aten::__getitem__", getitem, types=[_D, "k"])

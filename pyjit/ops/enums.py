@@ -43,6 +43,6 @@ def other_member(a: enum.Enum, b: enum.Enum) -> bool:
 
 
 R.register("prim::EnumValue", enum_value, types=["AnyEnumType"])
-R.register("prim::EnumName", enum_name, types=["AnyEnumType"])
-R.register("aten::eq", same_member, types=["AnyEnumType", "AnyEnumType"])
-R.register("aten::ne", other_member, types=["AnyEnumType", "AnyEnumType"])
+R.implement("prim::EnumName", enum_name)
+R.implement("aten::eq.enum", same_member)
+R.implement("aten::ne.enum", other_member)

@@ -202,7 +202,7 @@ _T = "Tensor"
 for _name, (_fn, _kind, _real) in TRANSFORMS.items():
     _op = _transform(_fn, _kind, _real)
     if _kind == 1:
-        R.register(f"aten::fft_{_name}", _op, types=[_T, "int?", "int", "str?"])
+        R.implement(f"aten::fft_{_name}", _op)
     else:
         R.register(f"aten::fft_{_name}", _op, types=[_T, "int[]?", "int[]?", "str?"])
         R.register(f"aten::fft_{_name}", _op, types=[_T, "int[]?", "int[]", "str?"])
@@ -210,15 +210,12 @@ for _name, _two, _inv in (("hfft2", True, False), ("ihfft2", True, True),
                           ("hfftn", False, False), ("ihfftn", False, True)):
     R.register(f"aten::fft_{_name}", _hfftn(_two, _inv), types=[_T, "int[]?", "int[]?", "str?"])
     R.register(f"aten::fft_{_name}", _hfftn(_two, _inv), types=[_T, "int[]?", "int[]", "str?"])
-R.register("aten::stft", stft,
-           types=[_T, "int", "int?", "int?", "Tensor?", "bool", "bool?", "bool?", "bool?"])
+R.implement("aten::stft", stft)
 R.register("aten::stft", stft, types=[_T, "int", "int?", "int?", "Tensor?", "bool", "bool?", "bool?"])
-R.register("aten::stft", stft_center, types=[_T, "int", "int?", "int?", "Tensor?", "bool", "str",
-                                             "bool", "bool?", "bool?", "bool?"])
-R.register("aten::istft", istft, types=[_T, "int", "int?", "int?", "Tensor?", "bool", "bool",
-                                        "bool?", "int?", "bool"])
-R.register("aten::fft_fftshift", _shift(np.fft.fftshift), types=[_T, "int[]?"])
-R.register("aten::fft_ifftshift", _shift(np.fft.ifftshift), types=[_T, "int[]?"])
+R.implement("aten::stft.center", stft_center)
+R.implement("aten::istft", istft)
+R.implement("aten::fft_fftshift", _shift(np.fft.fftshift))
+R.implement("aten::fft_ifftshift", _shift(np.fft.ifftshift))
 
 
 def _freq(real: bool):

@@ -163,7 +163,7 @@ def percent_format(fmt: str, args: Any) -> str:
     return canonical("".join(out))
 
 
-R.register("aten::str", torch_str, types=["t"])
+R.implement("aten::str", torch_str)
 R.register("aten::format", torch_format, types=["str", "t"], varargs=True)
 R.register("aten::format", torch_format, types=["str"])
 R.register("aten::percentFormat", percent_format, types=["str", "t"])

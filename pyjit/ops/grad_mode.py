@@ -52,5 +52,5 @@ def exit_grad_mode(obj: Any) -> None:
     set_grad_enabled(obj.prev)
 
 
-R.register("aten::is_grad_enabled", is_grad_enabled, types=[])
-R.register("aten::set_grad_enabled", set_grad_enabled, types=["bool"])
+R.implement("aten::is_grad_enabled", is_grad_enabled)
+R.implement("aten::set_grad_enabled", set_grad_enabled)

@@ -77,4 +77,4 @@ def hash_operator(t: T.Type) -> Callable[[Any], int]:
     return unhashable
 
 
-R.register("aten::hash", factory=lambda node: hash_operator(node.inputs[0].type), types=["t"])
+R.implement("aten::hash.generic", factory=lambda node: hash_operator(node.inputs[0].type))

@@ -48,6 +48,6 @@ def scalar_implicit(t: Any) -> Any:
     return _check(t, to_int=False).item()
 
 
-R.register("aten::IntImplicit", int_implicit, types=["Tensor"])
-R.register("aten::FloatImplicit", float_implicit, types=["Tensor"])
-R.register("aten::ScalarImplicit", scalar_implicit, types=["Tensor"])
+R.implement("aten::IntImplicit", int_implicit)
+R.implement("aten::FloatImplicit", float_implicit)
+R.implement("aten::ScalarImplicit", scalar_implicit)

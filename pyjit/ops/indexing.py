@@ -566,25 +566,24 @@ def histc(a, bins: int = 100, lo=0, hi=0):
 # -- registration -------------------------------------------------------------------------
 
 _T = "Tensor"
-R.register("aten::index", index, types=[_T, "Tensor?[]"])
-R.register("aten::index_put_", index_put_, types=[_T, "Tensor?[]", _T, "bool"])
-R.register("aten::index_put", index_put, types=[_T, "Tensor?[]", _T, "bool"])
-R.register("aten::_index_put_impl_", lambda a, i, v, acc=False, unsafe=False:
-           index_put_(a, i, v, acc), types=[_T, "Tensor?[]", _T, "bool", "bool"])
-R.register("aten::copy_", copy_, types=[_T, _T, "bool"])
-R.register("aten::copy", copy, types=[_T, _T, "bool"])
-R.register("aten::copy_", copy_, types=[_T, _T])
+R.implement("aten::index.Tensor", index)
+R.implement("aten::index_put_", index_put_)
+R.implement("aten::index_put", index_put)
+R.implement("aten::_index_put_impl_", lambda a, i, v, acc=False, unsafe=False:
+            index_put_(a, i, v, acc))
+R.implement("aten::copy_", copy_)
+R.implement("aten::copy", copy)
+R.implement("aten::copy_.Tensor", copy_)
 R.register("aten::copy_", copy_, types=[_T, "Scalar", "bool"])
 for _s in ("int", "float"):
     R.register("aten::copy_", fill_, types=[_T, _s])
 for _v in ("Scalar", _T):
     R.register("aten::fill_", fill_, types=[_T, _v])
     R.register("aten::fill", lambda a, v: fill_(a.copy(), v), types=[_T, _v])
-R.register("aten::zero_", lambda a: fill_(a, 0), types=[_T])
-R.register("aten::zero", np.zeros_like, types=[_T])
-R.register("aten::fill_diagonal_", lambda a, value, wrap=False: fill_diagonal_(a, value, wrap),
-           types=[_T, "Scalar", "bool"])
-R.register("aten::gather", gather, types=[_T, "int", _T, "bool"])
+R.implement("aten::zero_", lambda a: fill_(a, 0))
+R.implement("aten::zero", np.zeros_like)
+R.implement("aten::fill_diagonal_", lambda a, value, wrap=False: fill_diagonal_(a, value, wrap))
+R.implement("aten::gather", gather)
 R.register("aten::gather", gather, types=[_T, "int", _T])
 for _src in (_T, "Scalar"):
     R.register("aten::scatter", scatter, types=[_T, "int", _T, _src])
@@ -593,21 +592,16 @@ for _src in (_T, "Scalar"):
                types=[_T, "int", _T, _src])
     R.register("aten::scatter_", lambda a, d, i, s, r=None: scatter(a, d, i, s, r, True),
                types=[_T, "int", _T, _src, "str"])
-R.register("aten::scatter_add", lambda a, d, i, s: scatter(a, d, i, s, "add"),
-           types=[_T, "int", _T, _T])
-R.register("aten::scatter_add_", lambda a, d, i, s: scatter(a, d, i, s, "add", True),
-           types=[_T, "int", _T, _T])
-R.register("aten::scatter_reduce", scatter_reduce, types=[_T, "int", _T, _T, "str", "bool"])
-R.register("aten::scatter_reduce_",
-           lambda a, d, i, s, r, inc=True: scatter_reduce(a, d, i, s, r, inc, True),
-           types=[_T, "int", _T, _T, "str", "bool"])
-R.register("aten::index_select", index_select, types=[_T, "int", _T])
-R.register("aten::index_add", index_add, types=[_T, "int", _T, _T, "Scalar"])
-R.register("aten::index_add_", lambda a, d, i, s, alpha=1: index_add(a, d, i, s, alpha, True),
-           types=[_T, "int", _T, _T, "Scalar"])
-R.register("aten::index_copy", index_copy, types=[_T, "int", _T, _T])
-R.register("aten::index_copy_", lambda a, d, i, s: index_copy(a, d, i, s, True),
-           types=[_T, "int", _T, _T])
+R.implement("aten::scatter_add", lambda a, d, i, s: scatter(a, d, i, s, "add"))
+R.implement("aten::scatter_add_", lambda a, d, i, s: scatter(a, d, i, s, "add", True))
+R.implement("aten::scatter_reduce.two", scatter_reduce)
+R.implement("aten::scatter_reduce_.two",
+            lambda a, d, i, s, r, inc=True: scatter_reduce(a, d, i, s, r, inc, True))
+R.implement("aten::index_select", index_select)
+R.implement("aten::index_add", index_add)
+R.implement("aten::index_add_", lambda a, d, i, s, alpha=1: index_add(a, d, i, s, alpha, True))
+R.implement("aten::index_copy", index_copy)
+R.implement("aten::index_copy_", lambda a, d, i, s: index_copy(a, d, i, s, True))
 for _v in ("Scalar", _T):
     R.register("aten::index_fill", index_fill, types=[_T, "int", _T, _v])
     R.register("aten::index_fill_", lambda a, d, i, v: index_fill(a, d, i, v, True),
@@ -615,36 +609,32 @@ for _v in ("Scalar", _T):
     R.register("aten::masked_fill", masked_fill, types=[_T, _T, _v])
     R.register("aten::masked_fill_", lambda a, m, v: masked_fill(a, m, v, True),
                types=[_T, _T, _v])
-R.register("aten::index_reduce", index_reduce, types=[_T, "int", _T, _T, "str", "bool"])
-R.register("aten::index_reduce_",
-           lambda a, d, i, s, r, inc=True: index_reduce(a, d, i, s, r, inc, True),
-           types=[_T, "int", _T, _T, "str", "bool"])
-R.register("aten::masked_select", masked_select, types=[_T, _T])
-R.register("aten::masked_scatter", masked_scatter, types=[_T, _T, _T])
-R.register("aten::masked_scatter_", lambda a, m, s: masked_scatter(a, m, s, True),
-           types=[_T, _T, _T])
-R.register("aten::take", take, types=[_T, _T])
-R.register("aten::take_along_dim", take_along_dim, types=[_T, _T, "int?"])
-R.register("aten::put", put, types=[_T, _T, _T, "bool"])
-R.register("aten::put_", lambda a, i, s, acc=False: put(a, i, s, acc, True),
-           types=[_T, _T, _T, "bool"])
-R.register("aten::nonzero", nonzero, types=[_T])
-R.register("aten::argwhere", nonzero, types=[_T])
-R.register("aten::nonzero_static", nonzero_static, types=[_T, "int", "int"])
-R.register("aten::where", where_nonzero, types=[_T])
-R.register("aten::nonzero_numpy", where_nonzero, types=[_T])
+R.implement("aten::index_reduce", index_reduce)
+R.implement("aten::index_reduce_",
+            lambda a, d, i, s, r, inc=True: index_reduce(a, d, i, s, r, inc, True))
+R.implement("aten::masked_select", masked_select)
+R.implement("aten::masked_scatter", masked_scatter)
+R.implement("aten::masked_scatter_", lambda a, m, s: masked_scatter(a, m, s, True))
+R.implement("aten::take", take)
+R.implement("aten::take_along_dim", take_along_dim)
+R.implement("aten::put", put)
+R.implement("aten::put_", lambda a, i, s, acc=False: put(a, i, s, acc, True))
+R.implement("aten::nonzero", nonzero)
+R.implement("aten::argwhere", nonzero)
+R.implement("aten::nonzero_static", nonzero_static)
+R.implement("aten::where", where_nonzero)
+R.implement("aten::nonzero_numpy", where_nonzero)
 for _v in (_T, "Scalar"):
     R.register("aten::searchsorted", searchsorted, types=[_T, _v, "bool", "bool", "str?",
                                                           "Tensor?"])
-R.register("aten::bucketize", bucketize, types=[_T, _T, "bool", "bool"])
-R.register("aten::bucketize", bucketize, types=["Scalar", _T, "bool", "bool"])
+R.implement("aten::bucketize.Tensor", bucketize)
+R.implement("aten::bucketize.Scalar", bucketize)
 for _a, _b in ((_T, _T), (_T, "Scalar"), ("Scalar", _T)):
     R.register("aten::isin", isin, types=[_a, _b, "bool", "bool"])
-R.register("aten::_unique2", unique2, types=[_T, "bool", "bool", "bool"])
-R.register("aten::unique_dim", unique_dim, types=[_T, "int", "bool", "bool", "bool"])
-R.register("aten::unique_consecutive", unique_consecutive, types=[_T, "bool", "bool", "int?"])
-R.register("aten::unique_dim_consecutive",   # torch fills inverse and counts whatever it is asked
-           lambda a, dim, inverse=False, counts=False: unique_consecutive(a, True, True, dim),
-           types=[_T, "int", "bool", "bool"])
-R.register("aten::bincount", bincount, types=[_T, "Tensor?", "int"])
-R.register("aten::histc", histc, types=[_T, "int", "Scalar", "Scalar"])
+R.implement("aten::_unique2", unique2)
+R.implement("aten::unique_dim", unique_dim)
+R.implement("aten::unique_consecutive", unique_consecutive)
+R.implement("aten::unique_dim_consecutive",   # torch fills inverse and counts whatever it is asked
+            lambda a, dim, inverse=False, counts=False: unique_consecutive(a, True, True, dim))
+R.implement("aten::bincount", bincount)
+R.implement("aten::histc", histc)

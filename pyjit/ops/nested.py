@@ -27,8 +27,7 @@ def _refuse(name: str):
 
 
 _T = "Tensor"
-R.register("aten::_nested_tensor_from_mask", _refuse("_nested_tensor_from_mask"),
-           types=[_T, _T, "bool"])
-R.register("aten::_nested_tensor_from_mask_left_aligned",
-           _refuse("_nested_tensor_from_mask_left_aligned"), types=[_T, _T])
-R.register("aten::to_padded_tensor", _refuse("to_padded_tensor"), types=[_T, "float", "int[]?"])
+R.implement("aten::_nested_tensor_from_mask", _refuse("_nested_tensor_from_mask"))
+R.implement("aten::_nested_tensor_from_mask_left_aligned",
+            _refuse("_nested_tensor_from_mask_left_aligned"))
+R.implement("aten::to_padded_tensor", _refuse("to_padded_tensor"))

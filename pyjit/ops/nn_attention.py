@@ -133,10 +133,8 @@ def transformer_encoder_layer_fwd(src, embed_dim: int, num_heads: int, qkv_weigh
 
 
 _T, _OT = "Tensor", "Tensor?"
-R.register("aten::scaled_dot_product_attention", scaled_dot_product_attention,
-           types=[_T, _T, _T, _OT, "float", "bool", "float?", "bool"])
-R.register("aten::_native_multi_head_attention", native_multi_head_attention,
-           types=[_T, _T, _T, "int", "int", _T, _T, _T, _T, _OT, "bool", "bool", "int?"])
+R.implement("aten::scaled_dot_product_attention", scaled_dot_product_attention)
+R.implement("aten::_native_multi_head_attention", native_multi_head_attention)
 R.register("aten::_transformer_encoder_layer_fwd", transformer_encoder_layer_fwd,
            types=[_T, "int", "int"] + [_T] * 4 + ["bool", "bool", "float"] + [_T] * 8 +
            [_OT, "int?"])

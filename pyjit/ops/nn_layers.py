@@ -133,15 +133,12 @@ def one_hot(indices, num_classes: int = -1):
 
 
 _T = "Tensor"
-R.register("aten::linear", linear, types=[_T, _T, "Tensor?"])
+R.implement("aten::linear", linear)
 R.register("aten::linear", linear, types=[_T, _T])
-R.register("aten::bilinear", bilinear, types=[_T, _T, _T, "Tensor?"])
-R.register("aten::embedding", embedding, types=[_T, _T, "int", "bool", "bool"])
-R.register("aten::one_hot", one_hot, types=[_T, "int"])
-R.register("aten::embedding_renorm_", embedding_renorm_, types=[_T, _T, "float", "float"])
-R.register("aten::embedding_renorm", lambda w, i, m, p: embedding_renorm_(w.copy(), i, m, p),
-           types=[_T, _T, "float", "float"])
-R.register("aten::embedding_bag", embedding_bag,
-           types=[_T, _T, _T, "bool", "int", "bool", "Tensor?", "bool"])
-R.register("aten::embedding_bag", embedding_bag,
-           types=[_T, _T, _T, "bool", "int", "bool", "Tensor?", "bool", "int?"])
+R.implement("aten::bilinear", bilinear)
+R.implement("aten::embedding", embedding)
+R.implement("aten::one_hot", one_hot)
+R.implement("aten::embedding_renorm_", embedding_renorm_)
+R.implement("aten::embedding_renorm", lambda w, i, m, p: embedding_renorm_(w.copy(), i, m, p))
+R.implement("aten::embedding_bag", embedding_bag)
+R.implement("aten::embedding_bag.padding_idx", embedding_bag)

@@ -386,37 +386,30 @@ def cdist(x1, x2, p=2.0, compute_mode=None):
 
 
 _T, _O = "Tensor", "Tensor?"
-R.register("aten::mse_loss", mse_loss, types=[_T, _T, "int"])
-R.register("aten::l1_loss", l1_loss, types=[_T, _T, "int"])
-R.register("aten::smooth_l1_loss", smooth_l1_loss, types=[_T, _T, "int", "float"])
-R.register("aten::huber_loss", huber_loss, types=[_T, _T, "int", "float"])
-R.register("aten::binary_cross_entropy", binary_cross_entropy, types=[_T, _T, _O, "int"])
-R.register("aten::binary_cross_entropy_with_logits", binary_cross_entropy_with_logits,
-           types=[_T, _T, _O, _O, "int"])
-R.register("aten::soft_margin_loss", soft_margin_loss, types=[_T, _T, "int"])
-R.register("aten::margin_ranking_loss", margin_ranking_loss, types=[_T, _T, _T, "float", "int"])
-R.register("aten::hinge_embedding_loss", hinge_embedding_loss, types=[_T, _T, "float", "int"])
-R.register("aten::cosine_embedding_loss", cosine_embedding_loss,
-           types=[_T, _T, _T, "float", "int"])
-R.register("aten::poisson_nll_loss", poisson_nll_loss,
-           types=[_T, _T, "bool", "bool", "float", "int"])
-R.register("aten::kl_div", kl_div, types=[_T, _T, "int", "bool"])
+R.implement("aten::mse_loss", mse_loss)
+R.implement("aten::l1_loss", l1_loss)
+R.implement("aten::smooth_l1_loss", smooth_l1_loss)
+R.implement("aten::huber_loss", huber_loss)
+R.implement("aten::binary_cross_entropy", binary_cross_entropy)
+R.implement("aten::binary_cross_entropy_with_logits", binary_cross_entropy_with_logits)
+R.implement("aten::soft_margin_loss", soft_margin_loss)
+R.implement("aten::margin_ranking_loss", margin_ranking_loss)
+R.implement("aten::hinge_embedding_loss", hinge_embedding_loss)
+R.implement("aten::cosine_embedding_loss", cosine_embedding_loss)
+R.implement("aten::poisson_nll_loss", poisson_nll_loss)
+R.implement("aten::kl_div", kl_div)
 for _name in ("nll_loss", "nll_loss_nd", "nll_loss2d"):
-    R.register(f"aten::{_name}", nll_loss, types=[_T, _T, _O, "int", "int"])
+    R.implement(f"aten::{_name}", nll_loss)
 for _name in ("nll_loss_forward", "nll_loss2d_forward"):
-    R.register(f"aten::{_name}", nll_loss_forward, types=[_T, _T, _O, "int", "int"])
-R.register("aten::cross_entropy_loss", cross_entropy, types=[_T, _T, _O, "int", "int", "float"])
-R.register("aten::multi_margin_loss", multi_margin_loss,
-           types=[_T, _T, "Scalar", "Scalar", _O, "int"])
-R.register("aten::multilabel_margin_loss", multilabel_margin_loss, types=[_T, _T, "int"])
-R.register("aten::multilabel_margin_loss_forward", multilabel_margin_loss_forward,
-           types=[_T, _T, "int"])
+    R.implement(f"aten::{_name}", nll_loss_forward)
+R.implement("aten::cross_entropy_loss", cross_entropy)
+R.implement("aten::multi_margin_loss", multi_margin_loss)
+R.implement("aten::multilabel_margin_loss", multilabel_margin_loss)
+R.implement("aten::multilabel_margin_loss_forward", multilabel_margin_loss_forward)
 for _lengths in ("int[]", _T):
     R.register("aten::ctc_loss", ctc_loss, types=[_T, _T, _lengths, _lengths, "int", "int", "bool"])
-R.register("aten::triplet_margin_loss", triplet_margin_loss,
-           types=[_T, _T, _T, "float", "float", "float", "bool", "int"])
-R.register("aten::pairwise_distance", pairwise_distance,
-           types=[_T, _T, "float", "float", "bool"])
-R.register("aten::cosine_similarity", cosine_similarity, types=[_T, _T, "int", "float"])
-R.register("aten::pdist", pdist, types=[_T, "float"])
-R.register("aten::cdist", cdist, types=[_T, _T, "float", "int?"])
+R.implement("aten::triplet_margin_loss", triplet_margin_loss)
+R.implement("aten::pairwise_distance", pairwise_distance)
+R.implement("aten::cosine_similarity", cosine_similarity)
+R.implement("aten::pdist", pdist)
+R.implement("aten::cdist", cdist)

@@ -159,24 +159,18 @@ def rms_norm(x, normalized_shape, weight=None, eps: Optional[float] = None):
 
 
 _T, _O = "Tensor", "Tensor?"
-R.register("aten::batch_norm", batch_norm,
-           types=[_T, _O, _O, _O, _O, "bool", "float", "float", "bool"])
-R.register("aten::native_batch_norm", native_batch_norm,
-           types=[_T, _O, _O, _O, _O, "bool", "float", "float"])
-R.register("aten::_native_batch_norm_legit", native_batch_norm,
-           types=[_T, _O, _O, _T, _T, "bool", "float", "float"])
-R.register("aten::_native_batch_norm_legit",
-           lambda x, w, b, training, momentum, eps: native_batch_norm(x, w, b, None, None,
-                                                                      True, momentum, eps),
-           types=[_T, _O, _O, "bool", "float", "float"])
-R.register("aten::instance_norm", instance_norm,
-           types=[_T, _O, _O, _O, _O, "bool", "float", "float", "bool"])
-R.register("aten::layer_norm", layer_norm, types=[_T, "int[]", _O, _O, "float", "bool"])
-R.register("aten::native_layer_norm", native_layer_norm, types=[_T, "int[]", _O, _O, "float"])
-R.register("aten::group_norm", group_norm, types=[_T, "int", _O, _O, "float", "bool"])
-R.register("aten::native_group_norm", native_group_norm,
-           types=[_T, _O, _O, "int", "int", "int", "int", "float"])
-R.register("aten::rms_norm", rms_norm, types=[_T, "int[]", _O, "float?"])
+R.implement("aten::batch_norm", batch_norm)
+R.implement("aten::native_batch_norm", native_batch_norm)
+R.implement("aten::_native_batch_norm_legit", native_batch_norm)
+R.implement("aten::_native_batch_norm_legit.no_stats",
+            lambda x, w, b, training, momentum, eps: native_batch_norm(x, w, b, None, None,
+                                                                       True, momentum, eps))
+R.implement("aten::instance_norm", instance_norm)
+R.implement("aten::layer_norm", layer_norm)
+R.implement("aten::native_layer_norm", native_layer_norm)
+R.implement("aten::group_norm", group_norm)
+R.implement("aten::native_group_norm", native_group_norm)
+R.implement("aten::rms_norm", rms_norm)
 
 
 def batch_norm_update_stats(x, running_mean, running_var, momentum: float):
@@ -196,4 +190,4 @@ def batch_norm_update_stats(x, running_mean, running_var, momentum: float):
     return as_array(mean.astype(x.dtype)), as_array(var.astype(x.dtype))
 
 
-R.register("aten::batch_norm_update_stats", batch_norm_update_stats, types=[_T, _O, _O, "float"])
+R.implement("aten::batch_norm_update_stats", batch_norm_update_stats)

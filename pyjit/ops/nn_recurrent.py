@@ -196,5 +196,4 @@ def cell(mode: str):
 
 
 for _mode in ("rnn_tanh", "rnn_relu", "gru", "lstm"):
-    R.register(f"aten::{_mode}_cell", cell(_mode),
-               types=[_T, _L if _mode == "lstm" else _T, _T, _T, "Tensor?", "Tensor?"])
+    R.implement(f"aten::{_mode}_cell", cell(_mode))

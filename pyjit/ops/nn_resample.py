@@ -581,27 +581,22 @@ def affine_grid(theta, size, align_corners: bool):
 # -- registration ---------------------------------------------------------------------------
 
 _T = "Tensor"
-R.register("aten::pad", pad, types=[_T, "int[]", "str", "float?"])
-R.register("aten::constant_pad_nd", constant_pad, types=[_T, "int[]", "Scalar"])
+R.implement("aten::pad", pad)
+R.implement("aten::constant_pad_nd", constant_pad)
 for _n in (1, 2, 3):
-    R.register(f"aten::reflection_pad{_n}d", lambda x, p: pad(x, p, "reflect"),
-               types=[_T, "int[]"])
-    R.register(f"aten::replication_pad{_n}d", lambda x, p: pad(x, p, "replicate"),
-               types=[_T, "int[]"])
-R.register("aten::_pad_circular", lambda x, p: pad(x, p, "circular"), types=[_T, "int[]"])
+    R.implement(f"aten::reflection_pad{_n}d", lambda x, p: pad(x, p, "reflect"))
+    R.implement(f"aten::replication_pad{_n}d", lambda x, p: pad(x, p, "replicate"))
+R.implement("aten::_pad_circular", lambda x, p: pad(x, p, "circular"))
 for _mode in ("nearest1d", "nearest2d", "nearest3d"):
-    R.register(f"aten::upsample_{_mode}",
-               (lambda m: lambda x, size, scales: upsample(x, size, scales, m))(_mode),
-               types=[_T, "int[]?", "float[]?"])
-    R.register(f"aten::_upsample_{_mode.replace('nearest', 'nearest_exact')}",
-               (lambda m: lambda x, size, scales: upsample(x, size, scales, m))(
-                   _mode.replace("nearest", "nearest_exact")),
-               types=[_T, "int[]?", "float[]?"])
+    R.implement(f"aten::upsample_{_mode}.vec",
+                (lambda m: lambda x, size, scales: upsample(x, size, scales, m))(_mode))
+    R.implement(f"aten::_upsample_{_mode.replace('nearest', 'nearest_exact')}.vec",
+                (lambda m: lambda x, size, scales: upsample(x, size, scales, m))(
+                    _mode.replace("nearest", "nearest_exact")))
 for _mode in ("linear1d", "bilinear2d", "trilinear3d", "bicubic2d"):
-    R.register(f"aten::upsample_{_mode}",
-               (lambda m: lambda x, size, align, scales: upsample(x, size, scales, m, align))(
-                   _mode),
-               types=[_T, "int[]?", "bool", "float[]?"])
+    R.implement(f"aten::upsample_{_mode}.vec",
+                (lambda m: lambda x, size, align, scales: upsample(x, size, scales, m, align))(
+                    _mode))
 # The overloads without .vec: an output size always, and the scale of each dimension
 # that made it, if known (what torch's own decompositions pass)
 for _mode, _n in _DIMS.items():
@@ -627,9 +622,9 @@ for _size in ("int?", "int[]?"):
         R.register("aten::__upsample_bilinear", lambda x, size=None, scale=None:
                    interpolate(x, size, scale, "bilinear", True), types=[_T, _size, _factor])
 for _mode in _AA_FILTERS:
-    R.register(f"aten::_upsample_{_mode}",
-               (lambda m: lambda x, size, align, scales: upsample_aa(x, size, align, scales, m))(
-                   _mode), types=[_T, "int[]?", "bool", "float[]?"])
+    R.implement(f"aten::_upsample_{_mode}.vec",
+                (lambda m: lambda x, size, align, scales: upsample_aa(x, size, align, scales, m))(
+                    _mode))
 for _name in ("grid_sampler", "grid_sampler_2d", "grid_sampler_3d"):
-    R.register(f"aten::{_name}", grid_sampler, types=[_T, _T, "int", "int", "bool"])
-R.register("aten::affine_grid_generator", affine_grid, types=[_T, "int[]", "bool"])
+    R.implement(f"aten::{_name}", grid_sampler)
+R.implement("aten::affine_grid_generator", affine_grid)

@@ -238,34 +238,30 @@ def sum_to_size(a, size):
 
 
 _T = "Tensor"
-R.register("aten::diff", diff, types=[_T, "int", "int", "Tensor?", "Tensor?"])
+R.implement("aten::diff", diff)
 for _s in ("Scalar?", "Scalar[]", "Tensor[]"):
     for _d in ("int?", "int[]"):
         R.register("aten::gradient", gradient, types=[_T, _s, _d, "int"])
 # gradient.array: the dimensions alone, unit spacing
-R.register("aten::gradient", lambda a, dim, edge_order=1: gradient(a, None, dim, edge_order),
-           types=[_T, "int[]", "int"])
+R.implement("aten::gradient.array", lambda a, dim, edge_order=1: gradient(a, None, dim, edge_order))
 for _name in ("trapz", "trapezoid"):
-    R.register(f"aten::{_name}", lambda y, x, dim=-1: trapezoid(y, x, dim), types=[_T, _T, "int"])
+    R.implement(f"aten::{_name}.x", lambda y, x, dim=-1: trapezoid(y, x, dim))
     R.register(f"aten::{_name}", lambda y, dx=1.0, dim=-1: trapezoid(y, None, dim, dx),
                types=[_T, "Scalar", "int"])
-R.register("aten::cumulative_trapezoid", lambda y, x, dim=-1: cumulative_trapezoid(y, x, dim),
-           types=[_T, _T, "int"])
-R.register("aten::cumulative_trapezoid",
-           lambda y, dx=1.0, dim=-1: cumulative_trapezoid(y, None, dim, dx),
-           types=[_T, "Scalar", "int"])
-R.register("aten::cov", cov, types=[_T, "int", "Tensor?", "Tensor?"])
-R.register("aten::corrcoef", corrcoef, types=[_T])
+R.implement("aten::cumulative_trapezoid.x", lambda y, x, dim=-1: cumulative_trapezoid(y, x, dim))
+R.implement("aten::cumulative_trapezoid.dx",
+            lambda y, dx=1.0, dim=-1: cumulative_trapezoid(y, None, dim, dx))
+R.implement("aten::cov", cov)
+R.implement("aten::corrcoef", corrcoef)
 for _q in ("float", _T):
     R.register("aten::quantile", quantile, types=[_T, _q, "int?", "bool", "str"])
     R.register("aten::nanquantile", lambda a, q, dim=None, keepdim=False, how="linear":
                quantile(a, q, dim, keepdim, how, True), types=[_T, _q, "int?", "bool", "str"])
-R.register("aten::histogram", lambda a, bins, weight=None, density=False:
-           histogram(a, bins, None, weight, density), types=[_T, _T, "Tensor?", "bool"])
-R.register("aten::histogram", histogram, types=[_T, "int", "float[]?", "Tensor?", "bool"])
-R.register("aten::histogramdd", histogramdd, types=[_T, "Tensor[]", "float[]?", "Tensor?", "bool"])
-R.register("aten::histogramdd", histogramdd, types=[_T, "int[]", "float[]?", "Tensor?", "bool"])
-R.register("aten::histogramdd", histogramdd, types=[_T, "int", "float[]?", "Tensor?", "bool"])
-R.register("aten::segment_reduce", segment_reduce,
-           types=[_T, "str", "Tensor?", "Tensor?", "Tensor?", "int", "bool", "Scalar?"])
-R.register("aten::sum_to_size", sum_to_size, types=[_T, "int[]"])
+R.implement("aten::histogram.bins_tensor", lambda a, bins, weight=None, density=False:
+            histogram(a, bins, None, weight, density))
+R.implement("aten::histogram.bin_ct", histogram)
+R.implement("aten::histogramdd.TensorList_bins", histogramdd)
+R.implement("aten::histogramdd", histogramdd)
+R.implement("aten::histogramdd.int_bins", histogramdd)
+R.implement("aten::segment_reduce", segment_reduce)
+R.implement("aten::sum_to_size", sum_to_size)

@@ -940,7 +940,7 @@ def _register_binary(row: Binary, functional: Callable = None, extra: Sequence[s
 for _row in UNARY:
     register_unary(_row)
 # torch's frontend emits prim::abs for abs(x) of a tensor too: aten::abs's kernel
-R.register("prim::abs", _BY_NAME["abs"], types=[_T])
+R.implement("prim::abs", _BY_NAME["abs"])
 
 _ROWS = {row.names.split()[0]: row for row in BINARY}
 for _row in BINARY:
@@ -1119,29 +1119,27 @@ for _c, _o in [(_T, _T), (_T, _S), (_S, _T), (_S, _S)]:
 for _w in (_S, _T):
     R.register("aten::lerp", lerp, types=[_T, _T, _w])
     R.register("aten::lerp_", inplace(lerp, "lerp"), types=[_T, _T, _w])
-R.register("aten::addcmul", addcmul, types=[_T, _T, _T, _S])
-R.register("aten::addcmul_", inplace(addcmul, "addcmul"), types=[_T, _T, _T, _S])
-R.register("aten::addcdiv", addcdiv, types=[_T, _T, _T, _S])
-R.register("aten::addcdiv_", inplace(addcdiv, "addcdiv"), types=[_T, _T, _T, _S])
-R.register("aten::frexp", frexp, types=[_T])
-R.register("aten::complex", complex_of, types=[_T, _T])
-R.register("aten::polar", polar, types=[_T, _T])
-R.register("aten::view_as_complex", view_as_complex, types=[_T])
-R.register("aten::view_as_real", lambda a: np.stack([a.real, a.imag], axis=-1), types=[_T])
-R.register("aten::polygamma", polygamma, types=["int", _T])
-R.register("aten::special_polygamma", polygamma, types=["int", _T])
-R.register("aten::polygamma_", lambda a, n: _assign_values(a, polygamma(n, a)), types=[_T, "int"])
-R.register("aten::special_round", _round, types=[_T, "int"])
-R.register("aten::conj_physical_", lambda a: np.conjugate(a, out=a) if a.dtype.kind == "c" else a,
-           types=[_T])
-R.register("aten::view_as_complex_copy", lambda a: view_as_complex(a).copy(), types=[_T])
-R.register("aten::view_as_real_copy", lambda a: np.stack([a.real, a.imag], axis=-1),
-           types=[_T])
+R.implement("aten::addcmul", addcmul)
+R.implement("aten::addcmul_", inplace(addcmul, "addcmul"))
+R.implement("aten::addcdiv", addcdiv)
+R.implement("aten::addcdiv_", inplace(addcdiv, "addcdiv"))
+R.implement("aten::frexp.Tensor", frexp)
+R.implement("aten::complex", complex_of)
+R.implement("aten::polar", polar)
+R.implement("aten::view_as_complex", view_as_complex)
+R.implement("aten::view_as_real", lambda a: np.stack([a.real, a.imag], axis=-1))
+R.implement("aten::polygamma", polygamma)
+R.implement("aten::special_polygamma", polygamma)
+R.implement("aten::polygamma_", lambda a, n: _assign_values(a, polygamma(n, a)))
+R.implement("aten::special_round", _round)
+R.implement("aten::conj_physical_", lambda a: np.conjugate(a, out=a) if a.dtype.kind == "c" else a)
+R.implement("aten::view_as_complex_copy", lambda a: view_as_complex(a).copy())
+R.implement("aten::view_as_real_copy", lambda a: np.stack([a.real, a.imag], axis=-1))
 
 
 def _assign_values(a, value):
     a[...] = value
     return a
 
-R.register("aten::isclose", isclose, types=[_T, _T, "float", "float", "bool"])
+R.implement("aten::isclose", isclose)
 R.register("aten::__not__", np.logical_not, types=[_T])

@@ -267,8 +267,8 @@ R.register("aten::randint", lambda high, size, *opts: randint(0, high, size, *op
 R.register("aten::randperm", randperm, types=["int"] + _OPTS)
 R.register("aten::rand_like", _like(rand), types=[_T] + _OPTS + ["int?"])
 R.register("aten::randn_like", _like(randn), types=[_T] + _OPTS + ["int?"])
-R.register("aten::bernoulli", lambda a, gen=None: bernoulli(a, None, gen), types=[_T, _G])
-R.register("aten::bernoulli", bernoulli_tensor, types=[_T, _T, _G])
+R.implement("aten::bernoulli", lambda a, gen=None: bernoulli(a, None, gen))
+R.implement("aten::bernoulli.Tensor", bernoulli_tensor)
 # The overloads with a generator= (keyword-only, before dtype and the rest)
 R.register("aten::randint", lambda high, size, gen, *opts: randint(0, high, size, *opts, gen=gen),
            types=["int", "int[]", _G] + _OPTS)
@@ -290,20 +290,19 @@ for _highs, _f in ((["int"], lambda a, high: (0, high)),
         a, f(a, *args[:n]), None, *args[n:]))(_f, _n), types=[_T] + _highs + _OPTS + ["int?"])
     R.register("aten::randint_like", (lambda f, n: lambda a, *args: _randint_like(
         a, f(a, *args[:n]), *args[n:]))(_f, _n), types=[_T] + _highs + [_G] + _OPTS + ["int?"])
-R.register("aten::bernoulli", bernoulli, types=[_T, "float", _G])
+R.implement("aten::bernoulli.p", bernoulli)
 for _p in ("float", _T):
     R.register("aten::bernoulli_", bernoulli_, types=[_T, _p, _G])
-R.register("aten::uniform_", uniform_, types=[_T, "float", "float", _G])
-R.register("aten::normal_", normal_, types=[_T, "float", "float", _G])
+R.implement("aten::uniform_", uniform_)
+R.implement("aten::normal_", normal_)
 for _m, _s in ((_T, _T), (_T, "float"), ("float", _T)):
     R.register("aten::normal", normal, types=[_m, _s, _G])
-R.register("aten::multinomial", multinomial, types=[_T, "int", "bool", _G])
+R.implement("aten::multinomial", multinomial)
 for _name, _fn in (("dropout", dropout), ("feature_dropout", feature_dropout),
                    ("alpha_dropout", alpha_dropout),
                    ("feature_alpha_dropout", lambda x, p, t: alpha_dropout(x, p, t, True))):
-    R.register(f"aten::{_name}", _fn, types=[_T, "float", "bool"])
-    R.register(f"aten::{_name}_", (lambda f: lambda x, p, t: _assign(x, f(x, p, t)))(_fn),
-               types=[_T, "float", "bool"])
+    R.implement(f"aten::{_name}", _fn)
+    R.implement(f"aten::{_name}_", (lambda f: lambda x, p, t: _assign(x, f(x, p, t)))(_fn))
 
 
 def _assign(a, value):
@@ -435,37 +434,27 @@ _FILLERS = {"exponential": (_exponential, ["float"]),
 for _name, (_sample, _params) in _FILLERS.items():
     R.register(f"aten::{_name}_", _fill(_sample), types=[_T] + _params + [_G])
     R.register(f"aten::{_name}", _functional(_fill(_sample)), types=[_T] + _params + [_G])
-R.register("aten::uniform", _functional(_fill(_uniform)), types=[_T, "float", "float", _G])
-R.register("aten::normal_functional", _functional(_fill(_normal)),
-           types=[_T, "float", "float", _G])
-R.register("aten::random_", lambda a, gen=None: random_(a, None, None, gen), types=[_T, _G])
-R.register("aten::random_", lambda a, high, gen=None: random_(a, None, high, gen),
-           types=[_T, "int", _G])
-R.register("aten::random_", random_, types=[_T, "int", "int?", _G])
-R.register("aten::random", lambda a, gen=None: random_(np.empty_like(a), None, None, gen),
-           types=[_T, _G])
-R.register("aten::random", lambda a, high, gen=None: random_(np.empty_like(a), None, high, gen),
-           types=[_T, "int", _G])
-R.register("aten::random", lambda a, low, high, gen=None: random_(np.empty_like(a), low, high,
-                                                                  gen),
-           types=[_T, "int", "int?", _G])
-R.register("aten::binomial", binomial, types=[_T, _T, _G])
-R.register("aten::poisson", poisson, types=[_T, _G])
-R.register("aten::native_dropout", native_dropout, types=[_T, "float", "bool?"])
-R.register("aten::rrelu_with_noise", rrelu_with_noise,
-           types=[_T, _T, "Scalar", "Scalar", "bool", _G])
-R.register("aten::rrelu_with_noise_",
-           lambda x, *args: _assign(x, rrelu_with_noise(x, *args)),
-           types=[_T, _T, "Scalar", "Scalar", "bool", _G])
-R.register("aten::rrelu_with_noise_functional",
-           lambda x, noise, *args: (lambda n: (rrelu_with_noise(x, n, *args), n))(noise.copy()),
-           types=[_T, _T, "Scalar", "Scalar", "bool", _G])
+R.implement("aten::uniform", _functional(_fill(_uniform)))
+R.implement("aten::normal_functional", _functional(_fill(_normal)))
+R.implement("aten::random_", lambda a, gen=None: random_(a, None, None, gen))
+R.implement("aten::random_.to", lambda a, high, gen=None: random_(a, None, high, gen))
+R.implement("aten::random_.from", random_)
+R.implement("aten::random", lambda a, gen=None: random_(np.empty_like(a), None, None, gen))
+R.implement("aten::random.to", lambda a, high, gen=None: random_(np.empty_like(a), None, high, gen))
+R.implement("aten::random.from", lambda a, low, high, gen=None: random_(np.empty_like(a), low, high,
+                                                                   gen))
+R.implement("aten::binomial", binomial)
+R.implement("aten::poisson", poisson)
+R.implement("aten::native_dropout", native_dropout)
+R.implement("aten::rrelu_with_noise", rrelu_with_noise)
+R.implement("aten::rrelu_with_noise_",
+            lambda x, *args: _assign(x, rrelu_with_noise(x, *args)))
+R.implement("aten::rrelu_with_noise_functional",
+            lambda x, noise, *args: (lambda n: (rrelu_with_noise(x, n, *args), n))(noise.copy()))
 
 # Generators: torch.Generator(), and the process's seed.
-R.register("aten::Generator", lambda device=None, seed=None: Generator(seed),
-           types=["Device?", "int?"])
-R.register("aten::manual_seed", lambda seed: manual_seed(seed), types=["int"])
-R.register("aten::manual_seed", lambda gen, seed: gen.manual_seed(seed),
-           types=["Generator", "int"])
-R.register("aten::seed", lambda gen: gen.seed(), types=["Generator"])
-R.register("aten::initial_seed", lambda gen: gen.initial, types=["Generator"])
+R.implement("aten::Generator", lambda device=None, seed=None: Generator(seed))
+R.implement("aten::manual_seed", lambda seed: manual_seed(seed))
+R.implement("aten::manual_seed.generator", lambda gen, seed: gen.manual_seed(seed))
+R.implement("aten::seed", lambda gen: gen.seed())
+R.implement("aten::initial_seed", lambda gen: gen.initial)

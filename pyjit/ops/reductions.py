@@ -460,58 +460,49 @@ for _row in REDUCTIONS:
             R.register(f"aten::{_name}", _op, types=_generic)
         R.register(f"aten::{_name}", lambda a, _op=_op: _op(a), types=[_T])
         R.register(f"aten::{_name}", _op, types=[_T, "int", "bool"])
-R.register("aten::hash_tensor", hash_tensor, types=[_T, "int[]", "bool", "int"])
-R.register("aten::prod", BY_NAME["prod"], types=[_T, "int", "bool", "int?"])
-R.register("aten::count_nonzero", lambda a, dim=None: BY_NAME["count_nonzero"](a, dim),
-           types=[_T, "int?"])
-R.register("aten::count_nonzero", lambda a, dim: BY_NAME["count_nonzero"](a, dim),
-           types=[_T, "int[]"])
+R.implement("aten::hash_tensor", hash_tensor)
+R.implement("aten::prod.dim_int", BY_NAME["prod"])
+R.implement("aten::count_nonzero", lambda a, dim=None: BY_NAME["count_nonzero"](a, dim))
+R.implement("aten::count_nonzero.dim_IntList", lambda a, dim: BY_NAME["count_nonzero"](a, dim))
 
 for _name, _sqrt, _mean in [("std", True, False), ("var", False, False),
                             ("std_mean", True, True), ("var_mean", False, True)]:
     _op = _moments(_name, _sqrt, _mean)
-    R.register(f"aten::{_name}", lambda a, unbiased=True, _op=_op: _op(a, None, unbiased),
-               types=[_T, "bool"])
+    R.implement(f"aten::{_name}", lambda a, unbiased=True, _op=_op: _op(a, None, unbiased))
     R.register(f"aten::{_name}", lambda a, _op=_op: _op(a), types=[_T])
-    R.register(f"aten::{_name}", _op, types=[_T, "int[]?", "bool", "bool"])
-    R.register(f"aten::{_name}", _op, types=[_T, "int[]?", "Scalar?", "bool"])
+    R.implement(f"aten::{_name}.dim", _op)
+    R.implement(f"aten::{_name}.correction", _op)
 
 _max_dim = _values_indices("max", _argmax)
 _min_dim = _values_indices("min", _argmin)
-R.register("aten::max", max_min_all("max", np.maximum), types=[_T])
-R.register("aten::min", max_min_all("min", np.minimum), types=[_T])
-R.register("aten::max", _max_dim, types=[_T, "int", "bool"])
-R.register("aten::min", _min_dim, types=[_T, "int", "bool"])
-R.register("aten::argmax", arg_reduce("argmax", np.argmax), types=[_T, "int?", "bool"])
-R.register("aten::argmin", arg_reduce("argmin", np.argmin), types=[_T, "int?", "bool"])
-R.register("aten::aminmax", aminmax, types=[_T, "int?", "bool"])
+R.implement("aten::max", max_min_all("max", np.maximum))
+R.implement("aten::min", max_min_all("min", np.minimum))
+R.implement("aten::max.dim", _max_dim)
+R.implement("aten::min.dim", _min_dim)
+R.implement("aten::argmax", arg_reduce("argmax", np.argmax))
+R.implement("aten::argmin", arg_reduce("argmin", np.argmin))
+R.implement("aten::aminmax", aminmax)
 for _name, _nan in (("median", False), ("nanmedian", True)):
-    R.register(f"aten::{_name}", (lambda n: lambda a: median_all(a, n))(_nan), types=[_T])
-    R.register(f"aten::{_name}", _values_indices(_name, _median_index(_nan)),
-               types=[_T, "int", "bool"])
-R.register("aten::mode", _values_indices("mode", _mode_index), types=[_T, "int", "bool"])
-R.register("aten::kthvalue", kthvalue, types=[_T, "int", "int", "bool"])
-R.register("aten::sort", sort, types=[_T, "int", "bool"])
-R.register("aten::sort", lambda a, stable, dim, descending: sort(a, dim, descending),
-           types=[_T, "bool?", "int", "bool"])
-R.register("aten::argsort", lambda a, dim=-1, descending=False: sort(a, dim, descending)[1],
-           types=[_T, "int", "bool"])
-R.register("aten::argsort", lambda a, stable, dim, descending: sort(a, dim, descending)[1],
-           types=[_T, "bool", "int", "bool"])
-R.register("aten::msort", lambda a: sort(a, 0)[0], types=[_T])
-R.register("aten::topk", topk, types=[_T, "int", "int", "bool", "bool"])
-R.register("aten::cumsum", _scan(np.add, SUM), types=[_T, "int", "int?"])
-R.register("aten::cumprod", _scan(np.multiply, SUM), types=[_T, "int", "int?"])
-R.register("aten::cumsum_", lambda a, dim, dtype=None: _inplace_scan(np.add, a, dim),
-           types=[_T, "int", "int?"])
-R.register("aten::cumprod_", lambda a, dim, dtype=None: _inplace_scan(np.multiply, a, dim),
-           types=[_T, "int", "int?"])
-R.register("aten::cummax", _cum_extreme(np.greater_equal), types=[_T, "int"])
-R.register("aten::cummin", _cum_extreme(np.less_equal), types=[_T, "int"])
-R.register("aten::logcumsumexp", logcumsumexp, types=[_T, "int"])
-R.register("aten::allclose", allclose, types=[_T, _T, "float", "float", "bool"])
-R.register("aten::equal", equal, types=[_T, _T])
-R.register("aten::trace", trace, types=[_T])
+    R.implement(f"aten::{_name}", (lambda n: lambda a: median_all(a, n))(_nan))
+    R.implement(f"aten::{_name}.dim", _values_indices(_name, _median_index(_nan)))
+R.implement("aten::mode", _values_indices("mode", _mode_index))
+R.implement("aten::kthvalue", kthvalue)
+R.implement("aten::sort", sort)
+R.implement("aten::sort.stable", lambda a, stable, dim, descending: sort(a, dim, descending))
+R.implement("aten::argsort", lambda a, dim=-1, descending=False: sort(a, dim, descending)[1])
+R.implement("aten::argsort.stable", lambda a, stable, dim, descending: sort(a, dim, descending)[1])
+R.implement("aten::msort", lambda a: sort(a, 0)[0])
+R.implement("aten::topk", topk)
+R.implement("aten::cumsum", _scan(np.add, SUM))
+R.implement("aten::cumprod", _scan(np.multiply, SUM))
+R.implement("aten::cumsum_", lambda a, dim, dtype=None: _inplace_scan(np.add, a, dim))
+R.implement("aten::cumprod_", lambda a, dim, dtype=None: _inplace_scan(np.multiply, a, dim))
+R.implement("aten::cummax", _cum_extreme(np.greater_equal))
+R.implement("aten::cummin", _cum_extreme(np.less_equal))
+R.implement("aten::logcumsumexp", logcumsumexp)
+R.implement("aten::allclose", allclose)
+R.implement("aten::equal", equal)
+R.implement("aten::trace", trace)
 
 
 def _inplace_scan(u, a, dim):

@@ -371,16 +371,16 @@ INT64_OPS = _int64_operators()
 # a mixed pair to a double first, exactly as these functions (and torch) do.
 for _name, _float_op, _i in [("add", operator.add, "ADD"), ("sub", operator.sub, "SUB"),
                              ("mul", operator.mul, "MUL")]:
-    R.register(f"aten::{_name}", INT64_OPS[_name], types=["int", "int"], intrinsic=f"{_i}_I")
-    R.register(f"aten::{_name}", INT64_OPS[_name], types=["Scalar", "Scalar"])
+    R.implement(f"aten::{_name}.int", INT64_OPS[_name], intrinsic=f"{_i}_I")
+    R.implement(f"aten::{_name}", INT64_OPS[_name])
     for _a, _b in _MIXED:
         R.register(f"aten::{_name}", _float_op, types=[_a, _b], intrinsic=f"{_i}_F")
-R.register("aten::div", true_divide, types=["int", "int"], intrinsic="DIV_I")
+R.implement("aten::div.int", true_divide, intrinsic="DIV_I")
 for _a, _b in _MIXED:
     R.register("aten::div", true_divide, types=[_a, _b], intrinsic="DIV_F")
-R.register("aten::div", true_divide, types=["Scalar", "Scalar"])
-R.register("aten::floordiv", INT64_OPS["floordiv"], types=["int", "int"], intrinsic="FLOORDIV_I")
-R.register("aten::remainder", INT64_OPS["remainder"], types=["int", "int"], intrinsic="REM_I")
+R.implement("aten::div", true_divide)
+R.implement("aten::floordiv.int", INT64_OPS["floordiv"], intrinsic="FLOORDIV_I")
+R.implement("aten::remainder.int", INT64_OPS["remainder"], intrinsic="REM_I")
 for _a, _b in _MIXED:
     R.register("aten::floordiv", float_floordiv, types=[_a, _b], intrinsic="FLOORDIV_F")
     R.register("aten::remainder", float_remainder, types=[_a, _b], intrinsic="REM_F")
@@ -395,9 +395,8 @@ def _generic(int_op, float_op):
     return op
 
 
-R.register("aten::floordiv", _generic(int_floordiv, float_floordiv), types=["Scalar", "Scalar"])
-R.register("aten::remainder", _generic(int_remainder, float_remainder),
-           types=["Scalar", "Scalar"])
+R.implement("aten::floordiv", _generic(int_floordiv, float_floordiv))
+R.implement("aten::remainder", _generic(int_remainder, float_remainder))
 
 
 def _pow_factory(node):
@@ -413,9 +412,9 @@ def _pow_factory(node):
 
 for _a, _b in _INT_FLOAT_PAIRS + [("Scalar", "Scalar")]:
     R.register("aten::pow", factory=_pow_factory, types=[_a, _b])
-R.register("aten::neg", int_neg, types=["int"], intrinsic="NEG_I")
-R.register("aten::neg", int_neg, types=["Scalar"])
-R.register("aten::neg", operator.neg, types=["float"], intrinsic="NEG_F")
+R.implement("aten::neg.int", int_neg, intrinsic="NEG_I")
+R.implement("aten::neg.Scalar", int_neg)
+R.implement("aten::neg.float", operator.neg, intrinsic="NEG_F")
 
 # -- comparisons and logic -------------------------------------------------------
 
@@ -474,47 +473,47 @@ for _a, _b in _INT_FLOAT_PAIRS + [("Scalar", "Scalar"), ("bool", "bool")]:
             R.register(f"aten::{_name}", _fn, types=[_a, _b], intrinsic=_i)
 for _name, _fn, _i in [("__and__", operator.and_, "AND"), ("__or__", operator.or_, "OR"),
                        ("__xor__", operator.xor, "XOR")]:
-    R.register(f"aten::{_name}", _fn, types=["int", "int"], intrinsic=f"{_i}_I")
-    R.register(f"aten::{_name}", _fn, types=["bool", "bool"], intrinsic=f"{_i}_B")
-R.register("aten::__lshift__", lambda a, b: wrap_int64(a << b), types=["int", "int"])
-R.register("aten::__rshift__", operator.rshift, types=["int", "int"])
-R.register("aten::__not__", operator.not_, types=["bool"], intrinsic="NOT_B")
-R.register("aten::__is__", operator.is_, types=["t1", "t2"])
-R.register("aten::__isnot__", operator.is_not, types=["t1", "t2"])
+    R.implement(f"aten::{_name}.int", _fn, intrinsic=f"{_i}_I")
+    R.implement(f"aten::{_name}.bool", _fn, intrinsic=f"{_i}_B")
+R.implement("aten::__lshift__.int", lambda a, b: wrap_int64(a << b))
+R.implement("aten::__rshift__.int", operator.rshift)
+R.implement("aten::__not__", operator.not_, intrinsic="NOT_B")
+R.implement("aten::__is__", operator.is_)
+R.implement("aten::__isnot__", operator.is_not)
 R.register("aten::eq", operator.is_, types=["NoneType", "NoneType"])
 
 # -- casts -----------------------------------------------------------------------
 
-R.register("aten::Int", to_int, types=["float"], intrinsic="F2I")
-R.register("aten::Int", to_int, types=["Scalar"])
+R.implement("aten::Int.float", to_int, intrinsic="F2I")
+R.implement("aten::Int.Scalar", to_int)
 R.register("aten::Int", int, types=["int"])
-R.register("aten::Int", int, types=["bool"], intrinsic="B2I")
-R.register("aten::Int", str_to_int, types=["str"])
-R.register("aten::Float", float, types=["int"], intrinsic="I2F")
+R.implement("aten::Int.bool", int, intrinsic="B2I")
+R.implement("aten::Int.str", str_to_int)
+R.implement("aten::Float.int", float, intrinsic="I2F")
 R.register("aten::Float", float, types=["float"])
-R.register("aten::Float", float, types=["bool"], intrinsic="B2F")
-R.register("aten::Float", float, types=["Scalar"])
-R.register("aten::Float", str_to_float, types=["str"])
+R.implement("aten::Float.bool", float, intrinsic="B2F")
+R.implement("aten::Float.Scalar", float)
+R.implement("aten::Float.str", str_to_float)
 for _t, _i in (("int", "I2B"), ("float", "F2B"), ("bool", None), ("Scalar", None)):
     R.register("aten::Bool", bool, types=[_t], intrinsic=_i)
 
 # -- min, max, abs ---------------------------------------------------------------
 
-R.register("prim::min", min, types=["int", "int"], intrinsic="MIN_I")
-R.register("prim::max", max, types=["int", "int"], intrinsic="MAX_I")
+R.implement("prim::min.int", min, intrinsic="MIN_I")
+R.implement("prim::max.int", max, intrinsic="MAX_I")
 for _a, _b in _MIXED:
     R.register("prim::min", float_min, types=[_a, _b], intrinsic="MIN_F")
     R.register("prim::max", float_max, types=[_a, _b], intrinsic="MAX_F")
-R.register("prim::min", float_min, types=["Scalar", "Scalar"])
-R.register("prim::max", float_max, types=["Scalar", "Scalar"])
-R.register("prim::abs", int_abs, types=["int"], intrinsic="ABS_I")
-R.register("prim::abs", abs, types=["float"], intrinsic="ABS_F")
-R.register("prim::abs", abs, types=["Scalar"])
+R.implement("prim::min", float_min)
+R.implement("prim::max", float_max)
+R.implement("prim::abs.int", int_abs, intrinsic="ABS_I")
+R.implement("prim::abs.float", abs, intrinsic="ABS_F")
+R.implement("prim::abs.Scalar", abs)
 
 # -- ranges ----------------------------------------------------------------------
 
-R.register("aten::__range_length", range_length, types=["int", "int", "int"])
-R.register("aten::__derive_index", derive_index, types=["int", "int", "int"])
+R.implement("aten::__range_length", range_length)
+R.implement("aten::__derive_index", derive_index)
 
 # -- math ------------------------------------------------------------------------
 
@@ -537,20 +536,20 @@ for _t in ("int", "float", "Scalar"):
     R.register("aten::gamma", gamma, types=[_t])
     R.register("aten::lgamma", lgamma, types=[_t])
     R.register("aten::round", round_half_even, types=[_t])
-R.register("aten::floor", math.floor, types=["int"])
-R.register("aten::ceil", math.ceil, types=["int"])
-R.register("aten::floor", _to_integral(math.floor), types=["float"])
-R.register("aten::ceil", _to_integral(math.ceil), types=["float"])
-R.register("aten::floor", _to_integral(math.floor), types=["Scalar"])
-R.register("aten::ceil", _to_integral(math.ceil), types=["Scalar"])
+R.implement("aten::floor.int", math.floor)
+R.implement("aten::ceil.int", math.ceil)
+R.implement("aten::floor.float", _to_integral(math.floor))
+R.implement("aten::ceil.float", _to_integral(math.ceil))
+R.implement("aten::floor.Scalar", _to_integral(math.floor))
+R.implement("aten::ceil.Scalar", _to_integral(math.ceil))
 for _a, _b in _INT_FLOAT_PAIRS + [("Scalar", "Scalar")]:
     R.register("aten::log", log_base, types=[_a, _b])
     R.register("aten::atan2", math.atan2, types=[_a, _b])
     R.register("aten::copysign", math.copysign, types=[_a, _b])
     R.register("aten::fmod", fmod, types=[_a, _b])
     R.register("aten::mathremainder", mathremainder, types=[_a, _b])
-R.register("aten::gcd", int_gcd, types=["int", "int"])
-R.register("aten::factorial", int_factorial, types=["int"])
+R.implement("aten::gcd.int", int_gcd)
+R.implement("aten::factorial.int", int_factorial)
 
 
 # -- Python's builtins on numbers: bin, oct, hex, divmod, math.modf, complex ------------------
@@ -593,16 +592,16 @@ def _complex_of(a, b=0.0):
 
 
 for _name, _fn in (("bin", bin), ("oct", oct), ("hex", hex)):
-    R.register(f"aten::{_name}", _fn, types=["int"])
-R.register("aten::divmod", int_divmod, types=["int", "int"])
+    R.implement(f"aten::{_name}", _fn)
+R.implement("aten::divmod.int", int_divmod)
 for _a, _b in (("float", "float"), ("int", "float"), ("float", "int")):
     R.register("aten::divmod", float_divmod, types=[_a, _b])
-R.register("aten::modf", modf, types=["float"])
-R.register("aten::Complex", lambda a: complex(a), types=["Scalar"])
+R.implement("aten::modf", modf)
+R.implement("aten::Complex.Scalar", lambda a: complex(a))
 for _a in ("int", "float", "bool", "Tensor"):
     for _b in ("int", "float", "bool", "Tensor"):
         R.register("aten::Complex", _complex_of, types=[_a, _b])
-R.register("aten::Size", list, types=["int[]"])
+R.implement("aten::Size", list)
 for _a, _b in _INT_FLOAT_PAIRS + [("Scalar", "Scalar")]:
     # torch.polar on numbers: c10::polar, r (cos t + i sin t), without cmath.rect's care
     R.register("aten::polar", lambda r, t: complex(r * math.cos(t), r * math.sin(t)),
@@ -643,10 +642,10 @@ def scalar_angle(a):
     return cmath.phase(a) if isinstance(a, complex) else real_angle(a)
 
 
-R.register("aten::__round_to_zero_floordiv", round_to_zero_floordiv, types=["int", "int"])
-R.register("aten::ldexp", ldexp, types=["float", "int"])
-R.register("aten::frexp", math.frexp, types=["float"])
+R.implement("aten::__round_to_zero_floordiv.int", round_to_zero_floordiv)
+R.implement("aten::ldexp", ldexp)
+R.implement("aten::frexp", math.frexp)
 for _t in ("int", "float"):
     R.register("aten::angle", real_angle, types=[_t])
-R.register("aten::angle", cmath.phase, types=["complex"])
-R.register("aten::angle", scalar_angle, types=["Scalar"])
+R.implement("aten::angle.complex", cmath.phase)
+R.implement("aten::angle.Scalar", scalar_angle)

@@ -110,11 +110,11 @@ def tensor_list_sorted(lst: List[Any]) -> List[Any]:
 
 
 _LIST = "Tensor[]"
-R.register("aten::eq", tensor_list_eq, types=[_LIST, _LIST])
-R.register("aten::ne", tensor_list_ne, types=[_LIST, _LIST])
-R.register("aten::index", tensor_list_index, types=[_LIST, "Tensor"])
-R.register("aten::count", tensor_list_count, types=[_LIST, "Tensor"])
-R.register("aten::remove", tensor_list_remove, types=[_LIST, "Tensor"])
-R.register("aten::sort", tensor_list_sort, types=[_LIST, "bool"])
+R.implement("aten::eq.Tensor_list", tensor_list_eq)
+R.implement("aten::ne.Tensor_list", tensor_list_ne)
+R.implement("aten::index.list_Tensor", tensor_list_index)
+R.implement("aten::count.Tensor", tensor_list_count)
+R.implement("aten::remove.Tensor", tensor_list_remove)
+R.implement("aten::sort.Tensor", tensor_list_sort)
 R.register("aten::sort", tensor_list_sort, types=[_LIST])
-R.register("aten::sorted", tensor_list_sorted, types=[_LIST])
+R.implement("aten::sorted.Tensor", tensor_list_sorted)

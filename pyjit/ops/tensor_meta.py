@@ -140,41 +140,39 @@ def device_index(device: str) -> Optional[int]:
 
 # -- registration ---------------------------------------------------------------------------
 
-R.register("aten::stride", strides, types=[_T])
-R.register("aten::stride", stride, types=[_T, "int"])
-R.register("aten::sym_stride", strides, types=[_T])
-R.register("aten::sym_stride", stride, types=[_T, "int"])
-R.register("aten::storage_offset", storage_offset, types=[_T])
-R.register("aten::sym_storage_offset", storage_offset, types=[_T])
-R.register("aten::sym_numel", np.size, types=[_T])
-R.register("aten::sym_is_contiguous", lambda a, mf=0: bool(a.flags.c_contiguous),
-           types=[_T, "int"])
-R.register("aten::is_non_overlapping_and_dense", is_non_overlapping_and_dense, types=[_T])
-R.register("aten::is_strides_like_format", is_strides_like_format, types=[_T, "int"])
-R.register("aten::is_same_size", lambda a, b: a.shape == b.shape, types=[_T, _T])
+R.implement("aten::stride", strides)
+R.implement("aten::stride.int", stride)
+R.implement("aten::sym_stride", strides)
+R.implement("aten::sym_stride.int", stride)
+R.implement("aten::storage_offset", storage_offset)
+R.implement("aten::sym_storage_offset", storage_offset)
+R.implement("aten::sym_numel", np.size)
+R.implement("aten::sym_is_contiguous", lambda a, mf=0: bool(a.flags.c_contiguous))
+R.implement("aten::is_non_overlapping_and_dense", is_non_overlapping_and_dense)
+R.implement("aten::is_strides_like_format", is_strides_like_format)
+R.implement("aten::is_same_size", lambda a, b: a.shape == b.shape)
 for _flag in ("is_conj", "is_neg", "is_inference"):
-    R.register(f"aten::{_flag}", lambda a: False, types=[_T])
-R.register("aten::is_pinned", lambda a, device=None: False, types=[_T, "Device?"])
-R.register("aten::pin_memory", pin_memory, types=[_T, "Device?"])
-R.register("aten::data", lambda a: a.view(), types=[_T])
-R.register("prim::data", lambda a: a.view(), types=[_T])
-R.register("prim::is_cpu", lambda a: True, types=[_T])
+    R.implement(f"aten::{_flag}", lambda a: False)
+R.implement("aten::is_pinned", lambda a, device=None: False)
+R.implement("aten::pin_memory", pin_memory)
+R.implement("aten::data", lambda a: a.view())
+R.implement("prim::data", lambda a: a.view())
+R.implement("prim::is_cpu", lambda a: True)
 for _backend in ("ipu", "maia", "mtia", "xla", "sparse_csr"):
-    R.register(f"prim::is_{_backend}", lambda a: False, types=[_T])
-R.register("prim::itemsize", lambda a: a.itemsize, types=[_T])
-R.register("prim::nbytes", lambda a: a.nbytes, types=[_T])
-R.register("prim::name", lambda a: None, types=[_T])
-R.register("prim::index", device_index, types=["Device"])
+    R.implement(f"prim::is_{_backend}", lambda a: False)
+R.implement("prim::itemsize", lambda a: a.itemsize)
+R.implement("prim::nbytes", lambda a: a.nbytes)
+R.implement("prim::name", lambda a: None)
+R.implement("prim::index", device_index)
 
 # Devices, compared by type and index, which their text says exactly.
-R.register("aten::eq", lambda a, b: a == b, types=["Device", "Device"])
-R.register("aten::ne", lambda a, b: a != b, types=["Device", "Device"])
+R.implement("aten::eq.device", lambda a, b: a == b)
+R.implement("aten::ne.device", lambda a, b: a != b)
 
 # Autocast is never on in pyjit; the dtype it would use is torch's default.
-R.register("aten::is_autocast_cpu_enabled", lambda: False, types=[])
-R.register("aten::get_autocast_dtype", lambda device_type: get_autocast_dtype(device_type),
-           types=["str"])
+R.implement("aten::is_autocast_cpu_enabled", lambda: False)
+R.implement("aten::get_autocast_dtype", lambda device_type: get_autocast_dtype(device_type))
 
 # TorchScript's own questions.
-R.register("aten::is_scripting", lambda: True, types=[])
+R.implement("aten::is_scripting", lambda: True)
 R.register("aten::has_torch_function", lambda *args: False, types=["t"], varargs=True)

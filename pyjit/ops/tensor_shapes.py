@@ -780,108 +780,93 @@ for _name, _view, _args in [("unsqueeze_", unsqueeze, ["int"]), ("squeeze_", squ
                              ("swapdims_", transpose, ["int", "int"]),
                              ("swapaxes_", transpose, ["int", "int"])]:
     R.register(f"aten::{_name}", _in_place(_view), types=[_T] + _args)
-R.register("aten::as_strided_", as_strided_, types=[_T, "int[]", "int[]", "int?"])
-R.register("aten::slice_inverse", slice_inverse, types=[_T, _T, "int", "int?", "int?", "int"])
-R.register("aten::detach_copy", lambda a: np.array(a), types=[_T])
-R.register("aten::_shape_as_tensor", lambda a: np.array(a.shape, dtype=np.int64), types=[_T])
-R.register("aten::size", size, types=[_T])
-R.register("aten::size", size, types=[_T, "int"])
-R.register("aten::sym_size", size, types=[_T, "int"])
-R.register("aten::sym_size", size, types=[_T])
-R.register("aten::dim", np.ndim, types=[_T])
+R.implement("aten::as_strided_", as_strided_)
+R.implement("aten::slice_inverse", slice_inverse)
+R.implement("aten::detach_copy", lambda a: np.array(a))
+R.implement("aten::_shape_as_tensor", lambda a: np.array(a.shape, dtype=np.int64))
+R.implement("aten::size", size)
+R.implement("aten::size.int", size)
+R.implement("aten::sym_size.int", size)
+R.implement("aten::sym_size", size)
+R.implement("aten::dim", np.ndim)
 R.register("aten::ndimension", np.ndim, types=[_T])
-R.register("aten::numel", np.size, types=[_T])
-R.register("aten::len", tensor_len, types=[_T])
+R.implement("aten::numel", np.size)
+R.implement("aten::len.Tensor", tensor_len)
 R.register("aten::__getitem__", lambda a, i: select(a, 0, i), types=[_T, "int"])
-R.register("aten::repeat", repeat, types=[_T, "int[]"])
-R.register("aten::tile", lambda a, reps: repeat(a, [1] * (a.ndim - len(reps)) + list(reps)),
-           types=[_T, "int[]"])
-R.register("aten::flip", flip, types=[_T, "int[]"])
-R.register("aten::fliplr", lambda a: flip(a, [1]) if a.ndim >= 2 else _need_dims("fliplr", 2),
-           types=[_T])
-R.register("aten::flipud", lambda a: flip(a, [0]) if a.ndim >= 1 else _need_dims("flipud", 1),
-           types=[_T])
-R.register("aten::roll", roll, types=[_T, "int[]", "int[]"])
+R.implement("aten::repeat", repeat)
+R.implement("aten::tile", lambda a, reps: repeat(a, [1] * (a.ndim - len(reps)) + list(reps)))
+R.implement("aten::flip", flip)
+R.implement("aten::fliplr", lambda a: flip(a, [1]) if a.ndim >= 2 else _need_dims("fliplr", 2))
+R.implement("aten::flipud", lambda a: flip(a, [0]) if a.ndim >= 1 else _need_dims("flipud", 1))
+R.implement("aten::roll", roll)
 R.register("aten::roll", roll, types=[_T, "int", "int"])
-R.register("aten::rot90", rot90, types=[_T, "int", "int[]"])
-R.register("aten::narrow_copy", lambda a, d, s, n: narrow(a, d, s, n).copy(),
-           types=[_T, "int", "int", "int"])
-R.register("aten::pixel_shuffle", pixel_shuffle, types=[_T, "int"])
-R.register("aten::pixel_unshuffle", pixel_unshuffle, types=[_T, "int"])
-R.register("aten::channel_shuffle", channel_shuffle, types=[_T, "int"])
-R.register("aten::native_channel_shuffle", channel_shuffle, types=[_T, "int"])
+R.implement("aten::rot90", rot90)
+R.implement("aten::narrow_copy", lambda a, d, s, n: narrow(a, d, s, n).copy())
+R.implement("aten::pixel_shuffle", pixel_shuffle)
+R.implement("aten::pixel_unshuffle", pixel_unshuffle)
+R.implement("aten::channel_shuffle", channel_shuffle)
+R.implement("aten::native_channel_shuffle", channel_shuffle)
 for _name in ("split", "unsafe_split"):
-    R.register(f"aten::{_name}", split, types=[_T, "int", "int"])
+    R.implement(f"aten::{_name}.Tensor", split)
     R.register(f"aten::{_name}", split, types=[_T, "int[]", "int"])
 for _name in ("split_with_sizes", "unsafe_split_with_sizes"):
-    R.register(f"aten::{_name}", split, types=[_T, "int[]", "int"])
-R.register("aten::split_with_sizes_copy", lambda a, s, d=0: [x.copy() for x in split(a, s, d)],
-           types=[_T, "int[]", "int"])
-R.register("aten::split_copy", lambda a, s, d=0: [x.copy() for x in split(a, s, d)],
-           types=[_T, "int", "int"])
+    R.implement(f"aten::{_name}", split)
+R.implement("aten::split_with_sizes_copy", lambda a, s, d=0: [x.copy() for x in split(a, s, d)])
+R.implement("aten::split_copy.Tensor", lambda a, s, d=0: [x.copy() for x in split(a, s, d)])
 for _name in ("chunk", "unsafe_chunk"):
-    R.register(f"aten::{_name}", chunk, types=[_T, "int", "int"])
+    R.implement(f"aten::{_name}", chunk)
 for _s in ("int", "int[]", _T):
     R.register("aten::tensor_split", tensor_split, types=[_T, _s, "int"])
 for _name, _dim_of, _min in [("hsplit", lambda a: 1 if a.ndim > 1 else 0, 1),
                              ("vsplit", lambda a: 0, 2), ("dsplit", lambda a: 2, 3)]:
     for _s in ("int", "int[]"):
         R.register(f"aten::{_name}", _dir_split(_dim_of, _name, _min), types=[_T, _s])
-R.register("aten::unbind", unbind, types=[_T, "int"])
-R.register("aten::unbind_copy", lambda a, d=0: [x.copy() for x in unbind(a, d)],
-           types=[_T, "int"])
-R.register("aten::diag_embed", diag_embed, types=[_T, "int", "int", "int"])
-R.register("aten::diag", diag, types=[_T, "int"])
-R.register("aten::diagflat", lambda a, off=0: np.diag(a.reshape(-1), off), types=[_T, "int"])
-R.register("aten::tril", tril, types=[_T, "int"])
-R.register("aten::triu", triu, types=[_T, "int"])
+R.implement("aten::unbind.int", unbind)
+R.implement("aten::unbind_copy.int", lambda a, d=0: [x.copy() for x in unbind(a, d)])
+R.implement("aten::diag_embed", diag_embed)
+R.implement("aten::diag", diag)
+R.implement("aten::diagflat", lambda a, off=0: np.diag(a.reshape(-1), off))
+R.implement("aten::tril", tril)
+R.implement("aten::triu", triu)
 for _name, _fn in (("tril_", tril), ("triu_", triu)):
-    R.register(f"aten::{_name}", (lambda f: lambda a, k=0: _assign(a, f(a, k)))(_fn),
-               types=[_T, "int"])
+    R.implement(f"aten::{_name}", (lambda f: lambda a, k=0: _assign(a, f(a, k)))(_fn))
 for _name in ("cat", "concat", "concatenate"):
-    R.register(f"aten::{_name}", cat, types=["Tensor[]", "int"])
-R.register("aten::stack", stack, types=["Tensor[]", "int"])
-R.register("aten::hstack", hstack, types=["Tensor[]"])
-R.register("aten::vstack", vstack, types=["Tensor[]"])
-R.register("aten::row_stack", vstack, types=["Tensor[]"])
-R.register("aten::dstack", dstack, types=["Tensor[]"])
-R.register("aten::column_stack", column_stack, types=["Tensor[]"])
+    R.implement(f"aten::{_name}", cat)
+R.implement("aten::stack", stack)
+R.implement("aten::hstack", hstack)
+R.implement("aten::vstack", vstack)
+R.implement("aten::row_stack", vstack)
+R.implement("aten::dstack", dstack)
+R.implement("aten::column_stack", column_stack)
 for _n in (1, 2, 3):
-    R.register(f"aten::atleast_{_n}d", atleast(_n), types=[_T])
-    R.register(f"aten::atleast_{_n}d", (lambda f: lambda ts: [f(x) for x in ts])(atleast(_n)),
-               types=["Tensor[]"])
-R.register("aten::meshgrid", meshgrid, types=["Tensor[]", "str"])
-R.register("aten::meshgrid", meshgrid, types=["Tensor[]"])
-R.register("aten::broadcast_tensors", broadcast_tensors, types=["Tensor[]"])
+    R.implement(f"aten::atleast_{_n}d", atleast(_n))
+    R.implement(f"aten::atleast_{_n}d.Sequence", (lambda f: lambda ts: [f(x) for x in ts])(atleast(_n)))
+R.implement("aten::meshgrid.indexing", meshgrid)
+R.implement("aten::meshgrid", meshgrid)
+R.implement("aten::broadcast_tensors", broadcast_tensors)
 R.register("aten::broadcast_shapes", lambda *shapes: list(broadcast_shapes(*shapes)),
            types=["int[]"], varargs=True)
-R.register("aten::block_diag", block_diag, types=["Tensor[]"])
-R.register("aten::cartesian_prod", cartesian_prod, types=["Tensor[]"])
-R.register("aten::combinations", combinations, types=[_T, "int", "bool"])
-R.register("aten::kron", kron, types=[_T, _T])
-R.register("aten::diagonal_scatter", _scatter_into_view(_writable_diagonal),
-           types=[_T, _T, "int", "int", "int"])
-R.register("aten::select_scatter", _scatter_into_view(select), types=[_T, _T, "int", "int"])
-R.register("aten::slice_scatter", _scatter_into_view(tensor_slice),
-           types=[_T, _T, "int", "int?", "int?", "int"])
-R.register("aten::as_strided_scatter", _scatter_into_view(as_strided),
-           types=[_T, _T, "int[]", "int[]", "int?"])
-R.register("aten::_chunk_cat", chunk_cat, types=["Tensor[]", "int", "int"])
-R.register("aten::resize_as_", resize_as_, types=[_T, _T, "int?"])
-R.register("aten::resize_as", lambda a, other, mf=None: resize_as_(a.copy(), other),
-           types=[_T, _T, "int?"])
-R.register("aten::resize_", resize_, types=[_T, "int[]", "int?"])
-R.register("aten::resize", lambda a, size, mf=None: resize_(a.copy(), size),
-           types=[_T, "int[]", "int?"])
-R.register("aten::pad_sequence", pad_sequence, types=["Tensor[]", "bool", "float", "str"])
-R.register("aten::flatten_dense_tensors",
-           lambda ts: cat([t.reshape(-1) for t in ts], 0) if ts else np.zeros(0, np.float32),
-           types=["Tensor[]"])
-R.register("aten::unflatten_dense_tensors", unflatten_dense_tensors, types=[_T, "Tensor[]"])
+R.implement("aten::block_diag", block_diag)
+R.implement("aten::cartesian_prod", cartesian_prod)
+R.implement("aten::combinations", combinations)
+R.implement("aten::kron", kron)
+R.implement("aten::diagonal_scatter", _scatter_into_view(_writable_diagonal))
+R.implement("aten::select_scatter", _scatter_into_view(select))
+R.implement("aten::slice_scatter", _scatter_into_view(tensor_slice))
+R.implement("aten::as_strided_scatter", _scatter_into_view(as_strided))
+R.implement("aten::_chunk_cat", chunk_cat)
+R.implement("aten::resize_as_", resize_as_)
+R.implement("aten::resize_as", lambda a, other, mf=None: resize_as_(a.copy(), other))
+R.implement("aten::resize_", resize_)
+R.implement("aten::resize", lambda a, size, mf=None: resize_(a.copy(), size))
+R.implement("aten::pad_sequence", pad_sequence)
+R.implement("aten::flatten_dense_tensors",
+            lambda ts: cat([t.reshape(-1) for t in ts], 0) if ts else np.zeros(0, np.float32))
+R.implement("aten::unflatten_dense_tensors", unflatten_dense_tensors)
 for _r in (_T, "int"):
     R.register("aten::repeat_interleave", repeat_interleave, types=[_T, _r, "int?", "int?"])
-R.register("aten::repeat_interleave",
-           lambda r, size=None: np.repeat(np.arange(r.shape[0]), r), types=[_T, "int?"])
+R.implement("aten::repeat_interleave.Tensor",
+            lambda r, size=None: np.repeat(np.arange(r.shape[0]), r))
 
 
 def _assign(a, value):

@@ -15,5 +15,5 @@ def warn(message: str, stacklevel: int = 2) -> None:
     warnings.warn(message, UserWarning, stacklevel=2)
 
 
-R.register("aten::warn", warn, types=["str", "int"])
+R.implement("aten::warn", warn)
 R.register("aten::warn", warn, types=["str"])
