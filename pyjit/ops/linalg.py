@@ -1019,7 +1019,9 @@ def _sytf2_lower(a, hermitian: bool):
     return ipiv, info
 
 
-def _ldl_checks(name: str, a) -> None:
+def _ldl_checks(name: str, a, half: bool = False) -> None:
+    """torch's checks of an LDL input ``a`` (``half``: float16 is its own error
+    afterwards, as the factorisation's kernel has none)."""
     if a.ndim < 2:
         raise ValueError(f"{name}: The input tensor A must have at least 2 dimensions.")
     if a.shape[-1] != a.shape[-2]:
@@ -1028,12 +1030,12 @@ def _ldl_checks(name: str, a) -> None:
     if a.dtype.kind not in "fc":
         raise TypeError(f"{name}: Expected a floating point or complex tensor as input. "
                         f"Got {torch_name(a.dtype)}")
-    if a.dtype == np.float16:
+    if half and a.dtype == np.float16:
         raise NotImplementedError('"ldl_factor_kernel_cpu" not implemented for \'Half\'')
 
 
 def _ldl_factor(a, hermitian: bool, name: str):
-    _ldl_checks(name, a)
+    _ldl_checks(name, a, half=True)
     n = a.shape[-1]
     batch = a.shape[:-2]
     count = math.prod(batch)   # not -1: a reshape cannot infer it when n is 0
@@ -1130,14 +1132,7 @@ def ldl_solve(ld, pivots, b, hermitian=False):
     """``linalg.ldl_solve``: ``A X = B`` from :func:`ldl_factor_ex`'s ``LD`` and
     ``pivots`` (LAPACK sytrs), the batch dimensions of ``LD`` and ``B`` broadcast."""
     name = "torch.linalg.ldl_solve"
-    if ld.ndim < 2:
-        raise ValueError(f"{name}: The input tensor A must have at least 2 dimensions.")
-    if ld.shape[-1] != ld.shape[-2]:
-        raise ValueError(f"{name}: A must be batches of square matrices, but they are "
-                         f"{ld.shape[-2]} by {ld.shape[-1]} matrices")
-    if ld.dtype.kind not in "fc":
-        raise TypeError(f"{name}: Expected a floating point or complex tensor as input. "
-                        f"Got {torch_name(ld.dtype)}")
+    _ldl_checks(name, ld)
     if b.dtype != ld.dtype:
         raise TypeError(f"Expected b and A to have the same dtype, but found b of type "
                         f"{torch_name(b.dtype)} and A of type {torch_name(ld.dtype)} instead.")
