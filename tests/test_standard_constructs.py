@@ -1,0 +1,82 @@
+"""What torchvision's standard models took beyond the detection fixtures: small
+modules using the same torchvision classes, scripted by torch, run by
+``pyjit.load`` on every loop against torch's outputs.
+
+The standard constructors themselves (``fasterrcnn_resnet50_fpn``, ``fcn_resnet50``,
+``maxvit_t``..., random weights) are archives of 10-500 MB, made and compared by
+``tools/fixtures/make_standard_models.py`` and ``run_standard_models.py``, never
+committed.  Each failure they showed is a case of
+``tools/fixtures/make_standard_regressions.py`` here (``tests/fixtures/standard``):
+
+* ``fpn_*``: ``FeaturePyramidNetwork.forward`` returns
+  ``OrderedDict([(k, v) for k, v in zip(names, results)])``, which torch compiles
+  to ``aten::dict.str((str, tVal)[] inputs)``: a type variable of more than one
+  letter, which pyjit took for a class named ``tVal`` (no overload matched).
+  Every detection model with an FPN backbone stopped there.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import pyjit
+from pyjit.ir import torch_schemas, types as T
+from pyjit.ir.type_relation import is_type_var, match_argument, substitute
+
+FIXTURES = Path(__file__).resolve().parent / "fixtures" / "standard"
+CASES = sorted(p.stem for p in FIXTURES.glob("*.pt"))
+
+
+def _unflatten_inputs(data, meta):
+    names = [k for k in data.files if k.startswith("in/")]
+    if meta["layout"] == "dict":
+        # one Dict[str, Tensor] argument, in the order torch's dict had
+        return [{k.split("/", 2)[2]: data[k] for k in names}]
+    return [data[k] for k in names]
+
+
+def _flatten(value, prefix="out"):
+    if isinstance(value, np.ndarray):
+        yield prefix, value
+    elif isinstance(value, dict):
+        for k, v in value.items():
+            yield from _flatten(v, f"{prefix}/{k}")
+    else:
+        for i, v in enumerate(value):
+            yield from _flatten(v, f"{prefix}/{i}")
+
+
+def test_the_cases_are_there():
+    assert {"fpn_maxpool", "fpn_p6p7"} <= set(CASES)
+
+
+@pytest.mark.parametrize("name", CASES)
+def test_case_runs_as_torch(name, loop):
+    data = np.load(FIXTURES / f"{name}.npz")
+    meta = json.loads(str(data["meta"]))
+    assert meta["made_by"] == "tools/fixtures/make_standard_regressions.py"
+    module = pyjit.load(str(FIXTURES / f"{name}.pt"), loop=loop)
+    result = dict(_flatten(module(*_unflatten_inputs(data, meta))))
+    assert list(result) == meta["outputs"]          # the keys, in torch's order
+    for path in meta["outputs"]:
+        expected = data[path]
+        assert result[path].dtype == expected.dtype and result[path].shape == expected.shape
+        np.testing.assert_allclose(result[path], expected, rtol=1e-5, atol=1e-6,
+                                   err_msg=f"{name}: {path}")
+
+
+def test_a_camel_case_type_variable_binds():
+    """``tVal`` of ``aten::dict.str`` is a variable: a list of (str, Tensor) fits
+    and the result is ``Dict(str, Tensor)``; builtin names stay types."""
+    schema = next(s for s in torch_schemas.schemas_of("aten::dict")
+                  if [str(a.type) for a in s.arguments] == ["(str, tVal)[]"])
+    env = {}
+    pairs = T.ListType(T.TupleType([T.STR, T.TENSOR]))
+    assert match_argument(pairs, schema.arguments[0].type, env) is None
+    assert str(substitute(schema.returns[0].type, env)) == "Dict(str, Tensor)"
+    assert is_type_var(T.NamedType("tVal")) and is_type_var(T.NamedType("t1"))
+    assert not any(is_type_var(t) for t in (T.INT, T.FLOAT, T.BOOL, T.STR, T.COMPLEX))
