@@ -23,6 +23,8 @@ import warnings
 from functools import reduce
 from typing import Callable, Dict, List, Optional, Sequence
 
+import math
+
 import numpy as np
 
 from ..registry import library as R
@@ -98,7 +100,10 @@ def flatten(a, start: int = 0, end: int = -1):
     s, e = wrap_dim(start, a.ndim), wrap_dim(end, a.ndim)
     if s > e:
         raise ValueError("flatten() has invalid args: start_dim cannot come after end_dim")
-    return a.reshape(a.shape[:s] + (-1,) + a.shape[e + 1:]) if s < e else a
+    # the flattened size itself, not -1: numpy cannot infer -1 beside a 0 (torch's
+    # BoxCoder flattens the (0, 1, 4) boxes of an image where no score passed)
+    merged = math.prod(a.shape[s:e + 1])
+    return a.reshape(a.shape[:s] + (merged,) + a.shape[e + 1:]) if s < e else a
 
 
 def unflatten(a, dim: int, sizes):
