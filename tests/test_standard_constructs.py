@@ -25,6 +25,9 @@ committed.  Each failure they showed is a case of
   infer beside a 0: torchvision's ``BoxCoder.decode_single`` flattens the
   (0, 1, 4) boxes of a level where no score passed RetinaNet's threshold
   (``retinanet_resnet50_fpn`` with its own settings failed there).
+* ``empty_batch``: the same in ``group_norm``, ``max_pool2d`` and
+  ``searchsorted``: the layers of a head on the regions of an image with no
+  detections, a batch of none.
 """
 
 from __future__ import annotations
@@ -66,7 +69,7 @@ def _flatten(value, prefix="out"):
 
 def test_the_cases_are_there():
     assert {"fpn_maxpool", "fpn_p6p7", "tensor_from_floats", "rcnn_transform_float64",
-            "decode_no_boxes"} <= set(CASES)
+            "decode_no_boxes", "empty_batch"} <= set(CASES)
 
 
 @pytest.mark.parametrize("name", CASES)
