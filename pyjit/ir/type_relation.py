@@ -207,7 +207,7 @@ def _is_class(t: T.Type) -> bool:
 
 # -- operator patterns: type variables -------------------------------------------------
 
-_TYPE_VAR = re.compile(r"[a-z]\d?")
+_TYPE_VAR = re.compile(r"[a-z]\d?|[a-z]+[A-Z]\w*")
 
 #: What the type variables of one call's pattern are bound to so far, by name.
 Bindings = Dict[str, T.Type]
@@ -215,7 +215,11 @@ Bindings = Dict[str, T.Type]
 
 def is_type_var(t: T.Type) -> bool:
     """A type variable of an operator pattern or schema: a lower-case letter,
-    perhaps with a digit (``t``, ``k``, ``t1``); it stands for one type per call."""
+    perhaps with a digit (``t``, ``k``, ``t1``), or a camel-case name that starts
+    lower-case (``tVal``, of ``aten::dict.str((str, tVal)[] inputs)``, the
+    ``OrderedDict(pairs)`` of torchvision's FeaturePyramidNetwork); it stands for
+    one type per call.  torch's schema parser takes any lower-case name that is not
+    a builtin type for a variable; no builtin (``int``, ``str``...) is camel-case."""
     return isinstance(t, T.NamedType) and _TYPE_VAR.fullmatch(t.name) is not None
 
 

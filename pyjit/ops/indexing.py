@@ -28,6 +28,8 @@ from __future__ import annotations
 import re
 from typing import List, Optional, Sequence
 
+import math
+
 import numpy as np
 
 from ..registry import library as R
@@ -482,9 +484,12 @@ def searchsorted(sorted_seq, values, out_int32: bool = False, right: bool = Fals
     if sorted_seq.ndim <= 1:
         r = np.searchsorted(sorted_seq, v, side=how)
     else:
-        flat_seq = sorted_seq.reshape(-1, sorted_seq.shape[-1])
-        flat_v = v.reshape(flat_seq.shape[0], -1)
-        r = np.stack([np.searchsorted(s, x, side=how) for s, x in zip(flat_seq, flat_v)])
+        # sizes, not -1, which numpy cannot infer beside a 0 (no rows at all)
+        rows = math.prod(sorted_seq.shape[:-1])
+        flat_seq = sorted_seq.reshape(rows, sorted_seq.shape[-1])
+        flat_v = v.reshape(rows, v.shape[-1])
+        r = np.stack([np.searchsorted(s, x, side=how) for s, x in zip(flat_seq, flat_v)]) \
+            if rows else np.zeros(v.shape, INT64)
         r = r.reshape(v.shape)
     r = as_array(r).astype(np.int32 if out_int32 else INT64)
     return r.reshape(()) if scalar else r

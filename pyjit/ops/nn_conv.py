@@ -223,7 +223,8 @@ def max_pool(x, kernel, stride, padding, dilation, ceil_mode, nd: int,
     xp, outs = _pad_for_windows(x, kernel, stride, padding, dilation, ceil_mode, fill)
     win = _windows(xp, kernel, stride, dilation)
     win = win[(slice(None), slice(None)) + tuple(slice(0, o) for o in outs)]
-    flat = win.reshape(win.shape[:2 + nd] + (-1,))
+    # the window's size, not -1, which numpy cannot infer for an empty batch
+    flat = win.reshape(win.shape[:2 + nd] + (math.prod(win.shape[2 + nd:]),))
     if x.dtype.kind == "f":
         # a NaN wins, as in torch: make it the argmax
         keyed = np.where(np.isnan(flat), np.inf, flat)

@@ -132,7 +132,9 @@ def native_group_norm(x, weight, bias, n: int, c: int, hw: int, groups: int, eps
     if x.size and kernels.is_float32(x, weight, bias):
         out, mean, rstd = kernels.group_norm(x, groups, weight, bias, eps)
         return out, as_array(mean.astype(x.dtype)), as_array(rstd.astype(x.dtype))
-    xd = x.astype(np.float64).reshape(n, groups, -1)
+    # the group's size, not -1, which numpy cannot infer for an empty batch (a
+    # head's GroupNorm on the regions of an image with no detections)
+    xd = x.astype(np.float64).reshape(n, groups, (c // groups) * hw)
     mean = xd.mean(axis=-1, keepdims=True)
     var = xd.var(axis=-1, keepdims=True)
     rstd = 1 / np.sqrt(var + eps)

@@ -33,6 +33,9 @@ from ..ir import types as T
 from ..registry import library as R
 from .dtypes import BOOL, DEFAULT_FLOAT, INT64, c_name, to_dtype, torch_name
 
+#: the complex dtype of the default float dtype (float32's), torch's for complex data
+DEFAULT_COMPLEX = np.dtype(np.complex64)
+
 __all__ = ["zeros", "ones", "full", "arange", "tensor", "linspace", "eye"]
 
 
@@ -61,6 +64,8 @@ def _fill_dtype(value):
         return BOOL
     if isinstance(value, int):
         return INT64
+    if isinstance(value, complex):
+        return DEFAULT_COMPLEX
     return DEFAULT_FLOAT
 
 
@@ -188,7 +193,7 @@ def _static_dtype(t: T.Type):
     None when only the values can tell (``Scalar``, ``Any``, a type variable)."""
     while isinstance(t, T.ListType):
         t = t.elem
-    return {T.INT: INT64, T.FLOAT: DEFAULT_FLOAT, T.BOOL: BOOL}.get(t)
+    return {T.INT: INT64, T.FLOAT: DEFAULT_FLOAT, T.BOOL: BOOL, T.COMPLEX: DEFAULT_COMPLEX}.get(t)
 
 
 def _value_dtype(data) -> np.dtype:
@@ -200,12 +205,21 @@ def _value_dtype(data) -> np.dtype:
 
 def _tensor_of(static):
     def tensor(data, dtype=None, device=None, requires_grad=False):
-        """``aten::tensor``: a tensor from (nested lists of) numbers."""
+        """``aten::tensor``: a tensor from (nested lists of) numbers.
+
+        TorchScript makes the tensor in the data's own dtype first -- int64,
+        bool, or for floats the *default* dtype (float32; complex64 for complex
+        numbers) -- and converts it to ``dtype`` after: ``torch.tensor(0.1,
+        dtype=torch.float64)`` is 0.10000000149011612 in a scripted function
+        (eager torch gives 0.1).  torchvision's detection transform normalises by
+        ``torch.as_tensor(image_mean, dtype=image.dtype)``, so a float64 model's
+        every output depends on it."""
         if isinstance(data, np.ndarray):
             return data.astype(to_dtype(dtype, data.dtype))
         _check_rectangular(data)
-        dt = to_dtype(dtype, static or _value_dtype(data))
-        return np.array(data, dtype=dt)
+        natural = static or _value_dtype(data)
+        made = np.array(data, dtype=natural)
+        return made if dtype is None else made.astype(to_dtype(dtype), copy=False)
     return tensor
 
 
@@ -275,9 +289,11 @@ def new_full(a, size, fill_value, dtype=None, layout=None, device=None, pin_memo
 
 def num_to_tensor(x):
     """``prim::NumToTensor``: a 0-dim tensor of the number's own type (a Python
-    float is a double)."""
+    float is a double, a complex a complex128)."""
     if isinstance(x, float):
         return np.array(x, dtype=np.float64)
+    if isinstance(x, complex):
+        return np.array(x, dtype=np.complex128)
     return np.array(x, dtype=_fill_dtype(x))
 
 

@@ -23,6 +23,8 @@ import warnings
 from functools import reduce
 from typing import Callable, Dict, List, Optional, Sequence
 
+import math
+
 import numpy as np
 
 from ..registry import library as R
