@@ -8,10 +8,14 @@ over the batch and the groups, and gives the GEMMs to numpy's float32 BLAS.
 """
 
 from libc.math cimport INFINITY
+from libc.stdlib cimport malloc, free
+from libc.string cimport memset
 
 cdef extern from "_kernels_math.h" nogil:
     void pj_axpy_row(float k, const float* x, Py_ssize_t stride, float* o, Py_ssize_t n)
     void pj_max_row(const float* x, Py_ssize_t stride, float* o, Py_ssize_t n)
+    void pj_taps_sum(const float* src, const Py_ssize_t* offs, const float* k, Py_ssize_t ntaps,
+                     float* acc, Py_ssize_t n)
 
 # A row shorter than this is summed inline: the vectorised loops of
 # _kernels_math.h are reached through the CPU dispatch of target_clones, a call
@@ -104,19 +108,83 @@ def depthwise2d(const float[:, :, ::1] x, const float[:, :, ::1] weight, float[:
                 int sh, int sw, int ph, int pw, int dh, int dw):
     """``out[o] += sum over taps (i, j) of weight[o, i, j] * x[o // m]`` shifted
     by the tap, for ``m = out channels / x channels``: a convolution whose every
-    group is one input channel.  ``out`` holds the bias (or 0) on entry; the
-    sum runs tap by tap over whole output rows (``pj_axpy_row``, vectorised)."""
-    cdef Py_ssize_t h = x.shape[1], w = x.shape[2]
+    group is one input channel.  ``out`` holds the bias (or 0) on entry.
+
+    Each input channel is first copied, zero-padded, into ``sh * sw`` phase
+    planes (plane ``(a, b)`` holds the padded input's rows ``a, a + sh, ...`` and
+    columns ``b, b + sw, ...``): in them a tap of any stride and dilation reads
+    a window of stride 1, and with the output laid out in rows as wide as a
+    plane's (``wq``), the whole output plane is one contiguous run per tap, the
+    same offset everywhere (``pj_taps_sum``, vectorised, no bounds inside).  So
+    a 7x7 plane costs ~7 vector operations a tap rather than 7 rows of 7
+    scalar ones.  The taps add in order ``(0, 0), (0, 1), ...`` onto ``out``'s
+    value, as the numpy reference adds them."""
+    cdef Py_ssize_t c_n = x.shape[0], h = x.shape[1], w = x.shape[2]
     cdef Py_ssize_t oc = out.shape[0], oh = out.shape[1], ow = out.shape[2]
-    cdef Py_ssize_t m = oc // x.shape[0]
-    cdef Py_ssize_t kh = weight.shape[1], kw = weight.shape[2]
-    cdef Py_ssize_t o, i, j
+    cdef Py_ssize_t kh = weight.shape[1], kw = weight.shape[2], ntaps = kh * kw
+    if oc == 0 or oh <= 0 or ow <= 0 or c_n == 0:
+        return
+    cdef Py_ssize_t m = oc // c_n
+    # a phase plane: the rows and columns every tap's window reaches
+    cdef Py_ssize_t hq = oh + ((kh - 1) * dh) // sh, wq = ow + ((kw - 1) * dw) // sw
+    cdef Py_ssize_t plane = hq * wq, phases = <Py_ssize_t>sh * sw
+    cdef Py_ssize_t n = (oh - 1) * wq + ow
+    cdef Py_ssize_t c, o, i, j, t, a, b, r, q, iy, lo, hi, oy, ox
+    # pj_taps_sum works in groups of 32: acc rounded up, and 32 floats after
+    # the planes that the last group's taps may read (zeros, results ignored)
+    cdef Py_ssize_t n_up = (n + 31) // 32 * 32
+    cdef float* src = <float*>malloc((phases * plane + 32 + n_up + ntaps) * sizeof(float))
+    cdef Py_ssize_t* offs = <Py_ssize_t*>malloc(ntaps * sizeof(Py_ssize_t))
+    if src == NULL or offs == NULL:
+        free(src)
+        free(offs)
+        raise MemoryError("depthwise2d: no memory for the padded input plane")
+    cdef float* acc = src + phases * plane + 32
+    cdef float* taps = acc + n_up
+    cdef float* dst
+    cdef const float* xrow
+    cdef float* orow
     with nogil:
-        for o in range(oc):
-            for i in range(kh):
-                for j in range(kw):
-                    _tap(&x[o // m, 0, 0], h, w, &out[o, 0, 0], oh, ow, i, j,
-                         sh, sw, ph, pw, dh, dw, weight[o, i, j], False)
+        memset(acc - 32, 0, (32 + n_up) * sizeof(float))
+        for i in range(kh):
+            for j in range(kw):
+                offs[i * kw + j] = (((i * dh) % sh) * sw + (j * dw) % sw) * plane + \
+                    ((i * dh) // sh) * wq + (j * dw) // sw
+        for c in range(c_n):
+            for a in range(sh):
+                for b in range(sw):
+                    dst = src + (a * sw + b) * plane
+                    # the plane's column q reads input column q*sw + b - pw
+                    _inside(wq, sw, b - pw, w, &lo, &hi)
+                    for r in range(hq):
+                        iy = r * sh + a - ph
+                        if iy < 0 or iy >= h:
+                            memset(dst + r * wq, 0, wq * sizeof(float))
+                            continue
+                        xrow = &x[c, iy, 0]
+                        for q in range(lo):
+                            dst[r * wq + q] = 0
+                        for q in range(lo, hi):
+                            dst[r * wq + q] = xrow[q * sw + b - pw]
+                        for q in range(hi, wq):
+                            dst[r * wq + q] = 0
+            for o in range(c * m, (c + 1) * m):
+                for i in range(kh):
+                    for j in range(kw):
+                        taps[i * kw + j] = weight[o, i, j]
+                orow = &out[o, 0, 0]
+                for oy in range(oh):
+                    for ox in range(ow):
+                        acc[oy * wq + ox] = orow[oy * ow + ox]
+                    if oy < oh - 1:
+                        for ox in range(ow, wq):
+                            acc[oy * wq + ox] = 0
+                pj_taps_sum(src, offs, taps, ntaps, acc, n)
+                for oy in range(oh):
+                    for ox in range(ow):
+                        orow[oy * ow + ox] = acc[oy * wq + ox]
+    free(src)
+    free(offs)
 
 
 def max_pool2d(const float[:, :, ::1] x, float[:, :, ::1] out, int kh, int kw, int sh, int sw,

@@ -128,6 +128,52 @@ PJ_CLONES static void pj_axpy_row(float k, const float* x, Py_ssize_t stride, fl
         o[i] += k * x[i * stride];
 }
 
+/* A depthwise convolution's taps over one output plane laid out with row pitch
+ * wq (the columns past the output's width are computed and ignored): acc[q] +=
+ * k[t] * src[offs[t] + q] for every tap t in order, q < n.  src holds the input
+ * plane padded (its phases, for a stride above 1), so that every tap is one
+ * contiguous run with no bounds to test.  The plane is walked 32 outputs at a
+ * time, kept in registers (two zmm with AVX-512, four ymm with AVX2) while
+ * every tap is added to them: one load and one multiply-add per vector and
+ * tap, acc read and written once.
+ * The last group of 32 reads and writes past n: acc must hold n rounded up to
+ * 32, and src 32 floats past its last tap's run (their results are
+ * ignored). */
+#define PJ_TAP_GROUP 32
+#if defined(__GNUC__)
+/* 8 floats: a ymm register with AVX2 and AVX-512 (a loop over a plain array
+ * here, GCC 12 unrolls by two taps and leaves scalar; 16-float vectors it
+ * lowers for AVX2 through the stack) */
+typedef float pj_v8 __attribute__((vector_size(32), aligned(4), may_alias));
+PJ_CLONES static void pj_taps_sum(const float* src, const Py_ssize_t* offs, const float* k,
+                                  Py_ssize_t ntaps, float* acc, Py_ssize_t n) {
+    for (Py_ssize_t q = 0; q < n; q += PJ_TAP_GROUP) {
+        pj_v8* a = (pj_v8*)(acc + q);
+        pj_v8 a0 = a[0], a1 = a[1], a2 = a[2], a3 = a[3];
+        for (Py_ssize_t t = 0; t < ntaps; t++) {
+            const pj_v8* s = (const pj_v8*)(src + offs[t] + q);
+            float kt = k[t];
+            pj_v8 kv = {kt, kt, kt, kt, kt, kt, kt, kt};
+            a0 += kv * s[0];
+            a1 += kv * s[1];
+            a2 += kv * s[2];
+            a3 += kv * s[3];
+        }
+        a[0] = a0;
+        a[1] = a1;
+        a[2] = a2;
+        a[3] = a3;
+    }
+}
+#else
+static void pj_taps_sum(const float* src, const Py_ssize_t* offs, const float* k,
+                        Py_ssize_t ntaps, float* acc, Py_ssize_t n) {
+    for (Py_ssize_t t = 0; t < ntaps; t++)
+        for (Py_ssize_t q = 0; q < n; q++)
+            acc[q] += k[t] * src[offs[t] + q];
+}
+#endif
+
 PJ_CLONES static void pj_max_row(const float* x, Py_ssize_t stride, float* o, Py_ssize_t n) {
     for (Py_ssize_t i = 0; i < n; i++) {
         float v = x[i * stride], c = o[i];
