@@ -112,6 +112,30 @@ PJ_CLONES static void pj_hardswish_loop(const float* x, float* out, Py_ssize_t n
     }
 }
 
+/* The larger of x and lo, then the smaller of that and hi, as numpy's
+ * maximum and minimum (and so np.clip) give them: a NaN stays NaN (it fails
+ * both comparisons), -0.0 against 0 stays -0.0.  relu is lo = 0, hi = inf;
+ * relu6 and hardtanh their bounds.  numpy's own maximum of a float32 array and
+ * a scalar ran at 0.7 ns an element here, four times a copy's time. */
+PJ_CLONES static void pj_clamp_loop(const float* x, float* out, Py_ssize_t n, float lo,
+                                    float hi) {
+    for (Py_ssize_t i = 0; i < n; i++) {
+        float v = x[i];
+        v = v < lo ? lo : v;
+        out[i] = v > hi ? hi : v;
+    }
+}
+
+/* hardsigmoid as the generic path computes it: x / 6 + 0.5 (each rounded to
+ * float), clipped to [0, 1]. */
+PJ_CLONES static void pj_hardsigmoid_loop(const float* x, float* out, Py_ssize_t n) {
+    for (Py_ssize_t i = 0; i < n; i++) {
+        float v = x[i] / 6.0f + 0.5f;
+        v = v < 0.0f ? 0.0f : v;
+        out[i] = v > 1.0f ? 1.0f : v;
+    }
+}
+
 /* out[i] = exp(x[i] - shift): softmax's middle pass. */
 PJ_CLONES static void pj_exp_shifted_loop(const float* x, float shift, float* out,
                                           Py_ssize_t n) {

@@ -22,6 +22,7 @@ computes the activation out of place, as its operator does.
 
 from __future__ import annotations
 
+import math
 from typing import Callable, Dict
 
 import numpy as np
@@ -40,10 +41,14 @@ def _t(x, v):
 
 
 def _relu(a):
+    if kernels.writes_in_place(a):
+        return kernels.pointwise("clamp", a, 0.0, math.inf, out=a)
     return np.maximum(a, _t(a, 0), out=a)
 
 
 def _relu6(a):
+    if kernels.writes_in_place(a):
+        return kernels.pointwise("clamp", a, 0.0, 6.0, out=a)
     return np.clip(a, _t(a, 0), _t(a, 6), out=a)
 
 

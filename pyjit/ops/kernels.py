@@ -223,6 +223,18 @@ def hardswish_numpy(x, out):
                 out=out)
 
 
+def clamp_numpy(x, out, lo, hi):
+    """The larger of ``x`` and ``lo``, then the smaller of that and ``hi``, as
+    ``np.minimum(np.maximum(x, lo), hi)`` (a NaN stays NaN): relu (``lo = 0``,
+    ``hi = inf``), relu6, hardtanh."""
+    np.minimum(np.maximum(x, np.float32(lo)), np.float32(hi), out=out)
+
+
+def hardsigmoid_numpy(x, out):
+    """``x / 6 + 0.5`` clipped to ``[0, 1]``; a NaN stays NaN."""
+    np.clip(x / np.float32(6) + np.float32(0.5), np.float32(0), np.float32(1), out=out)
+
+
 def softmax_rows_numpy(x, out, log):
     """Softmax (``log``: log-softmax) of every row: the row's maximum, the sum of
     ``exp(x - max)`` in double, then each element; a row whose maximum is not
@@ -323,8 +335,8 @@ def recurrent_layer_numpy(mode, gi, sizes, w_hh, b_hh, w_hr, h, c, out, reverse)
 
 
 _NAMES = ("im2col2d", "depthwise2d", "max_pool2d", "avg_pool2d", "erf", "gelu", "silu",
-          "sigmoid", "hardswish", "softmax_rows", "plane_affine", "row_stats", "layer_norm_rows",
-          "recurrent_layer")
+          "sigmoid", "hardswish", "clamp", "hardsigmoid", "softmax_rows", "plane_affine",
+          "row_stats", "layer_norm_rows", "recurrent_layer")
 
 #: The numpy references, by the kernels' names.
 NUMPY = SimpleNamespace(name="numpy", **{n: globals()[f"{n}_numpy"] for n in _NAMES})
@@ -525,7 +537,7 @@ def softmax(x, dim: int, log: bool, k=None) -> np.ndarray:
 
 def pointwise(name: str, x, *args, k=None, out=None) -> np.ndarray:
     """The pointwise kernel ``name`` (``gelu``, ``erf``, ``silu``, ``sigmoid``,
-    ``hardswish``) of a float32 ``x``, of its shape: into ``out`` if given (a
+    ``hardswish``, ``hardsigmoid``, ``clamp``) of a float32 ``x``, of its shape: into ``out`` if given (a
     C-contiguous float32 array of that shape, which may be ``x``: an in-place
     operator writes no second array)."""
     k = ACTIVE if k is None else k
