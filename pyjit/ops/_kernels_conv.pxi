@@ -14,6 +14,7 @@ from libc.string cimport memset
 cdef extern from "_kernels_math.h" nogil:
     void pj_axpy_row(float k, const float* x, Py_ssize_t stride, float* o, Py_ssize_t n)
     void pj_max_row(const float* x, Py_ssize_t stride, float* o, Py_ssize_t n)
+    double pj_sum_double(const float* x, Py_ssize_t n)
     void pj_taps_sum(const float* src, const Py_ssize_t* offs, const float* k, Py_ssize_t ntaps,
                      float* acc, Py_ssize_t n)
 
@@ -236,3 +237,13 @@ def avg_pool2d(const float[:, :, ::1] x, float[:, :, ::1] out, int kh, int kw, i
                     elif not count_include_pad:
                         divide = (min(y1, h) - max(y0, 0)) * (min(x1, w) - max(x0, 0))
                     out[p, oy, ox] = <float>(total / divide)
+
+
+def plane_means(const float[:, ::1] x, float[::1] out, double divisor):
+    """``out[p]``: the sum of plane ``x[p]`` in double, divided by ``divisor``
+    (the plane's size, or an average pooling's ``divisor_override``) and rounded
+    once: global average pooling, every squeeze-excitation block's."""
+    cdef Py_ssize_t p, planes = x.shape[0], size = x.shape[1]
+    with nogil:
+        for p in range(planes):
+            out[p] = <float>((pj_sum_double(&x[p, 0], size) if size else 0.0) / divisor)

@@ -136,6 +136,28 @@ PJ_CLONES static void pj_hardsigmoid_loop(const float* x, float* out, Py_ssize_t
     }
 }
 
+/* out[i] = x[i] * a + b: one plane of an inference batch norm. */
+PJ_CLONES static void pj_affine_loop(const float* x, float a, float b, float* out,
+                                     Py_ssize_t n) {
+    for (Py_ssize_t i = 0; i < n; i++)
+        out[i] = x[i] * a + b;
+}
+
+/* The sum of x[0..n) in double, in eight running sums (element i into sum
+ * i % 8; the tail into the first ones), added at the end in a fixed order:
+ * independent chains, so that the loop vectorises without reassociating, and
+ * the same result on every CPU. */
+PJ_CLONES static double pj_sum_double(const float* x, Py_ssize_t n) {
+    double s[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+    Py_ssize_t i = 0;
+    for (; i + 8 <= n; i += 8)
+        for (int j = 0; j < 8; j++)
+            s[j] += x[i + j];
+    for (int j = 0; i < n; i++, j++)
+        s[j] += x[i];
+    return ((s[0] + s[1]) + (s[2] + s[3])) + ((s[4] + s[5]) + (s[6] + s[7]));
+}
+
 /* out[i] = exp(x[i] - shift): softmax's middle pass. */
 PJ_CLONES static void pj_exp_shifted_loop(const float* x, float shift, float* out,
                                           Py_ssize_t n) {
