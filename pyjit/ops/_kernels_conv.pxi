@@ -9,12 +9,13 @@ over the batch and the groups, and gives the GEMMs to numpy's float32 BLAS.
 
 from libc.math cimport INFINITY
 from libc.stdlib cimport malloc, free
-from libc.string cimport memset
+from libc.string cimport memcpy, memset
 
 cdef extern from "_kernels_math.h" nogil:
     void pj_axpy_row(float k, const float* x, Py_ssize_t stride, float* o, Py_ssize_t n)
     void pj_max_row(const float* x, Py_ssize_t stride, float* o, Py_ssize_t n)
     double pj_sum_double(const float* x, Py_ssize_t n)
+    void pj_strided_copy(const float* x, Py_ssize_t stride, float* d, Py_ssize_t n)
     void pj_taps_sum(const float* src, const Py_ssize_t* offs, const float* k, Py_ssize_t ntaps,
                      float* acc, Py_ssize_t n)
 
@@ -105,6 +106,36 @@ cdef inline void _tap(const float* x, Py_ssize_t h, Py_ssize_t w, float* out, Py
                 o[ox] += k * row[ox * sw]
 
 
+cdef void _phase_planes(const float* x, Py_ssize_t h, Py_ssize_t w, float* dst, Py_ssize_t hq,
+                        Py_ssize_t wq, int sh, int sw, int ph, int pw) noexcept nogil:
+    """The ``sh * sw`` phase planes (``hq x wq`` each, one after the other) of
+    the input plane ``x`` (``h x w``) zero-padded by ``ph``/``pw``: plane ``(a,
+    b)`` holds the padded input's rows ``a, a + sh, ...`` and columns ``b, b +
+    sw, ...``, zero outside ``x``."""
+    cdef Py_ssize_t a, b, r, q, iy, lo, hi
+    cdef float* d
+    cdef const float* xrow
+    for a in range(sh):
+        for b in range(sw):
+            d = dst + (a * sw + b) * hq * wq
+            # the plane's column q reads input column q*sw + b - pw
+            _inside(wq, sw, b - pw, w, &lo, &hi)
+            for r in range(hq):
+                iy = r * sh + a - ph
+                if iy < 0 or iy >= h:
+                    memset(d + r * wq, 0, wq * sizeof(float))
+                    continue
+                xrow = x + iy * w
+                for q in range(lo):
+                    d[r * wq + q] = 0
+                if sw == 1:
+                    memcpy(d + r * wq + lo, xrow + lo + b - pw, (hi - lo) * sizeof(float))
+                elif hi > lo:
+                    pj_strided_copy(xrow + lo * sw + b - pw, sw, d + r * wq + lo, hi - lo)
+                for q in range(hi, wq):
+                    d[r * wq + q] = 0
+
+
 def depthwise2d(const float[:, :, ::1] x, const float[:, :, ::1] weight, float[:, :, ::1] out,
                 int sh, int sw, int ph, int pw, int dh, int dw):
     """``out[o] += sum over taps (i, j) of weight[o, i, j] * x[o // m]`` shifted
@@ -130,7 +161,7 @@ def depthwise2d(const float[:, :, ::1] x, const float[:, :, ::1] weight, float[:
     cdef Py_ssize_t hq = oh + ((kh - 1) * dh) // sh, wq = ow + ((kw - 1) * dw) // sw
     cdef Py_ssize_t plane = hq * wq, phases = <Py_ssize_t>sh * sw
     cdef Py_ssize_t n = (oh - 1) * wq + ow
-    cdef Py_ssize_t c, o, i, j, t, a, b, r, q, iy, lo, hi, oy, ox
+    cdef Py_ssize_t c, o, i, j, t, oy, ox
     # pj_taps_sum works in groups of 32: acc rounded up, and 32 floats after
     # the planes that the last group's taps may read (zeros, results ignored)
     cdef Py_ssize_t n_up = (n + 31) // 32 * 32
@@ -142,8 +173,6 @@ def depthwise2d(const float[:, :, ::1] x, const float[:, :, ::1] weight, float[:
         raise MemoryError("depthwise2d: no memory for the padded input plane")
     cdef float* acc = src + phases * plane + 32
     cdef float* taps = acc + n_up
-    cdef float* dst
-    cdef const float* xrow
     cdef float* orow
     with nogil:
         memset(acc - 32, 0, (32 + n_up) * sizeof(float))
@@ -152,23 +181,7 @@ def depthwise2d(const float[:, :, ::1] x, const float[:, :, ::1] weight, float[:
                 offs[i * kw + j] = (((i * dh) % sh) * sw + (j * dw) % sw) * plane + \
                     ((i * dh) // sh) * wq + (j * dw) // sw
         for c in range(c_n):
-            for a in range(sh):
-                for b in range(sw):
-                    dst = src + (a * sw + b) * plane
-                    # the plane's column q reads input column q*sw + b - pw
-                    _inside(wq, sw, b - pw, w, &lo, &hi)
-                    for r in range(hq):
-                        iy = r * sh + a - ph
-                        if iy < 0 or iy >= h:
-                            memset(dst + r * wq, 0, wq * sizeof(float))
-                            continue
-                        xrow = &x[c, iy, 0]
-                        for q in range(lo):
-                            dst[r * wq + q] = 0
-                        for q in range(lo, hi):
-                            dst[r * wq + q] = xrow[q * sw + b - pw]
-                        for q in range(hi, wq):
-                            dst[r * wq + q] = 0
+            _phase_planes(&x[c, 0, 0], h, w, src, hq, wq, sh, sw, ph, pw)
             for o in range(c * m, (c + 1) * m):
                 for i in range(kh):
                     for j in range(kw):
@@ -184,6 +197,93 @@ def depthwise2d(const float[:, :, ::1] x, const float[:, :, ::1] weight, float[:
                 for oy in range(oh):
                     for ox in range(ow):
                         orow[oy * ow + ox] = acc[oy * wq + ox]
+    free(src)
+    free(offs)
+
+
+#: conv2d_direct's block of output positions: every output channel of a group
+#: sums its taps over one block before the next, so that the block's inputs
+#: (a 3-channel stem's 12 phase planes, ~18 KB of them) stay in L1.
+cdef Py_ssize_t _DIRECT_BLOCK = 256
+
+
+def conv2d_direct(const float[:, :, ::1] x, const float[:, :, :, ::1] weight,
+                  float[:, :, ::1] out, int groups, int sh, int sw, int ph, int pw, int dh,
+                  int dw):
+    """``out[o] += sum over channels c of o's group and taps (i, j) of
+    weight[o, c, i, j] * x[g*cg + c]`` shifted by the tap (``cg = weight.shape[1]``
+    channels a group): a convolution summed directly, for few taps an output
+    (a stem's 3 channels, a group of 8), where im2col would write every input
+    ``kh*kw`` times for a GEMM too thin to pay for it.  ``out`` holds the bias
+    (or 0) on entry; the taps add in order ``(c, i, j)``.
+
+    As :func:`depthwise2d`: every input channel copied into its zero-padded
+    phase planes once, then ``pj_taps_sum`` over all of an output's ``cg*kh*kw``
+    taps, 32 output values at a time held in registers, block by block of the
+    plane (``_DIRECT_BLOCK``) with every output channel of the group inside a
+    block."""
+    cdef Py_ssize_t c_n = x.shape[0], h = x.shape[1], w = x.shape[2]
+    cdef Py_ssize_t oc = out.shape[0], oh = out.shape[1], ow = out.shape[2]
+    cdef Py_ssize_t cg = weight.shape[1], kh = weight.shape[2], kw = weight.shape[3]
+    cdef Py_ssize_t ntaps = cg * kh * kw
+    if oc == 0 or oh <= 0 or ow <= 0 or c_n == 0 or ntaps == 0:
+        return
+    cdef Py_ssize_t og = oc // groups
+    cdef Py_ssize_t hq = oh + ((kh - 1) * dh) // sh, wq = ow + ((kw - 1) * dw) // sw
+    cdef Py_ssize_t plane = hq * wq, phases = <Py_ssize_t>sh * sw, chan = phases * plane
+    cdef Py_ssize_t n = (oh - 1) * wq + ow
+    cdef Py_ssize_t n_up = (n + 31) // 32 * 32
+    cdef Py_ssize_t c, o, i, j, oy, ox, q0, length
+    # the planes of every channel, 32 floats the last group of 32 may read,
+    # every output channel's plane (pitch n_up) and its weights
+    cdef float* src = <float*>malloc((c_n * chan + 32 + oc * (n_up + ntaps)) * sizeof(float))
+    cdef Py_ssize_t* offs = <Py_ssize_t*>malloc(ntaps * sizeof(Py_ssize_t))
+    if src == NULL or offs == NULL:
+        free(src)
+        free(offs)
+        raise MemoryError("conv2d_direct: no memory for the padded input planes")
+    cdef float* accs = src + c_n * chan + 32
+    cdef float* taps = accs + oc * n_up
+    cdef float* acc
+    cdef float* orow
+    with nogil:
+        memset(accs - 32, 0, 32 * sizeof(float))
+        for c in range(cg):
+            for i in range(kh):
+                for j in range(kw):
+                    offs[(c * kh + i) * kw + j] = c * chan + \
+                        (((i * dh) % sh) * sw + (j * dw) % sw) * plane + \
+                        ((i * dh) // sh) * wq + (j * dw) // sw
+        for c in range(c_n):
+            _phase_planes(&x[c, 0, 0], h, w, src + c * chan, hq, wq, sh, sw, ph, pw)
+        for o in range(oc):
+            for c in range(cg):
+                for i in range(kh):
+                    for j in range(kw):
+                        taps[o * ntaps + (c * kh + i) * kw + j] = weight[o, c, i, j]
+            acc = accs + o * n_up
+            orow = &out[o, 0, 0]
+            for oy in range(oh):
+                for ox in range(ow):
+                    acc[oy * wq + ox] = orow[oy * ow + ox]
+                if oy < oh - 1:
+                    for ox in range(ow, wq):
+                        acc[oy * wq + ox] = 0
+            for ox in range(n, n_up):
+                acc[ox] = 0
+        q0 = 0
+        while q0 < n:
+            length = min(_DIRECT_BLOCK, n - q0)
+            for o in range(oc):
+                pj_taps_sum(src + (o // og) * cg * chan + q0, offs, taps + o * ntaps, ntaps,
+                            accs + o * n_up + q0, length)
+            q0 += _DIRECT_BLOCK
+        for o in range(oc):
+            acc = accs + o * n_up
+            orow = &out[o, 0, 0]
+            for oy in range(oh):
+                for ox in range(ow):
+                    orow[oy * ow + ox] = acc[oy * wq + ox]
     free(src)
     free(offs)
 

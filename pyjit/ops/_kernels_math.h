@@ -71,6 +71,18 @@ static inline float pj_tanh_for_gelu(float x) {
 #define PJ_CLONES
 #endif
 
+/* The multiply-add loops (the recurrent product, a convolution's taps) are
+ * compiled for the x86-64 levels (v4: AVX-512 with its 256-bit forms, v3: AVX2
+ * and FMA) rather than "avx512f"/"avx2", which leave out FMA on 256-bit
+ * vectors: a multiply and an add for each, half the speed. */
+#if defined(__GNUC__) && !defined(__clang__) && __GNUC__ >= 12 && defined(__x86_64__) && \
+    defined(__linux__)   /* the levels' clones are GCC 12's */
+#define PJ_GEMM_CLONES __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", \
+                                                    "default"), unused))
+#else
+#define PJ_GEMM_CLONES PJ_CLONES
+#endif
+
 #define PJ_SQRT1_2 0.70710678118654752440f
 #define PJ_SQRT_2_OVER_PI 0.79788456080286535588f
 
@@ -174,6 +186,21 @@ PJ_CLONES static void pj_axpy_row(float k, const float* x, Py_ssize_t stride, fl
         o[i] += k * x[i * stride];
 }
 
+/* d[i] = x[i * stride], i < n: a row of a convolution's phase plane.  Stride 2
+ * (every stride-2 layer's) is its own loop, which GCC vectorises with
+ * shuffles; a copy of a stride-2 plane was otherwise the larger part of a
+ * stride-2 depthwise layer's time. */
+PJ_CLONES static void pj_strided_copy(const float* x, Py_ssize_t stride, float* d,
+                                      Py_ssize_t n) {
+    if (stride == 2) {
+        for (Py_ssize_t i = 0; i < n; i++)
+            d[i] = x[2 * i];
+    } else {
+        for (Py_ssize_t i = 0; i < n; i++)
+            d[i] = x[i * stride];
+    }
+}
+
 /* A depthwise convolution's taps over one output plane laid out with row pitch
  * wq (the columns past the output's width are computed and ignored): acc[q] +=
  * k[t] * src[offs[t] + q] for every tap t in order, q < n.  src holds the input
@@ -191,8 +218,9 @@ PJ_CLONES static void pj_axpy_row(float k, const float* x, Py_ssize_t stride, fl
  * here, GCC 12 unrolls by two taps and leaves scalar; 16-float vectors it
  * lowers for AVX2 through the stack) */
 typedef float pj_v8 __attribute__((vector_size(32), aligned(4), may_alias));
-PJ_CLONES static void pj_taps_sum(const float* src, const Py_ssize_t* offs, const float* k,
-                                  Py_ssize_t ntaps, float* acc, Py_ssize_t n) {
+PJ_GEMM_CLONES static void pj_taps_sum(const float* src, const Py_ssize_t* offs,
+                                       const float* k, Py_ssize_t ntaps, float* acc,
+                                       Py_ssize_t n) {
     for (Py_ssize_t q = 0; q < n; q += PJ_TAP_GROUP) {
         pj_v8* a = (pj_v8*)(acc + q);
         pj_v8 a0 = a[0], a1 = a[1], a2 = a[2], a3 = a[3];
