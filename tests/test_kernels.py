@@ -183,18 +183,18 @@ def test_im2col_and_depthwise_agree(g):
     weight = rng.standard_normal((2 * c, kh, kw)).astype(np.float32)
     outs = {}
     for k in (kernels.COMPILED, kernels.NUMPY):
-        outs[k.name] = np.zeros((2 * c, oh, ow), np.float32)
-        k.depthwise2d(x, weight, outs[k.name], sh, sw, ph, pw, dh, dw)
+        outs[k.name] = np.full((2 * c, oh, ow), np.nan, np.float32)   # all written
+        k.depthwise2d(x, weight, None, outs[k.name], sh, sw, ph, pw, dh, dw)
     np.testing.assert_allclose(outs["compiled"], outs["numpy"], rtol=1e-6, atol=1e-6)
     # a grouped convolution summed directly: two output channels a group of
-    # one, then of all c channels (onto a bias already in out)
+    # one, then of all c channels, onto a bias
     for groups in sorted({c, 1}):
         w4 = rng.standard_normal((2 * groups, c // groups, kh, kw)).astype(np.float32)
-        bias = rng.standard_normal((2 * groups, 1, 1)).astype(np.float32)
+        bias = rng.standard_normal(2 * groups).astype(np.float32)
         direct = {}
         for k in (kernels.COMPILED, kernels.NUMPY):
-            direct[k.name] = np.repeat(bias, oh * ow, axis=1).reshape(2 * groups, oh, ow)
-            k.conv2d_direct(x, w4, direct[k.name], groups, sh, sw, ph, pw, dh, dw)
+            direct[k.name] = np.full((2 * groups, oh, ow), np.nan, np.float32)
+            k.conv2d_direct(x, w4, bias, direct[k.name], groups, sh, sw, ph, pw, dh, dw)
         np.testing.assert_allclose(direct["compiled"], direct["numpy"], rtol=1e-5, atol=1e-5)
     pooled = {}
     for k in (kernels.COMPILED, kernels.NUMPY):

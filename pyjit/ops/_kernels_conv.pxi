@@ -9,7 +9,7 @@ over the batch and the groups, and gives the GEMMs to numpy's float32 BLAS.
 
 from libc.math cimport INFINITY
 from libc.stdlib cimport malloc, free
-from libc.string cimport memcpy, memset
+from libc.string cimport memset
 
 cdef extern from "_kernels_math.h" nogil:
     void pj_axpy_row(float k, const float* x, Py_ssize_t stride, float* o, Py_ssize_t n)
@@ -106,41 +106,47 @@ cdef inline void _tap(const float* x, Py_ssize_t h, Py_ssize_t w, float* out, Py
                 o[ox] += k * row[ox * sw]
 
 
+cdef inline void _copy(const float* x, float* d, Py_ssize_t n) noexcept nogil:
+    """``d[:n] = x[:n]``, inline: the rows here are 7 to 112 floats, for which a
+    call of memcpy costs as much as the copy."""
+    cdef Py_ssize_t i
+    for i in range(n):
+        d[i] = x[i]
+
+
 cdef void _phase_planes(const float* x, Py_ssize_t h, Py_ssize_t w, float* dst, Py_ssize_t hq,
                         Py_ssize_t wq, int sh, int sw, int ph, int pw) noexcept nogil:
-    """The ``sh * sw`` phase planes (``hq x wq`` each, one after the other) of
-    the input plane ``x`` (``h x w``) zero-padded by ``ph``/``pw``: plane ``(a,
-    b)`` holds the padded input's rows ``a, a + sh, ...`` and columns ``b, b +
-    sw, ...``, zero outside ``x``."""
-    cdef Py_ssize_t a, b, r, q, iy, lo, hi
+    """Into the ``sh * sw`` phase planes at ``dst`` (``hq x wq`` each, one after
+    the other), the input plane ``x`` (``h x w``) as zero-padded by ``ph``/``pw``:
+    plane ``(a, b)`` holds the padded input's rows ``a, a + sh, ...`` and
+    columns ``b, b + sw, ...``.  Only the elements inside ``x`` are written:
+    the padding's are zero already (the caller zeroes the planes once, and
+    they are the same elements for every channel)."""
+    cdef Py_ssize_t a, b, r, iy, lo, hi
     cdef float* d
-    cdef const float* xrow
     for a in range(sh):
         for b in range(sw):
             d = dst + (a * sw + b) * hq * wq
             # the plane's column q reads input column q*sw + b - pw
             _inside(wq, sw, b - pw, w, &lo, &hi)
+            if hi <= lo:
+                continue
             for r in range(hq):
                 iy = r * sh + a - ph
                 if iy < 0 or iy >= h:
-                    memset(d + r * wq, 0, wq * sizeof(float))
                     continue
-                xrow = x + iy * w
-                for q in range(lo):
-                    d[r * wq + q] = 0
                 if sw == 1:
-                    memcpy(d + r * wq + lo, xrow + lo + b - pw, (hi - lo) * sizeof(float))
-                elif hi > lo:
-                    pj_strided_copy(xrow + lo * sw + b - pw, sw, d + r * wq + lo, hi - lo)
-                for q in range(hi, wq):
-                    d[r * wq + q] = 0
+                    _copy(x + iy * w + lo + b - pw, d + r * wq + lo, hi - lo)
+                else:
+                    pj_strided_copy(x + iy * w + lo * sw + b - pw, sw, d + r * wq + lo,
+                                    hi - lo)
 
 
-def depthwise2d(const float[:, :, ::1] x, const float[:, :, ::1] weight, float[:, :, ::1] out,
-                int sh, int sw, int ph, int pw, int dh, int dw):
-    """``out[o] += sum over taps (i, j) of weight[o, i, j] * x[o // m]`` shifted
-    by the tap, for ``m = out channels / x channels``: a convolution whose every
-    group is one input channel.  ``out`` holds the bias (or 0) on entry.
+def depthwise2d(const float[:, :, ::1] x, const float[:, :, ::1] weight, const float[::1] bias,
+                float[:, :, ::1] out, int sh, int sw, int ph, int pw, int dh, int dw):
+    """``out[o] = bias[o] + sum over taps (i, j) of weight[o, i, j] * x[o // m]``
+    shifted by the tap, for ``m = out channels / x channels``: a convolution
+    whose every group is one input channel (``bias`` None: 0).
 
     Each input channel is first copied, zero-padded, into ``sh * sw`` phase
     planes (plane ``(a, b)`` holds the padded input's rows ``a, a + sh, ...`` and
@@ -149,8 +155,8 @@ def depthwise2d(const float[:, :, ::1] x, const float[:, :, ::1] weight, float[:
     plane's (``wq``), the whole output plane is one contiguous run per tap, the
     same offset everywhere (``pj_taps_sum``, vectorised, no bounds inside).  So
     a 7x7 plane costs ~7 vector operations a tap rather than 7 rows of 7
-    scalar ones.  The taps add in order ``(0, 0), (0, 1), ...`` onto ``out``'s
-    value, as the numpy reference adds them."""
+    scalar ones.  The taps add in order ``(0, 0), (0, 1), ...`` onto the bias,
+    as the numpy reference adds them."""
     cdef Py_ssize_t c_n = x.shape[0], h = x.shape[1], w = x.shape[2]
     cdef Py_ssize_t oc = out.shape[0], oh = out.shape[1], ow = out.shape[2]
     cdef Py_ssize_t kh = weight.shape[1], kw = weight.shape[2], ntaps = kh * kw
@@ -161,7 +167,9 @@ def depthwise2d(const float[:, :, ::1] x, const float[:, :, ::1] weight, float[:
     cdef Py_ssize_t hq = oh + ((kh - 1) * dh) // sh, wq = ow + ((kw - 1) * dw) // sw
     cdef Py_ssize_t plane = hq * wq, phases = <Py_ssize_t>sh * sw
     cdef Py_ssize_t n = (oh - 1) * wq + ow
-    cdef Py_ssize_t c, o, i, j, t, oy, ox
+    cdef Py_ssize_t c, o, i, j, t, oy, q
+    cdef bint has_bias = bias is not None
+    cdef float b
     # pj_taps_sum works in groups of 32: acc rounded up, and 32 floats after
     # the planes that the last group's taps may read (zeros, results ignored)
     cdef Py_ssize_t n_up = (n + 31) // 32 * 32
@@ -175,7 +183,7 @@ def depthwise2d(const float[:, :, ::1] x, const float[:, :, ::1] weight, float[:
     cdef float* taps = acc + n_up
     cdef float* orow
     with nogil:
-        memset(acc - 32, 0, (32 + n_up) * sizeof(float))
+        memset(src, 0, (phases * plane + 32 + n_up) * sizeof(float))
         for i in range(kh):
             for j in range(kw):
                 offs[i * kw + j] = (((i * dh) % sh) * sw + (j * dw) % sw) * plane + \
@@ -186,17 +194,13 @@ def depthwise2d(const float[:, :, ::1] x, const float[:, :, ::1] weight, float[:
                 for i in range(kh):
                     for j in range(kw):
                         taps[i * kw + j] = weight[o, i, j]
+                b = bias[o] if has_bias else 0
+                for q in range(n):
+                    acc[q] = b
+                pj_taps_sum(src, offs, taps, ntaps, acc, n)
                 orow = &out[o, 0, 0]
                 for oy in range(oh):
-                    for ox in range(ow):
-                        acc[oy * wq + ox] = orow[oy * ow + ox]
-                    if oy < oh - 1:
-                        for ox in range(ow, wq):
-                            acc[oy * wq + ox] = 0
-                pj_taps_sum(src, offs, taps, ntaps, acc, n)
-                for oy in range(oh):
-                    for ox in range(ow):
-                        orow[oy * ow + ox] = acc[oy * wq + ox]
+                    _copy(acc + oy * wq, orow + oy * ow, ow)
     free(src)
     free(offs)
 
@@ -208,14 +212,14 @@ cdef Py_ssize_t _DIRECT_BLOCK = 256
 
 
 def conv2d_direct(const float[:, :, ::1] x, const float[:, :, :, ::1] weight,
-                  float[:, :, ::1] out, int groups, int sh, int sw, int ph, int pw, int dh,
-                  int dw):
-    """``out[o] += sum over channels c of o's group and taps (i, j) of
+                  const float[::1] bias, float[:, :, ::1] out, int groups, int sh, int sw,
+                  int ph, int pw, int dh, int dw):
+    """``out[o] = bias[o] + sum over channels c of o's group and taps (i, j) of
     weight[o, c, i, j] * x[g*cg + c]`` shifted by the tap (``cg = weight.shape[1]``
-    channels a group): a convolution summed directly, for few taps an output
-    (a stem's 3 channels, a group of 8), where im2col would write every input
-    ``kh*kw`` times for a GEMM too thin to pay for it.  ``out`` holds the bias
-    (or 0) on entry; the taps add in order ``(c, i, j)``.
+    channels a group; ``bias`` None: 0): a convolution summed directly, for few
+    taps an output (a group of 8 channels), where im2col would write every
+    input ``kh*kw`` times for a GEMM too thin to pay for it.  The taps add in
+    order ``(c, i, j)``.
 
     As :func:`depthwise2d`: every input channel copied into its zero-padded
     phase planes once, then ``pj_taps_sum`` over all of an output's ``cg*kh*kw``
@@ -233,7 +237,9 @@ def conv2d_direct(const float[:, :, ::1] x, const float[:, :, :, ::1] weight,
     cdef Py_ssize_t plane = hq * wq, phases = <Py_ssize_t>sh * sw, chan = phases * plane
     cdef Py_ssize_t n = (oh - 1) * wq + ow
     cdef Py_ssize_t n_up = (n + 31) // 32 * 32
-    cdef Py_ssize_t c, o, i, j, oy, ox, q0, length
+    cdef Py_ssize_t c, o, i, j, oy, q, q0, length
+    cdef bint has_bias = bias is not None
+    cdef float b
     # the planes of every channel, 32 floats the last group of 32 may read,
     # every output channel's plane (pitch n_up) and its weights
     cdef float* src = <float*>malloc((c_n * chan + 32 + oc * (n_up + ntaps)) * sizeof(float))
@@ -247,7 +253,7 @@ def conv2d_direct(const float[:, :, ::1] x, const float[:, :, :, ::1] weight,
     cdef float* acc
     cdef float* orow
     with nogil:
-        memset(accs - 32, 0, 32 * sizeof(float))
+        memset(src, 0, (c_n * chan + 32) * sizeof(float))
         for c in range(cg):
             for i in range(kh):
                 for j in range(kw):
@@ -262,15 +268,9 @@ def conv2d_direct(const float[:, :, ::1] x, const float[:, :, :, ::1] weight,
                     for j in range(kw):
                         taps[o * ntaps + (c * kh + i) * kw + j] = weight[o, c, i, j]
             acc = accs + o * n_up
-            orow = &out[o, 0, 0]
-            for oy in range(oh):
-                for ox in range(ow):
-                    acc[oy * wq + ox] = orow[oy * ow + ox]
-                if oy < oh - 1:
-                    for ox in range(ow, wq):
-                        acc[oy * wq + ox] = 0
-            for ox in range(n, n_up):
-                acc[ox] = 0
+            b = bias[o] if has_bias else 0
+            for q in range(n_up):
+                acc[q] = b
         q0 = 0
         while q0 < n:
             length = min(_DIRECT_BLOCK, n - q0)
@@ -282,8 +282,7 @@ def conv2d_direct(const float[:, :, ::1] x, const float[:, :, :, ::1] weight,
             acc = accs + o * n_up
             orow = &out[o, 0, 0]
             for oy in range(oh):
-                for ox in range(ow):
-                    orow[oy * ow + ox] = acc[oy * wq + ox]
+                _copy(acc + oy * wq, orow + oy * ow, ow)
     free(src)
     free(offs)
 

@@ -113,11 +113,12 @@ def im2col2d_numpy(x, cols, kh, kw, sh, sw, ph, pw, dh, dw):
     im2col_numpy(x, cols, (kh, kw), (sh, sw), (ph, pw), (dh, dw))
 
 
-def depthwise2d_numpy(x, weight, out, sh, sw, ph, pw, dh, dw):
-    """``out[o] += sum over taps (i, j) of weight[o, i, j] * x[o // m]`` shifted
-    by the tap, for ``m = out channels / x channels``: a convolution whose every
-    group is one input channel.  ``out`` holds the bias (or 0) on entry."""
+def depthwise2d_numpy(x, weight, bias, out, sh, sw, ph, pw, dh, dw):
+    """``out[o] = bias[o] + sum over taps (i, j) of weight[o, i, j] * x[o // m]``
+    shifted by the tap, for ``m = out channels / x channels``: a convolution
+    whose every group is one input channel (``bias`` None: 0)."""
     oc, oh, ow = out.shape
+    out[...] = 0 if bias is None else bias[:, None, None]
     kh, kw = weight.shape[1:]
     m = oc // x.shape[0]
     xp = _padded(x, (kh, kw), (sh, sw), (ph, pw), (dh, dw), (oh, ow))
@@ -129,12 +130,13 @@ def depthwise2d_numpy(x, weight, out, sh, sw, ph, pw, dh, dw):
             out += weight[:, i, j, None, None] * tap
 
 
-def conv2d_direct_numpy(x, weight, out, groups, sh, sw, ph, pw, dh, dw):
-    """``out[o] += sum over channels c of o's group and taps (i, j) of
+def conv2d_direct_numpy(x, weight, bias, out, groups, sh, sw, ph, pw, dh, dw):
+    """``out[o] = bias[o] + sum over channels c of o's group and taps (i, j) of
     weight[o, c, i, j] * x[g*cg + c]`` shifted by the tap (``cg =
-    weight.shape[1]`` channels a group), the taps in order ``(c, i, j)``: a
-    convolution summed directly.  ``out`` holds the bias (or 0) on entry."""
+    weight.shape[1]`` channels a group; ``bias`` None: 0), the taps in order
+    ``(c, i, j)``: a convolution summed directly."""
     oc, oh, ow = out.shape
+    out[...] = 0 if bias is None else bias[:, None, None]
     cg, kh, kw = weight.shape[1:]
     og = oc // groups
     xp = _padded(x, (kh, kw), (sh, sw), (ph, pw), (dh, dw), (oh, ow))
@@ -435,18 +437,21 @@ def conv2d(x, weight, bias, stride: Sequence[int], padding: Sequence[int],
     o, cg, kh, kw = weight.shape
     (sh, sw), (ph, pw), (dh, dw), (oh, ow) = stride, padding, dilation, out_size
     out = np.empty((n, o, oh, ow), F32)
+    b = None if bias is None else _c(bias)
+    if b is not None and b.shape != (o,):   # the kernels read o of it
+        raise ValueError(f"Given weight of size {list(weight.shape)}, expected bias to be "
+                         f"1-dimensional with {o} elements, but got bias of size "
+                         f"{list(b.shape)} instead")
     if groups == c and cg == 1:
-        out[...] = 0 if bias is None else bias.reshape(o, 1, 1)
         w3 = weight.reshape(o, kh, kw)
         for i in range(n):
-            k.depthwise2d(x[i], w3, out[i], sh, sw, ph, pw, dh, dw)
+            k.depthwise2d(x[i], w3, b, out[i], sh, sw, ph, pw, dh, dw)
         return out
     og = o // groups
     pointwise = kh == kw == sh == sw == 1 and ph == pw == 0
     if groups > 1 and not pointwise and cg * kh * kw <= DIRECT_MAX_TAPS:
-        out[...] = 0 if bias is None else bias.reshape(o, 1, 1)
         for i in range(n):
-            k.conv2d_direct(x[i], weight, out[i], groups, sh, sw, ph, pw, dh, dw)
+            k.conv2d_direct(x[i], weight, b, out[i], groups, sh, sw, ph, pw, dh, dw)
         return out
     if pointwise and groups == 1:
         np.matmul(weight.reshape(o, c), x.reshape(n, c, h * w), out=out.reshape(n, o, h * w))
