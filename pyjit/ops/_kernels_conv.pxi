@@ -18,6 +18,9 @@ cdef extern from "_kernels_math.h" nogil:
     void pj_strided_copy(const float* x, Py_ssize_t stride, float* d, Py_ssize_t n)
     void pj_taps_sum(const float* src, const Py_ssize_t* offs, const float* k, Py_ssize_t ntaps,
                      float* acc, Py_ssize_t n)
+    void pj_taps_sum2(const float* src, const Py_ssize_t* offs, const float* k0,
+                      const float* k1, Py_ssize_t ntaps, float* acc0, float* acc1,
+                      Py_ssize_t n)
 
 # A row shorter than this is summed inline: the vectorised loops of
 # _kernels_math.h are reached through the CPU dispatch of target_clones, a call
@@ -274,9 +277,17 @@ def conv2d_direct(const float[:, :, ::1] x, const float[:, :, :, ::1] weight,
         q0 = 0
         while q0 < n:
             length = min(_DIRECT_BLOCK, n - q0)
-            for o in range(oc):
-                pj_taps_sum(src + (o // og) * cg * chan + q0, offs, taps + o * ntaps, ntaps,
-                            accs + o * n_up + q0, length)
+            o = 0
+            while o < oc:
+                if o + 1 < oc and (o + 1) // og == o // og:   # two of one group
+                    pj_taps_sum2(src + (o // og) * cg * chan + q0, offs, taps + o * ntaps,
+                                 taps + (o + 1) * ntaps, ntaps, accs + o * n_up + q0,
+                                 accs + (o + 1) * n_up + q0, length)
+                    o += 2
+                else:
+                    pj_taps_sum(src + (o // og) * cg * chan + q0, offs, taps + o * ntaps,
+                                ntaps, accs + o * n_up + q0, length)
+                    o += 1
             q0 += _DIRECT_BLOCK
         for o in range(oc):
             acc = accs + o * n_up

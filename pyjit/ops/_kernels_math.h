@@ -239,12 +239,55 @@ PJ_GEMM_CLONES static void pj_taps_sum(const float* src, const Py_ssize_t* offs,
         a[3] = a3;
     }
 }
+/* pj_taps_sum for two output planes at once, over the same src and taps
+ * (weights k0 and k1): each source vector is loaded once for both, 8
+ * accumulators; a convolution over few input channels (a stem's 3) is
+ * otherwise bound by its loads. */
+PJ_GEMM_CLONES static void pj_taps_sum2(const float* src, const Py_ssize_t* offs,
+                                        const float* k0, const float* k1, Py_ssize_t ntaps,
+                                        float* acc0, float* acc1, Py_ssize_t n) {
+    for (Py_ssize_t q = 0; q < n; q += PJ_TAP_GROUP) {
+        pj_v8* a = (pj_v8*)(acc0 + q);
+        pj_v8* b = (pj_v8*)(acc1 + q);
+        pj_v8 a0 = a[0], a1 = a[1], a2 = a[2], a3 = a[3];
+        pj_v8 b0 = b[0], b1 = b[1], b2 = b[2], b3 = b[3];
+        for (Py_ssize_t t = 0; t < ntaps; t++) {
+            const pj_v8* s = (const pj_v8*)(src + offs[t] + q);
+            float kt = k0[t], lt = k1[t];
+            pj_v8 kv = {kt, kt, kt, kt, kt, kt, kt, kt};
+            pj_v8 lv = {lt, lt, lt, lt, lt, lt, lt, lt};
+            pj_v8 s0 = s[0], s1 = s[1], s2 = s[2], s3 = s[3];
+            a0 += kv * s0;
+            a1 += kv * s1;
+            a2 += kv * s2;
+            a3 += kv * s3;
+            b0 += lv * s0;
+            b1 += lv * s1;
+            b2 += lv * s2;
+            b3 += lv * s3;
+        }
+        a[0] = a0;
+        a[1] = a1;
+        a[2] = a2;
+        a[3] = a3;
+        b[0] = b0;
+        b[1] = b1;
+        b[2] = b2;
+        b[3] = b3;
+    }
+}
 #else
 static void pj_taps_sum(const float* src, const Py_ssize_t* offs, const float* k,
                         Py_ssize_t ntaps, float* acc, Py_ssize_t n) {
     for (Py_ssize_t t = 0; t < ntaps; t++)
         for (Py_ssize_t q = 0; q < n; q++)
             acc[q] += k[t] * src[offs[t] + q];
+}
+static void pj_taps_sum2(const float* src, const Py_ssize_t* offs, const float* k0,
+                         const float* k1, Py_ssize_t ntaps, float* acc0, float* acc1,
+                         Py_ssize_t n) {
+    pj_taps_sum(src, offs, k0, ntaps, acc0, n);
+    pj_taps_sum(src, offs, k1, ntaps, acc1, n);
 }
 #endif
 

@@ -415,13 +415,17 @@ def _scratch(shape: Tuple[int, ...]) -> np.ndarray:
     return buf[:size].reshape(shape)
 
 
-#: A grouped convolution (not 1x1) whose output values take at most this many
-#: taps each (``C/groups * kh * kw``: RegNet's groups of 8 channels, 72) is
-#: summed directly (``conv2d_direct``): im2col would copy each group's input
-#: ``kh*kw`` times for a GEMM of a few rows (1.3-2.6x on RegNet's layers).
-#: A 3-channel stem (27 taps, one group) gains nothing: its GEMM is as fast,
-#: and with the taps in the same order it gives the same bits.
+#: A convolution (not 1x1) whose output values take at most this many taps
+#: each (``C/groups * kh * kw``: RegNet's groups of 8 channels, 72; a
+#: 3-channel 3x3 stem, 27) is summed directly (``conv2d_direct``): im2col
+#: would copy the input ``kh*kw`` times for a GEMM of few rows or a short
+#: ``K`` (1.3-2.6x on RegNet's grouped layers, 1.6-1.9x on the MobileNets'
+#: stems) ...
 DIRECT_MAX_TAPS = 80
+#: ... if grouped, or if its output (which conv2d_direct sums block by block
+#: of every channel at once) is at most this many floats, 2 MB: a stem of 64
+#: channels (SqueezeNet's, 3.2 MB) is faster as a GEMM.
+DIRECT_MAX_OUTPUTS = 1 << 19
 
 
 def conv2d(x, weight, bias, stride: Sequence[int], padding: Sequence[int],
@@ -449,7 +453,8 @@ def conv2d(x, weight, bias, stride: Sequence[int], padding: Sequence[int],
         return out
     og = o // groups
     pointwise = kh == kw == sh == sw == 1 and ph == pw == 0
-    if groups > 1 and not pointwise and cg * kh * kw <= DIRECT_MAX_TAPS:
+    if not pointwise and cg * kh * kw <= DIRECT_MAX_TAPS and \
+            (groups > 1 or o * oh * ow <= DIRECT_MAX_OUTPUTS):
         for i in range(n):
             k.conv2d_direct(x[i], weight, b, out[i], groups, sh, sw, ph, pw, dh, dw)
         return out
