@@ -19,8 +19,10 @@ argument so that tests/test_kernels.py runs one suite against both.
 A convolution is as torch's CPU convolution is: a 1x1 convolution is one
 float32 GEMM over the image (``W (O, C) @ x (C, H*W)``); a general one copies
 the windows into columns (im2col, into a buffer each thread reuses) and makes
-one GEMM per image and group; a depthwise one (a group per input channel) sums
-tap by tap over whole output rows.  The GEMMs are numpy's float32 ``matmul``
+one GEMM per image and group; a depthwise one (a group per input channel), and
+one of few taps an output (:data:`DIRECT_MAX_TAPS`), is summed directly, tap by
+tap over the whole output plane, from the input's zero-padded phase planes
+(``depthwise2d``, ``conv2d_direct``).  The GEMMs are numpy's float32 ``matmul``
 (its BLAS, which releases the GIL), so sums are blocked as torch's are and
 results are within torch's own float32 error of the exact value.
 """
