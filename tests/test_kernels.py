@@ -249,12 +249,39 @@ def test_batch_norm_statistics_of_another_length_are_refused(kernel_set):
                            False, 0.1, 1e-5)
 
 
+CONV2D = [c for c in CASES if c["op"] == "conv2d" and not isinstance(c["kwargs"].get("padding"),
+                                                                       str)]
+
+
+@pytest.mark.parametrize("case", CONV2D, ids=[c["name"] for c in CONV2D])
+def test_the_conv2d_operator_takes_the_kernels_straight(case, kernel_set):
+    # aten::conv2d's own path (lists of two straight to kernels.conv2d): the
+    # same bits as conv's, on every 2-d case, and on a non-contiguous input
+    inputs = [ARRAYS[f"{case['name']}/in{i}"] for i in range(case["inputs"])]
+    kw = case["kwargs"]
+    geometry = [_tuple(kw.get("stride", 1), 2), _tuple(kw.get("padding", 0), 2),
+                _tuple(kw.get("dilation", 1), 2), kw.get("groups", 1)]
+    bias = inputs[2] if len(inputs) > 2 else None
+    op = _op("aten::conv2d", 7)
+    for x in (inputs[0], np.asfortranarray(inputs[0])):
+        np.testing.assert_array_equal(op(x, inputs[1], bias, *geometry),
+                                      nn_conv.conv(x, inputs[1], bias, *geometry, 2))
+
+
 def test_a_conv_as_torch_refuses_it_is_refused(kernel_set):
     x = np.zeros((1, 3, 2, 2), np.float32)
     with pytest.raises(ValueError, match="Kernel size can't be greater than actual input size"):
         nn_conv.conv(x, np.zeros((4, 3, 3, 3), np.float32), None, [1, 1], [0, 0], [1, 1], 1, 2)
     with pytest.raises(ValueError, match="to have 6 channels, but got 3 channels instead"):
         nn_conv.conv(x, np.zeros((4, 3, 1, 1), np.float32), None, [1, 1], [0, 0], [1, 1], 2, 2)
+    op = _op("aten::conv2d", 7)   # its own path says conv's errors
+    with pytest.raises(ValueError, match="Kernel size can't be greater than actual input size"):
+        op(x, np.zeros((4, 3, 3, 3), np.float32), None, [1, 1], [0, 0], [1, 1], 1)
+    with pytest.raises(ValueError, match="to have 6 channels, but got 3 channels instead"):
+        op(x, np.zeros((4, 3, 1, 1), np.float32), None, [1, 1], [0, 0], [1, 1], 2)
+    with pytest.raises(ValueError, match="expected bias to be 1-dimensional with 4 elements"):
+        op(x, np.zeros((4, 3, 1, 1), np.float32), np.zeros(3, np.float32), [1, 1], [0, 0],
+           [1, 1], 1)
 
 
 def test_the_compiled_kernels_are_built_where_the_library_is():

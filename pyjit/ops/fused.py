@@ -30,7 +30,7 @@ import numpy as np
 from ..registry import library as R
 from . import kernels
 from .activations import _gelu, _hardswish, _silu
-from .nn_conv import conv
+from .nn_conv import conv, conv2d
 from .nn_layers import linear
 
 __all__ = ["ACTIVATIONS", "conv_act", "linear_act", "FAMILY"]
@@ -88,6 +88,8 @@ def conv_act(x, weight, bias, stride, padding, dilation, groups: int, nd: int,
              activation: str):
     """``pyjit::conv_act``: ``aten::conv{nd}d``, then ``activation`` in place."""
     act = _activation(activation)
+    if nd == 2:
+        return act(conv2d(x, weight, bias, stride, padding, dilation, groups))
     return act(conv(x, weight, bias, stride, padding, dilation, groups, nd))
 
 

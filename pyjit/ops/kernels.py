@@ -438,7 +438,10 @@ def conv2d(x, weight, bias, stride: Sequence[int], padding: Sequence[int],
     ow)`` (the padding after is what they imply).  ``k``: the kernel set
     (:data:`ACTIVE` if None)."""
     k = ACTIVE if k is None else k
-    x, weight = _c(x), _c(weight)
+    if not x.flags.c_contiguous:
+        x = _c(x)
+    if not weight.flags.c_contiguous:
+        weight = _c(weight)
     n, c, h, w = x.shape
     o, cg, kh, kw = weight.shape
     (sh, sw), (ph, pw), (dh, dw), (oh, ow) = stride, padding, dilation, out_size
