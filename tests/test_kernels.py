@@ -215,6 +215,9 @@ def test_non_contiguous_and_empty_inputs(kernel_set):
     empty = np.zeros((0, 4, 9, 9), np.float32)
     assert nn_conv.conv(empty, w, None, [1, 1], [1, 1], [1, 1], 1, 2).shape == (0, 6, 9, 9)
     assert _op("aten::gelu", 2)(np.zeros((0, 3), np.float32), "none").shape == (0, 3)
+    for name in ("relu", "relu6", "hardsigmoid", "silu"):   # a 0-dim tensor stays 0-dim
+        r = _op(f"aten::{name}", 1)(np.array(-2.0, np.float32))
+        assert r.shape == () and r.dtype == np.float32, name
     s = _op("aten::softmax", 3)(x, 2, None)
     np.testing.assert_allclose(s.sum(axis=2), 1, rtol=1e-6)
 

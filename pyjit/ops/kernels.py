@@ -628,7 +628,8 @@ def pointwise(name: str, x, *args, k=None, out=None) -> np.ndarray:
     C-contiguous float32 array of that shape, which may be ``x``: an in-place
     operator writes no second array)."""
     k = ACTIVE if k is None else k
-    xc = _c(x)
+    # (not _c: np.ascontiguousarray makes a 0-dim array 1-dim)
+    xc = x if x.flags.c_contiguous else np.asarray(x, F32, order="C")
     if out is None:
         out = np.empty_like(xc)
     getattr(k, name)(xc.reshape(-1), out.reshape(-1), *args)
