@@ -10,7 +10,8 @@ family's generic implementation gives it its functional, ``_`` in-place and
 
 The kernels compute in the input's float dtype, so float32 stays float32; a
 float32 ``gelu``, ``silu``, ``hardswish``, ``hardsigmoid``, ``relu``,
-``relu6``, ``hardtanh`` or softmax is one of :mod:`.kernels`' (gelu's erf is Abramowitz and Stegun's, as torch's vectorised one is).
+``relu6``, ``hardtanh`` or softmax is one of :mod:`.kernels`' (gelu's erf is
+Abramowitz and Stegun's, as torch's vectorised one is).
 ``softmax``/``log_softmax`` (with an optional ``dtype``), ``glu`` and ``prelu``
 follow the table.
 """

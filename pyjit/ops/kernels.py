@@ -378,9 +378,9 @@ def recurrent_layer_numpy(mode, gi, sizes, w_hh, b_hh, w_hr, h, c, out, reverse)
         h[:n] = hn
 
 
-_NAMES = ("im2col2d", "depthwise2d", "conv2d_direct", "max_pool2d", "avg_pool2d", "plane_means", "erf",
-          "gelu", "silu", "sigmoid", "hardswish", "clamp", "hardsigmoid", "softmax_rows",
-          "plane_affine", "batch_norm_planes", "row_stats", "layer_norm_rows",
+_NAMES = ("im2col2d", "depthwise2d", "conv2d_direct", "max_pool2d", "avg_pool2d",
+          "plane_means", "erf", "gelu", "silu", "sigmoid", "hardswish", "clamp", "hardsigmoid",
+          "softmax_rows", "plane_affine", "batch_norm_planes", "row_stats", "layer_norm_rows",
           "recurrent_layer")
 
 #: The numpy references, by the kernels' names.
@@ -624,9 +624,9 @@ def softmax(x, dim: int, log: bool, k=None) -> np.ndarray:
 
 def pointwise(name: str, x, *args, k=None, out=None) -> np.ndarray:
     """The pointwise kernel ``name`` (``gelu``, ``erf``, ``silu``, ``sigmoid``,
-    ``hardswish``, ``hardsigmoid``, ``clamp``) of a float32 ``x``, of its shape: into ``out`` if given (a
-    C-contiguous float32 array of that shape, which may be ``x``: an in-place
-    operator writes no second array)."""
+    ``hardswish``, ``hardsigmoid``, ``clamp``) of a float32 ``x``, of its shape:
+    into ``out`` if given (a C-contiguous float32 array of that shape, which
+    may be ``x``: an in-place operator writes no second array)."""
     k = ACTIVE if k is None else k
     # (not _c: np.ascontiguousarray makes a 0-dim array 1-dim)
     xc = x if x.flags.c_contiguous else np.asarray(x, F32, order="C")

@@ -32,7 +32,8 @@ from numpy.lib.stride_tricks import sliding_window_view
 from ..registry import library as R
 from . import kernels
 
-__all__ = ["conv", "conv2d", "conv_transpose", "max_pool", "avg_pool", "adaptive_avg_pool", "FAMILY"]
+__all__ = ["conv", "conv2d", "conv_transpose", "max_pool", "avg_pool", "adaptive_avg_pool",
+           "FAMILY"]
 
 
 def _tuple(v, n: int) -> List[int]:
@@ -278,7 +279,8 @@ def _adaptive_bounds(length: int, out: int):
 
 
 def adaptive_avg_pool(x, output_size, nd: int):
-    if nd == 2 and output_size in ([1, 1], [1], 1) and x.ndim == 4 and x.size and kernels.is_float32(x):
+    if nd == 2 and output_size in ([1, 1], [1], 1) and x.ndim == 4 and x.size and \
+            kernels.is_float32(x):
         # global average pooling (every squeeze-excitation block's): straight to
         # the kernel, a quarter of this operator's time on a small map is the rest
         return kernels.global_avg_pool2d(x)
