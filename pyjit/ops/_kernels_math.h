@@ -1,7 +1,8 @@
-/* The innermost loops of the kernels (pyjit/ops/_kernels_activations.pxi and
- * _kernels_conv.pxi, parts of _kernels.pyx), in C so that they vectorise: the element functions make
- * no calls and take no branches (selects only, float constants only; libm's
- * expf and erff are calls, which GCC leaves scalar), and each loop is compiled
+/* The innermost loops of the kernels (pyjit/ops/_kernels_activations.pxi,
+ * _kernels_conv.pxi and _kernels_norm.pxi, parts of _kernels.pyx), in C so
+ * that they vectorise: the element functions make no calls and take no
+ * branches (selects only, float constants only; libm's expf and erff are
+ * calls, which GCC leaves scalar), and each loop is compiled
  * for AVX-512, AVX2 and the baseline, the one the CPU has chosen when the
  * module loads (target_clones).  On the AVX-512
  * machine this was written on, silu ran at 0.38 ns an element against 1.5 ns
