@@ -87,6 +87,8 @@ def run(op: str, kw: dict, inputs):
         return nn_norm.group_norm(inputs[0], kw["num_groups"], inputs[1], inputs[2])
     if op == "gelu":
         return _op("aten::gelu", 2)(inputs[0], kw.get("approximate", "none"))
+    if op == "hardtanh":
+        return _op("aten::hardtanh", 3)(inputs[0], kw["min_val"], kw["max_val"])
     if op in ("softmax", "log_softmax"):
         return _op(f"aten::{op}", 3)(inputs[0], kw["dim"], None)
     return _op(f"aten::{op}", 1)(inputs[0])
@@ -152,6 +154,13 @@ GEOMETRIES = [  # (C, H, W, kh, kw, sh, sw, ph, pw, dh, dw)
     (4, 11, 6, 5, 5, 2, 1, 2, 2, 2, 1),
     (1, 3, 3, 3, 3, 1, 1, 2, 2, 1, 1),
     (2, 8, 8, 1, 1, 3, 3, 0, 0, 1, 1),
+    # the phase planes' edges: a plane of one row, output past 32 and 256
+    # positions (pj_taps_sum's groups, conv2d_direct's blocks), stride 3 and
+    # dilation 3, a padding wider than the kernel
+    (2, 1, 40, 1, 3, 1, 1, 0, 1, 1, 1),
+    (2, 23, 29, 3, 3, 1, 1, 1, 1, 1, 1),
+    (3, 17, 16, 3, 5, 3, 2, 1, 2, 3, 1),
+    (2, 6, 7, 3, 3, 2, 2, 4, 3, 1, 1),
 ]
 
 
@@ -174,9 +183,19 @@ def test_im2col_and_depthwise_agree(g):
     weight = rng.standard_normal((2 * c, kh, kw)).astype(np.float32)
     outs = {}
     for k in (kernels.COMPILED, kernels.NUMPY):
-        outs[k.name] = np.zeros((2 * c, oh, ow), np.float32)
-        k.depthwise2d(x, weight, outs[k.name], sh, sw, ph, pw, dh, dw)
+        outs[k.name] = np.full((2 * c, oh, ow), np.nan, np.float32)   # all written
+        k.depthwise2d(x, weight, None, outs[k.name], sh, sw, ph, pw, dh, dw)
     np.testing.assert_allclose(outs["compiled"], outs["numpy"], rtol=1e-6, atol=1e-6)
+    # a grouped convolution summed directly: two output channels a group of
+    # one, then of all c channels, onto a bias
+    for groups in sorted({c, 1}):
+        w4 = rng.standard_normal((2 * groups, c // groups, kh, kw)).astype(np.float32)
+        bias = rng.standard_normal(2 * groups).astype(np.float32)
+        direct = {}
+        for k in (kernels.COMPILED, kernels.NUMPY):
+            direct[k.name] = np.full((2 * groups, oh, ow), np.nan, np.float32)
+            k.conv2d_direct(x, w4, bias, direct[k.name], groups, sh, sw, ph, pw, dh, dw)
+        np.testing.assert_allclose(direct["compiled"], direct["numpy"], rtol=1e-5, atol=1e-5)
     pooled = {}
     for k in (kernels.COMPILED, kernels.NUMPY):
         pooled[k.name] = np.empty((c, oh, ow), np.float32)
@@ -198,8 +217,60 @@ def test_non_contiguous_and_empty_inputs(kernel_set):
     empty = np.zeros((0, 4, 9, 9), np.float32)
     assert nn_conv.conv(empty, w, None, [1, 1], [1, 1], [1, 1], 1, 2).shape == (0, 6, 9, 9)
     assert _op("aten::gelu", 2)(np.zeros((0, 3), np.float32), "none").shape == (0, 3)
+    for name in ("relu", "relu6", "hardsigmoid", "silu"):   # a 0-dim tensor stays 0-dim
+        r = _op(f"aten::{name}", 1)(np.array(-2.0, np.float32))
+        assert r.shape == () and r.dtype == np.float32, name
     s = _op("aten::softmax", 3)(x, 2, None)
     np.testing.assert_allclose(s.sum(axis=2), 1, rtol=1e-6)
+
+
+@pytest.mark.skipif(kernels.COMPILED is None, reason="built without a compiler")
+def test_batch_norm_and_plane_means_agree_with_the_references():
+    rng = np.random.default_rng(8)
+    x = rng.standard_normal((6, 45)).astype(np.float32)   # 2 images of 3 channels
+    w, b, mean = (rng.standard_normal(3).astype(np.float32) for _ in range(3))
+    var = rng.random(3).astype(np.float32) + 0.1
+    for weight, bias in ((w, b), (None, None), (w, None)):
+        outs = {}
+        for k in (kernels.COMPILED, kernels.NUMPY):
+            outs[k.name] = np.empty_like(x)
+            k.batch_norm_planes(x, weight, bias, mean, var, 1e-5, outs[k.name])
+        # the per-channel numbers in double, rounded once: the same bits; the
+        # pass x * scale + shift may be fused (one rounding) or not
+        np.testing.assert_allclose(outs["compiled"], outs["numpy"], rtol=1e-6, atol=1e-6)
+    means = {}
+    for k in (kernels.COMPILED, kernels.NUMPY):
+        means[k.name] = np.empty(6, np.float32)
+        k.plane_means(x, means[k.name], 45.0)
+    np.testing.assert_array_equal(means["compiled"], means["numpy"])  # double sums, rounded
+    np.testing.assert_array_equal(means["numpy"], (x.astype(np.float64).sum(axis=1) / 45)
+                                  .astype(np.float32))
+
+
+def test_batch_norm_statistics_of_another_length_are_refused(kernel_set):
+    x = np.zeros((1, 3, 2, 2), np.float32)
+    with pytest.raises(ValueError, match="running_mean should contain 3 elements not 2"):
+        nn_norm.batch_norm(x, None, None, np.zeros(2, np.float32), np.ones(3, np.float32),
+                           False, 0.1, 1e-5)
+
+
+CONV2D = [c for c in CASES if c["op"] == "conv2d" and not isinstance(c["kwargs"].get("padding"),
+                                                                       str)]
+
+
+@pytest.mark.parametrize("case", CONV2D, ids=[c["name"] for c in CONV2D])
+def test_the_conv2d_operator_takes_the_kernels_straight(case, kernel_set):
+    # aten::conv2d's own path (lists of two straight to kernels.conv2d): the
+    # same bits as conv's, on every 2-d case, and on a non-contiguous input
+    inputs = [ARRAYS[f"{case['name']}/in{i}"] for i in range(case["inputs"])]
+    kw = case["kwargs"]
+    geometry = [_tuple(kw.get("stride", 1), 2), _tuple(kw.get("padding", 0), 2),
+                _tuple(kw.get("dilation", 1), 2), kw.get("groups", 1)]
+    bias = inputs[2] if len(inputs) > 2 else None
+    op = _op("aten::conv2d", 7)
+    for x in (inputs[0], np.asfortranarray(inputs[0])):
+        np.testing.assert_array_equal(op(x, inputs[1], bias, *geometry),
+                                      nn_conv.conv(x, inputs[1], bias, *geometry, 2))
 
 
 def test_a_conv_as_torch_refuses_it_is_refused(kernel_set):
@@ -208,6 +279,14 @@ def test_a_conv_as_torch_refuses_it_is_refused(kernel_set):
         nn_conv.conv(x, np.zeros((4, 3, 3, 3), np.float32), None, [1, 1], [0, 0], [1, 1], 1, 2)
     with pytest.raises(ValueError, match="to have 6 channels, but got 3 channels instead"):
         nn_conv.conv(x, np.zeros((4, 3, 1, 1), np.float32), None, [1, 1], [0, 0], [1, 1], 2, 2)
+    op = _op("aten::conv2d", 7)   # its own path says conv's errors
+    with pytest.raises(ValueError, match="Kernel size can't be greater than actual input size"):
+        op(x, np.zeros((4, 3, 3, 3), np.float32), None, [1, 1], [0, 0], [1, 1], 1)
+    with pytest.raises(ValueError, match="to have 6 channels, but got 3 channels instead"):
+        op(x, np.zeros((4, 3, 1, 1), np.float32), None, [1, 1], [0, 0], [1, 1], 2)
+    with pytest.raises(ValueError, match="expected bias to be 1-dimensional with 4 elements"):
+        op(x, np.zeros((4, 3, 1, 1), np.float32), np.zeros(3, np.float32), [1, 1], [0, 0],
+           [1, 1], 1)
 
 
 def test_the_compiled_kernels_are_built_where_the_library_is():
@@ -218,7 +297,7 @@ def test_the_compiled_kernels_are_built_where_the_library_is():
 
 
 @pytest.mark.parametrize("name, params", [("relu", ()), ("relu6", ()), ("hardtanh", (-0.5, 2)),
-                                          ("silu", ()), ("hardswish", ())])
+                                          ("silu", ()), ("hardswish", ()), ("hardsigmoid", ())])
 def test_in_place_activations_write_into_their_input(name, params, kernel_set):
     rng = np.random.default_rng(5)
     x = (rng.standard_normal((2, 3, 5, 4)) * 4).astype(np.float32)

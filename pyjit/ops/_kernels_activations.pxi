@@ -17,6 +17,8 @@ cdef extern from "_kernels_math.h" nogil:
     void pj_sigmoid_loop(const float* x, float* out, Py_ssize_t n)
     void pj_hardswish_loop(const float* x, float* out, Py_ssize_t n)
     void pj_exp_shifted_loop(const float* x, float shift, float* out, Py_ssize_t n)
+    void pj_clamp_loop(const float* x, float* out, Py_ssize_t n, float lo, float hi)
+    void pj_hardsigmoid_loop(const float* x, float* out, Py_ssize_t n)
 
 
 ctypedef void (*_loop)(const float*, float*, Py_ssize_t) noexcept nogil
@@ -54,6 +56,22 @@ def silu(const float[::1] x, float[::1] out):
 def sigmoid(const float[::1] x, float[::1] out):
     """``1 / (1 + exp(-x))``."""
     _run(pj_sigmoid_loop, x, out)
+
+
+def clamp(const float[::1] x, float[::1] out, float lo, float hi):
+    """The larger of ``x`` and ``lo``, then the smaller of that and ``hi``, as
+    ``np.minimum(np.maximum(x, lo), hi)`` (a NaN stays NaN): relu (``lo = 0``,
+    ``hi = inf``), relu6, hardtanh."""
+    cdef Py_ssize_t n = x.shape[0]
+    if n == 0:
+        return
+    with nogil:
+        pj_clamp_loop(&x[0], &out[0], n, lo, hi)
+
+
+def hardsigmoid(const float[::1] x, float[::1] out):
+    """``x / 6 + 0.5`` clipped to ``[0, 1]``; a NaN stays NaN."""
+    _run(pj_hardsigmoid_loop, x, out)
 
 
 def hardswish(const float[::1] x, float[::1] out):

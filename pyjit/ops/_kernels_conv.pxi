@@ -8,10 +8,19 @@ over the batch and the groups, and gives the GEMMs to numpy's float32 BLAS.
 """
 
 from libc.math cimport INFINITY
+from libc.stdlib cimport malloc, free
+from libc.string cimport memset
 
 cdef extern from "_kernels_math.h" nogil:
     void pj_axpy_row(float k, const float* x, Py_ssize_t stride, float* o, Py_ssize_t n)
     void pj_max_row(const float* x, Py_ssize_t stride, float* o, Py_ssize_t n)
+    double pj_sum_double(const float* x, Py_ssize_t n)
+    void pj_strided_copy(const float* x, Py_ssize_t stride, float* d, Py_ssize_t n)
+    void pj_taps_sum(const float* src, const Py_ssize_t* offs, const float* k, Py_ssize_t ntaps,
+                     float* acc, Py_ssize_t n)
+    void pj_taps_sum2(const float* src, const Py_ssize_t* offs, const float* k0,
+                      const float* k1, Py_ssize_t ntaps, float* acc0, float* acc1,
+                      Py_ssize_t n)
 
 # A row shorter than this is summed inline: the vectorised loops of
 # _kernels_math.h are reached through the CPU dispatch of target_clones, a call
@@ -100,23 +109,193 @@ cdef inline void _tap(const float* x, Py_ssize_t h, Py_ssize_t w, float* out, Py
                 o[ox] += k * row[ox * sw]
 
 
-def depthwise2d(const float[:, :, ::1] x, const float[:, :, ::1] weight, float[:, :, ::1] out,
-                int sh, int sw, int ph, int pw, int dh, int dw):
-    """``out[o] += sum over taps (i, j) of weight[o, i, j] * x[o // m]`` shifted
-    by the tap, for ``m = out channels / x channels``: a convolution whose every
-    group is one input channel.  ``out`` holds the bias (or 0) on entry; the
-    sum runs tap by tap over whole output rows (``pj_axpy_row``, vectorised)."""
-    cdef Py_ssize_t h = x.shape[1], w = x.shape[2]
+cdef inline void _copy(const float* x, float* d, Py_ssize_t n) noexcept nogil:
+    """``d[:n] = x[:n]``, inline: the rows here are 7 to 112 floats, for which a
+    call of memcpy costs as much as the copy."""
+    cdef Py_ssize_t i
+    for i in range(n):
+        d[i] = x[i]
+
+
+cdef void _phase_planes(const float* x, Py_ssize_t h, Py_ssize_t w, float* dst, Py_ssize_t hq,
+                        Py_ssize_t wq, int sh, int sw, int ph, int pw) noexcept nogil:
+    """Into the ``sh * sw`` phase planes at ``dst`` (``hq x wq`` each, one after
+    the other), the input plane ``x`` (``h x w``) as zero-padded by ``ph``/``pw``:
+    plane ``(a, b)`` holds the padded input's rows ``a, a + sh, ...`` and
+    columns ``b, b + sw, ...``.  Only the elements inside ``x`` are written:
+    the padding's are zero already (the caller zeroes the planes once, and
+    they are the same elements for every channel)."""
+    cdef Py_ssize_t a, b, r, iy, lo, hi
+    cdef float* d
+    for a in range(sh):
+        for b in range(sw):
+            d = dst + (a * sw + b) * hq * wq
+            # the plane's column q reads input column q*sw + b - pw
+            _inside(wq, sw, b - pw, w, &lo, &hi)
+            if hi <= lo:
+                continue
+            for r in range(hq):
+                iy = r * sh + a - ph
+                if iy < 0 or iy >= h:
+                    continue
+                if sw == 1:
+                    _copy(x + iy * w + lo + b - pw, d + r * wq + lo, hi - lo)
+                else:
+                    pj_strided_copy(x + iy * w + lo * sw + b - pw, sw, d + r * wq + lo,
+                                    hi - lo)
+
+
+def depthwise2d(const float[:, :, ::1] x, const float[:, :, ::1] weight, const float[::1] bias,
+                float[:, :, ::1] out, int sh, int sw, int ph, int pw, int dh, int dw):
+    """``out[o] = bias[o] + sum over taps (i, j) of weight[o, i, j] * x[o // m]``
+    shifted by the tap, for ``m = out channels / x channels``: a convolution
+    whose every group is one input channel (``bias`` None: 0).
+
+    Each input channel is first copied, zero-padded, into ``sh * sw`` phase
+    planes (plane ``(a, b)`` holds the padded input's rows ``a, a + sh, ...`` and
+    columns ``b, b + sw, ...``): in them a tap of any stride and dilation reads
+    a window of stride 1, and with the output laid out in rows as wide as a
+    plane's (``wq``), the whole output plane is one contiguous run per tap, the
+    same offset everywhere (``pj_taps_sum``, vectorised, no bounds inside).  So
+    a 7x7 plane costs ~7 vector operations a tap rather than 7 rows of 7
+    scalar ones.  The taps add in order ``(0, 0), (0, 1), ...`` onto the bias,
+    as the numpy reference adds them."""
+    cdef Py_ssize_t c_n = x.shape[0], h = x.shape[1], w = x.shape[2]
     cdef Py_ssize_t oc = out.shape[0], oh = out.shape[1], ow = out.shape[2]
-    cdef Py_ssize_t m = oc // x.shape[0]
-    cdef Py_ssize_t kh = weight.shape[1], kw = weight.shape[2]
-    cdef Py_ssize_t o, i, j
+    cdef Py_ssize_t kh = weight.shape[1], kw = weight.shape[2], ntaps = kh * kw
+    if oc == 0 or oh <= 0 or ow <= 0 or c_n == 0:
+        return
+    cdef Py_ssize_t m = oc // c_n
+    # a phase plane: the rows and columns every tap's window reaches
+    cdef Py_ssize_t hq = oh + ((kh - 1) * dh) // sh, wq = ow + ((kw - 1) * dw) // sw
+    cdef Py_ssize_t plane = hq * wq, phases = <Py_ssize_t>sh * sw
+    cdef Py_ssize_t n = (oh - 1) * wq + ow
+    cdef Py_ssize_t c, o, i, j, t, oy, q
+    cdef bint has_bias = bias is not None
+    cdef float b
+    # pj_taps_sum works in groups of 32: acc rounded up, and 32 floats after
+    # the planes that the last group's taps may read (zeros, results ignored)
+    cdef Py_ssize_t n_up = (n + 31) // 32 * 32
+    cdef float* src = <float*>malloc((phases * plane + 32 + n_up + ntaps) * sizeof(float))
+    cdef Py_ssize_t* offs = <Py_ssize_t*>malloc(ntaps * sizeof(Py_ssize_t))
+    if src == NULL or offs == NULL:
+        free(src)
+        free(offs)
+        raise MemoryError("depthwise2d: no memory for the padded input plane")
+    cdef float* acc = src + phases * plane + 32
+    cdef float* taps = acc + n_up
+    cdef float* orow
     with nogil:
-        for o in range(oc):
+        memset(src, 0, (phases * plane + 32 + n_up) * sizeof(float))
+        for i in range(kh):
+            for j in range(kw):
+                offs[i * kw + j] = (((i * dh) % sh) * sw + (j * dw) % sw) * plane + \
+                    ((i * dh) // sh) * wq + (j * dw) // sw
+        for c in range(c_n):
+            _phase_planes(&x[c, 0, 0], h, w, src, hq, wq, sh, sw, ph, pw)
+            for o in range(c * m, (c + 1) * m):
+                for i in range(kh):
+                    for j in range(kw):
+                        taps[i * kw + j] = weight[o, i, j]
+                b = bias[o] if has_bias else 0
+                for q in range(n):
+                    acc[q] = b
+                pj_taps_sum(src, offs, taps, ntaps, acc, n)
+                orow = &out[o, 0, 0]
+                for oy in range(oh):
+                    _copy(acc + oy * wq, orow + oy * ow, ow)
+    free(src)
+    free(offs)
+
+
+#: conv2d_direct's block of output positions: every output channel of a group
+#: sums its taps over one block before the next, so that the block's inputs
+#: (a 3-channel stem's 12 phase planes, ~18 KB of them) stay in L1.
+cdef Py_ssize_t _DIRECT_BLOCK = 256
+
+
+def conv2d_direct(const float[:, :, ::1] x, const float[:, :, :, ::1] weight,
+                  const float[::1] bias, float[:, :, ::1] out, int groups, int sh, int sw,
+                  int ph, int pw, int dh, int dw):
+    """``out[o] = bias[o] + sum over channels c of o's group and taps (i, j) of
+    weight[o, c, i, j] * x[g*cg + c]`` shifted by the tap (``cg = weight.shape[1]``
+    channels a group; ``bias`` None: 0): a convolution summed directly, for few
+    taps an output (a group of 8 channels), where im2col would write every
+    input ``kh*kw`` times for a GEMM too thin to pay for it.  The taps add in
+    order ``(c, i, j)``.
+
+    As :func:`depthwise2d`: every input channel copied into its zero-padded
+    phase planes once, then ``pj_taps_sum`` over all of an output's ``cg*kh*kw``
+    taps, 32 output values at a time held in registers, block by block of the
+    plane (``_DIRECT_BLOCK``) with every output channel of the group inside a
+    block."""
+    cdef Py_ssize_t c_n = x.shape[0], h = x.shape[1], w = x.shape[2]
+    cdef Py_ssize_t oc = out.shape[0], oh = out.shape[1], ow = out.shape[2]
+    cdef Py_ssize_t cg = weight.shape[1], kh = weight.shape[2], kw = weight.shape[3]
+    cdef Py_ssize_t ntaps = cg * kh * kw
+    if oc == 0 or oh <= 0 or ow <= 0 or c_n == 0 or ntaps == 0:
+        return
+    cdef Py_ssize_t og = oc // groups
+    cdef Py_ssize_t hq = oh + ((kh - 1) * dh) // sh, wq = ow + ((kw - 1) * dw) // sw
+    cdef Py_ssize_t plane = hq * wq, phases = <Py_ssize_t>sh * sw, chan = phases * plane
+    cdef Py_ssize_t n = (oh - 1) * wq + ow
+    cdef Py_ssize_t n_up = (n + 31) // 32 * 32
+    cdef Py_ssize_t c, o, i, j, oy, q, q0, length
+    cdef bint has_bias = bias is not None
+    cdef float b
+    # the planes of every channel, 32 floats the last group of 32 may read,
+    # every output channel's plane (pitch n_up) and its weights
+    cdef float* src = <float*>malloc((c_n * chan + 32 + oc * (n_up + ntaps)) * sizeof(float))
+    cdef Py_ssize_t* offs = <Py_ssize_t*>malloc(ntaps * sizeof(Py_ssize_t))
+    if src == NULL or offs == NULL:
+        free(src)
+        free(offs)
+        raise MemoryError("conv2d_direct: no memory for the padded input planes")
+    cdef float* accs = src + c_n * chan + 32
+    cdef float* taps = accs + oc * n_up
+    cdef float* acc
+    cdef float* orow
+    with nogil:
+        memset(src, 0, (c_n * chan + 32) * sizeof(float))
+        for c in range(cg):
             for i in range(kh):
                 for j in range(kw):
-                    _tap(&x[o // m, 0, 0], h, w, &out[o, 0, 0], oh, ow, i, j,
-                         sh, sw, ph, pw, dh, dw, weight[o, i, j], False)
+                    offs[(c * kh + i) * kw + j] = c * chan + \
+                        (((i * dh) % sh) * sw + (j * dw) % sw) * plane + \
+                        ((i * dh) // sh) * wq + (j * dw) // sw
+        for c in range(c_n):
+            _phase_planes(&x[c, 0, 0], h, w, src + c * chan, hq, wq, sh, sw, ph, pw)
+        for o in range(oc):
+            for c in range(cg):
+                for i in range(kh):
+                    for j in range(kw):
+                        taps[o * ntaps + (c * kh + i) * kw + j] = weight[o, c, i, j]
+            acc = accs + o * n_up
+            b = bias[o] if has_bias else 0
+            for q in range(n_up):
+                acc[q] = b
+        q0 = 0
+        while q0 < n:
+            length = min(_DIRECT_BLOCK, n - q0)
+            o = 0
+            while o < oc:
+                if o + 1 < oc and (o + 1) // og == o // og:   # two of one group
+                    pj_taps_sum2(src + (o // og) * cg * chan + q0, offs, taps + o * ntaps,
+                                 taps + (o + 1) * ntaps, ntaps, accs + o * n_up + q0,
+                                 accs + (o + 1) * n_up + q0, length)
+                    o += 2
+                else:
+                    pj_taps_sum(src + (o // og) * cg * chan + q0, offs, taps + o * ntaps,
+                                ntaps, accs + o * n_up + q0, length)
+                    o += 1
+            q0 += _DIRECT_BLOCK
+        for o in range(oc):
+            acc = accs + o * n_up
+            orow = &out[o, 0, 0]
+            for oy in range(oh):
+                _copy(acc + oy * wq, orow + oy * ow, ow)
+    free(src)
+    free(offs)
 
 
 def max_pool2d(const float[:, :, ::1] x, float[:, :, ::1] out, int kh, int kw, int sh, int sw,
@@ -168,3 +347,13 @@ def avg_pool2d(const float[:, :, ::1] x, float[:, :, ::1] out, int kh, int kw, i
                     elif not count_include_pad:
                         divide = (min(y1, h) - max(y0, 0)) * (min(x1, w) - max(x0, 0))
                     out[p, oy, ox] = <float>(total / divide)
+
+
+def plane_means(const float[:, ::1] x, float[::1] out, double divisor):
+    """``out[p]``: the sum of plane ``x[p]`` in double, divided by ``divisor``
+    (the plane's size, or an average pooling's ``divisor_override``) and rounded
+    once: global average pooling, every squeeze-excitation block's."""
+    cdef Py_ssize_t p, planes = x.shape[0], size = x.shape[1]
+    with nogil:
+        for p in range(planes):
+            out[p] = <float>((pj_sum_double(&x[p, 0], size) if size else 0.0) / divisor)

@@ -13,17 +13,8 @@
 
 #include "_kernels_math.h"
 
-/* The product's loop is compiled for the x86-64 levels (v4: AVX-512 with its
- * 256-bit forms, v3: AVX2 and FMA) rather than _kernels_math.h's
- * "avx512f"/"avx2", which leave out FMA on 256-bit vectors: a multiply and an
- * add for each, half the speed. */
-#if defined(__GNUC__) && !defined(__clang__) && __GNUC__ >= 12 && defined(__x86_64__) && \
-    defined(__linux__)   /* the levels' clones are GCC 12's */
-#define PJ_GEMM_CLONES __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", \
-                                                    "default"), unused))
-#else
-#define PJ_GEMM_CLONES PJ_CLONES
-#endif
+/* The product's loop is compiled for the x86-64 levels: PJ_GEMM_CLONES
+ * (_kernels_math.h). */
 
 /* tanh(x) within about an ulp: below |x| = 0.625 the odd polynomial x + x^3
  * P(x^2), P fitted here to tanh's relative error (0.89 ulp at most in float),

@@ -9,8 +9,9 @@ family's generic implementation gives it its functional, ``_`` in-place and
     aten::gelu(%x, %approximate)              # "none" or "tanh"
 
 The kernels compute in the input's float dtype, so float32 stays float32; a
-float32 ``gelu``, ``silu``, ``hardswish`` or softmax is one of :mod:`.kernels`'
-(gelu's erf is Abramowitz and Stegun's, as torch's vectorised one is).
+float32 ``gelu``, ``silu``, ``hardswish``, ``hardsigmoid``, ``relu``,
+``relu6``, ``hardtanh`` or softmax is one of :mod:`.kernels`' (gelu's erf is
+Abramowitz and Stegun's, as torch's vectorised one is).
 ``softmax``/``log_softmax`` (with an optional ``dtype``), ``glu`` and ``prelu``
 follow the table.
 """
@@ -37,11 +38,25 @@ def _t(x, v):
     return x.dtype.type(v)
 
 
+_INF = math.inf
+
+
+def _clamp(a, lo, hi):
+    """relu, relu6 and hardtanh written into a float32 ``a`` in place, by the
+    ``clamp`` kernel (numpy's ``maximum`` with a scalar took four times a
+    copy's time, ``clip`` more)."""
+    return kernels.pointwise("clamp", a, float(lo), float(hi), out=a)
+
+
 def _relu(x):
+    if kernels.is_float32(x):
+        return kernels.pointwise("clamp", x, 0.0, _INF)
     return np.maximum(x, _t(x, 0), out=...)
 
 
 def _relu6(x):
+    if kernels.is_float32(x):
+        return kernels.pointwise("clamp", x, 0.0, 6.0)
     return np.clip(x, _t(x, 0), _t(x, 6), out=...)
 
 
@@ -63,10 +78,14 @@ def _celu(x, alpha=1.0):
 
 
 def _hardtanh(x, lo=-1.0, hi=1.0):
+    if kernels.is_float32(x):
+        return kernels.pointwise("clamp", x, float(lo), float(hi))
     return np.minimum(np.maximum(x, _t(x, lo)), _t(x, hi))
 
 
 def _hardsigmoid(x):
+    if kernels.is_float32(x):
+        return kernels.pointwise("hardsigmoid", x)
     return np.clip(x / _t(x, 6) + _t(x, 0.5), _t(x, 0), _t(x, 1))
 
 
@@ -132,15 +151,16 @@ _N = "Scalar"
 ACTIVATIONS: List[Unary] = [
     Unary("relu", _relu, SAME, refuse=("b", '"clamp_min_scalar_cpu" not implemented for '
                                             "'{dtype}'"),
-          direct=lambda a: np.maximum(a, _t(a, 0), out=a)),
-    Unary("relu6", _relu6, FLOAT, direct=lambda a: np.clip(a, _t(a, 0), _t(a, 6), out=a)),
+          direct=lambda a: _clamp(a, 0.0, _INF)),
+    Unary("relu6", _relu6, FLOAT, direct=lambda a: _clamp(a, 0.0, 6.0)),
     Unary("leaky_relu", _leaky_relu, FLOAT, params=(_N,)),
     Unary("elu", _elu, FLOAT, params=(_N, _N, _N)),
     Unary("selu", _selu, FLOAT),
     Unary("celu", _celu, FLOAT, params=(_N,)),
     Unary("hardtanh", _hardtanh, FLOAT, params=(_N, _N),
-          direct=lambda a, lo=-1.0, hi=1.0: np.clip(a, _t(a, lo), _t(a, hi), out=a)),
-    Unary("hardsigmoid", _hardsigmoid, FLOAT),
+          direct=lambda a, lo=-1.0, hi=1.0: _clamp(a, lo, hi)),
+    Unary("hardsigmoid", _hardsigmoid, FLOAT,
+          direct=lambda a: kernels.pointwise("hardsigmoid", a, out=a)),
     Unary("hardswish", _hardswish, FLOAT,
           direct=lambda a: kernels.pointwise("hardswish", a, out=a)),
     Unary("hardshrink", _hardshrink, FLOAT, params=(_N,)),

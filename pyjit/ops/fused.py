@@ -22,6 +22,7 @@ computes the activation out of place, as its operator does.
 
 from __future__ import annotations
 
+import math
 from typing import Callable, Dict
 
 import numpy as np
@@ -29,7 +30,7 @@ import numpy as np
 from ..registry import library as R
 from . import kernels
 from .activations import _gelu, _hardswish, _silu
-from .nn_conv import conv
+from .nn_conv import conv, conv2d
 from .nn_layers import linear
 
 __all__ = ["ACTIVATIONS", "conv_act", "linear_act"]
@@ -40,10 +41,14 @@ def _t(x, v):
 
 
 def _relu(a):
+    if kernels.writes_in_place(a):
+        return kernels.pointwise("clamp", a, 0.0, math.inf, out=a)
     return np.maximum(a, _t(a, 0), out=a)
 
 
 def _relu6(a):
+    if kernels.writes_in_place(a):
+        return kernels.pointwise("clamp", a, 0.0, 6.0, out=a)
     return np.clip(a, _t(a, 0), _t(a, 6), out=a)
 
 
@@ -83,6 +88,8 @@ def conv_act(x, weight, bias, stride, padding, dilation, groups: int, nd: int,
              activation: str):
     """``pyjit::conv_act``: ``aten::conv{nd}d``, then ``activation`` in place."""
     act = _activation(activation)
+    if nd == 2:
+        return act(conv2d(x, weight, bias, stride, padding, dilation, groups))
     return act(conv(x, weight, bias, stride, padding, dilation, groups, nd))
 
 

@@ -19,8 +19,10 @@ argument so that tests/test_kernels.py runs one suite against both.
 A convolution is as torch's CPU convolution is: a 1x1 convolution is one
 float32 GEMM over the image (``W (O, C) @ x (C, H*W)``); a general one copies
 the windows into columns (im2col, into a buffer each thread reuses) and makes
-one GEMM per image and group; a depthwise one (a group per input channel) sums
-tap by tap over whole output rows.  The GEMMs are numpy's float32 ``matmul``
+one GEMM per image and group; a depthwise one (a group per input channel), and
+one of few taps an output (:data:`DIRECT_MAX_TAPS`), is summed directly, tap by
+tap over the whole output plane, from the input's zero-padded phase planes
+(``depthwise2d``, ``conv2d_direct``).  The GEMMs are numpy's float32 ``matmul``
 (its BLAS, which releases the GIL), so sums are blocked as torch's are and
 results are within torch's own float32 error of the exact value.
 """
@@ -37,8 +39,8 @@ import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
 __all__ = ["COMPILED", "NUMPY", "ACTIVE", "is_float32", "disabled", "conv2d", "conv_nd",
-           "pool2d", "batch_norm_inference", "layer_norm", "group_norm", "softmax", "pointwise",
-           "writes_in_place"]
+           "pool2d", "global_avg_pool2d", "batch_norm_inference", "layer_norm", "group_norm",
+           "softmax", "pointwise", "writes_in_place"]
 
 F32 = np.dtype(np.float32)
 
@@ -113,11 +115,12 @@ def im2col2d_numpy(x, cols, kh, kw, sh, sw, ph, pw, dh, dw):
     im2col_numpy(x, cols, (kh, kw), (sh, sw), (ph, pw), (dh, dw))
 
 
-def depthwise2d_numpy(x, weight, out, sh, sw, ph, pw, dh, dw):
-    """``out[o] += sum over taps (i, j) of weight[o, i, j] * x[o // m]`` shifted
-    by the tap, for ``m = out channels / x channels``: a convolution whose every
-    group is one input channel.  ``out`` holds the bias (or 0) on entry."""
+def depthwise2d_numpy(x, weight, bias, out, sh, sw, ph, pw, dh, dw):
+    """``out[o] = bias[o] + sum over taps (i, j) of weight[o, i, j] * x[o // m]``
+    shifted by the tap, for ``m = out channels / x channels``: a convolution
+    whose every group is one input channel (``bias`` None: 0)."""
     oc, oh, ow = out.shape
+    out[...] = 0 if bias is None else bias[:, None, None]
     kh, kw = weight.shape[1:]
     m = oc // x.shape[0]
     xp = _padded(x, (kh, kw), (sh, sw), (ph, pw), (dh, dw), (oh, ow))
@@ -127,6 +130,26 @@ def depthwise2d_numpy(x, weight, out, sh, sw, ph, pw, dh, dw):
         for j in range(kw):
             tap = xp[:, i * dh:i * dh + (oh - 1) * sh + 1:sh, j * dw:j * dw + (ow - 1) * sw + 1:sw]
             out += weight[:, i, j, None, None] * tap
+
+
+def conv2d_direct_numpy(x, weight, bias, out, groups, sh, sw, ph, pw, dh, dw):
+    """``out[o] = bias[o] + sum over channels c of o's group and taps (i, j) of
+    weight[o, c, i, j] * x[g*cg + c]`` shifted by the tap (``cg =
+    weight.shape[1]`` channels a group; ``bias`` None: 0), the taps in order
+    ``(c, i, j)``: a convolution summed directly."""
+    oc, oh, ow = out.shape
+    out[...] = 0 if bias is None else bias[:, None, None]
+    cg, kh, kw = weight.shape[1:]
+    og = oc // groups
+    xp = _padded(x, (kh, kw), (sh, sw), (ph, pw), (dh, dw), (oh, ow))
+    # each output channel's group's input channels, (O, cg, H', W')
+    xg = xp.reshape((groups, cg) + xp.shape[1:]).repeat(og, axis=0)
+    for c in range(cg):
+        for i in range(kh):
+            for j in range(kw):
+                tap = xg[:, c, i * dh:i * dh + (oh - 1) * sh + 1:sh,
+                         j * dw:j * dw + (ow - 1) * sw + 1:sw]
+                out += weight[:, c, i, j, None, None] * tap
 
 
 def max_pool2d_numpy(x, out, kh, kw, sh, sw, ph, pw, dh, dw):
@@ -165,6 +188,13 @@ def avg_pool2d_numpy(x, out, kh, kw, sh, sw, ph, pw, count_include_pad, divisor_
             y1, x1 = np.minimum(y1, h), np.minimum(x1, w)
         divide = ((y1 - y0)[:, None] * (x1 - x0)[None, :]).astype(np.float64)
     np.divide(total, divide, out=out, casting="same_kind")
+
+
+def plane_means_numpy(x, out, divisor):
+    """``out[p]``: the sum of plane ``x[p]`` in double, divided by ``divisor``
+    (the plane's size, or an average pooling's ``divisor_override``) and rounded
+    once: global average pooling, every squeeze-excitation block's."""
+    np.divide(x.sum(axis=1, dtype=np.float64), divisor, out=out, casting="same_kind")
 
 
 # Abramowitz and Stegun 7.1.26 (|error| < 1.5e-7), the approximation torch's
@@ -223,6 +253,18 @@ def hardswish_numpy(x, out):
                 out=out)
 
 
+def clamp_numpy(x, out, lo, hi):
+    """The larger of ``x`` and ``lo``, then the smaller of that and ``hi``, as
+    ``np.minimum(np.maximum(x, lo), hi)`` (a NaN stays NaN): relu (``lo = 0``,
+    ``hi = inf``), relu6, hardtanh."""
+    np.minimum(np.maximum(x, np.float32(lo)), np.float32(hi), out=out)
+
+
+def hardsigmoid_numpy(x, out):
+    """``x / 6 + 0.5`` clipped to ``[0, 1]``; a NaN stays NaN."""
+    np.clip(x / np.float32(6) + np.float32(0.5), np.float32(0), np.float32(1), out=out)
+
+
 def softmax_rows_numpy(x, out, log):
     """Softmax (``log``: log-softmax) of every row: the row's maximum, the sum of
     ``exp(x - max)`` in double, then each element; a row whose maximum is not
@@ -244,6 +286,20 @@ def plane_affine_numpy(x, scale, shift, out):
     reps = x.shape[0] // max(scale.shape[0], 1)
     np.multiply(x, np.tile(scale, reps)[:, None], out=out)
     out += np.tile(shift, reps)[:, None]
+
+
+def batch_norm_planes_numpy(x, weight, bias, mean, var, eps, out):
+    """Inference batch norm of ``x`` (``(N*C, spatial)``, plane ``p`` of channel
+    ``p % C``) by running statistics: ``out[p] = x[p] * scale + shift``, ``scale
+    = weight / sqrt(var + eps)`` and ``shift = bias - mean * scale`` made in
+    double and rounded once to float32 (``weight``, ``bias`` None: 1 and 0)."""
+    scale = 1 / np.sqrt(var.astype(np.float64) + eps)
+    if weight is not None:
+        scale = scale * weight
+    shift = -mean.astype(np.float64) * scale
+    if bias is not None:
+        shift = shift + bias
+    plane_affine_numpy(x, _c(scale), _c(shift), out)
 
 
 def row_stats_numpy(x, eps, mean, rstd):
@@ -322,8 +378,9 @@ def recurrent_layer_numpy(mode, gi, sizes, w_hh, b_hh, w_hr, h, c, out, reverse)
         h[:n] = hn
 
 
-_NAMES = ("im2col2d", "depthwise2d", "max_pool2d", "avg_pool2d", "erf", "gelu", "silu",
-          "sigmoid", "hardswish", "softmax_rows", "plane_affine", "row_stats", "layer_norm_rows",
+_NAMES = ("im2col2d", "depthwise2d", "conv2d_direct", "max_pool2d", "avg_pool2d",
+          "plane_means", "erf", "gelu", "silu", "sigmoid", "hardswish", "clamp", "hardsigmoid",
+          "softmax_rows", "plane_affine", "batch_norm_planes", "row_stats", "layer_norm_rows",
           "recurrent_layer")
 
 #: The numpy references, by the kernels' names.
@@ -360,6 +417,19 @@ def _scratch(shape: Tuple[int, ...]) -> np.ndarray:
     return buf[:size].reshape(shape)
 
 
+#: A convolution (not 1x1) whose output values take at most this many taps
+#: each (``C/groups * kh * kw``: RegNet's groups of 8 channels, 72; a
+#: 3-channel 3x3 stem, 27) is summed directly (``conv2d_direct``): im2col
+#: would copy the input ``kh*kw`` times for a GEMM of few rows or a short
+#: ``K`` (1.3-2.6x on RegNet's grouped layers, 1.6-1.9x on the MobileNets'
+#: stems) ...
+DIRECT_MAX_TAPS = 80
+#: ... if grouped, or if its output (which conv2d_direct sums block by block
+#: of every channel at once) is at most this many floats, 2 MB: a stem of 64
+#: channels (SqueezeNet's, 3.2 MB) is faster as a GEMM.
+DIRECT_MAX_OUTPUTS = 1 << 19
+
+
 def conv2d(x, weight, bias, stride: Sequence[int], padding: Sequence[int],
            dilation: Sequence[int], groups: int, out_size: Sequence[int], k=None) -> np.ndarray:
     """A float32 convolution of ``x`` (``(N, C, H, W)``) with ``weight`` (``(O,
@@ -368,19 +438,31 @@ def conv2d(x, weight, bias, stride: Sequence[int], padding: Sequence[int],
     ow)`` (the padding after is what they imply).  ``k``: the kernel set
     (:data:`ACTIVE` if None)."""
     k = ACTIVE if k is None else k
-    x, weight = _c(x), _c(weight)
+    if not x.flags.c_contiguous:
+        x = _c(x)
+    if not weight.flags.c_contiguous:
+        weight = _c(weight)
     n, c, h, w = x.shape
     o, cg, kh, kw = weight.shape
     (sh, sw), (ph, pw), (dh, dw), (oh, ow) = stride, padding, dilation, out_size
     out = np.empty((n, o, oh, ow), F32)
+    b = None if bias is None else _c(bias)
+    if b is not None and b.shape != (o,):   # the kernels read o of it
+        raise ValueError(f"Given weight of size {list(weight.shape)}, expected bias to be "
+                         f"1-dimensional with {o} elements, but got bias of size "
+                         f"{list(b.shape)} instead")
     if groups == c and cg == 1:
-        out[...] = 0 if bias is None else bias.reshape(o, 1, 1)
         w3 = weight.reshape(o, kh, kw)
         for i in range(n):
-            k.depthwise2d(x[i], w3, out[i], sh, sw, ph, pw, dh, dw)
+            k.depthwise2d(x[i], w3, b, out[i], sh, sw, ph, pw, dh, dw)
         return out
     og = o // groups
     pointwise = kh == kw == sh == sw == 1 and ph == pw == 0
+    if not pointwise and cg * kh * kw <= DIRECT_MAX_TAPS and \
+            (groups > 1 or o * oh * ow <= DIRECT_MAX_OUTPUTS):
+        for i in range(n):
+            k.conv2d_direct(x[i], weight, b, out[i], groups, sh, sw, ph, pw, dh, dw)
+        return out
     if pointwise and groups == 1:
         np.matmul(weight.reshape(o, c), x.reshape(n, c, h * w), out=out.reshape(n, o, h * w))
     else:
@@ -439,10 +521,10 @@ def pool2d(x, kind: str, kernel, stride, padding, dilation, out_size, count_incl
     x3, o3 = x.reshape(n * c, h, w), out.reshape((n * c,) + tuple(out_size))
     (kh, kw), (sh, sw), (ph, pw) = kernel, stride, padding
     if kind == "avg" and (kh, kw) == (h, w) and tuple(out_size) == (1, 1) and ph == pw == 0:
-        # global average pooling (every SE block's): numpy's pairwise float32
-        # sum of each plane, a quarter of the time of a window loop in double
-        np.divide(x3.reshape(n * c, -1).sum(axis=1, dtype=F32),
-                  F32.type(divisor_override or h * w), out=o3.reshape(-1))
+        # global average pooling (every SE block's): each plane summed in
+        # double by eight running sums that vectorise, a window loop's
+        # accuracy at a tenth of its time
+        k.plane_means(x3.reshape(n * c, -1), o3.reshape(-1), float(divisor_override or h * w))
     elif kind == "max":
         dh, dw = dilation
         k.max_pool2d(x3, o3, kh, kw, sh, sw, ph, pw, dh, dw)
@@ -452,23 +534,40 @@ def pool2d(x, kind: str, kernel, stride, padding, dilation, out_size, count_incl
     return out
 
 
+def global_avg_pool2d(x, k=None) -> np.ndarray:
+    """The mean of every plane of a float32 ``x`` (``(N, C, H, W)``, not empty):
+    ``(N, C, 1, 1)``, each summed in double (``plane_means``).  ``k``: the kernel
+    set (:data:`ACTIVE` if None)."""
+    k = ACTIVE if k is None else k
+    n, c, h, w = x.shape
+    if not x.flags.c_contiguous:
+        x = _c(x)
+    out = np.empty((n, c, 1, 1), F32)
+    k.plane_means(x.reshape(n * c, h * w), out.reshape(n * c), float(h * w))
+    return out
+
+
 def batch_norm_inference(x, weight, bias, mean, var, eps: float, k=None) -> np.ndarray:
     """Inference batch norm of a float32 ``x`` (``(N, C, *spatial)``) by running
     statistics: ``x * scale + shift`` per channel in one pass, ``scale = weight
     / sqrt(var + eps)`` and ``shift = bias - mean * scale`` made in double and
-    rounded once to float32.  ``k``: the kernel set (:data:`ACTIVE` if None)."""
+    rounded once to float32 (by the kernel, ``batch_norm_planes``).  ``k``: the
+    kernel set (:data:`ACTIVE` if None)."""
     k = ACTIVE if k is None else k
-    x = _c(x)
+    if not x.flags.c_contiguous:
+        x = _c(x)
     c = x.shape[1]
-    scale = 1 / np.sqrt(var.astype(np.float64) + eps)
-    if weight is not None:
-        scale = scale * weight
-    shift = -mean.astype(np.float64) * scale
-    if bias is not None:
-        shift = shift + bias
+    for name, a in (("weight", weight), ("bias", bias), ("running_mean", mean),
+                    ("running_var", var)):
+        if a is not None and a.size != c:   # the kernel reads c of each
+            raise ValueError(f"{name} should contain {c} elements not {a.size}")
     out = np.empty_like(x)
     planes = x.shape[0] * c
-    k.plane_affine(_planes(x, planes), _c(scale), _c(shift), _planes(out, planes))
+    if not planes:
+        return out
+    k.batch_norm_planes(x.reshape(planes, -1), None if weight is None else _c(weight),
+                        None if bias is None else _c(bias), _c(mean), _c(var), float(eps),
+                        out.reshape(planes, -1))
     return out
 
 
@@ -525,11 +624,12 @@ def softmax(x, dim: int, log: bool, k=None) -> np.ndarray:
 
 def pointwise(name: str, x, *args, k=None, out=None) -> np.ndarray:
     """The pointwise kernel ``name`` (``gelu``, ``erf``, ``silu``, ``sigmoid``,
-    ``hardswish``) of a float32 ``x``, of its shape: into ``out`` if given (a
-    C-contiguous float32 array of that shape, which may be ``x``: an in-place
-    operator writes no second array)."""
+    ``hardswish``, ``hardsigmoid``, ``clamp``) of a float32 ``x``, of its shape:
+    into ``out`` if given (a C-contiguous float32 array of that shape, which
+    may be ``x``: an in-place operator writes no second array)."""
     k = ACTIVE if k is None else k
-    xc = _c(x)
+    # (not _c: np.ascontiguousarray makes a 0-dim array 1-dim)
+    xc = x if x.flags.c_contiguous else np.asarray(x, F32, order="C")
     if out is None:
         out = np.empty_like(xc)
     getattr(k, name)(xc.reshape(-1), out.reshape(-1), *args)
