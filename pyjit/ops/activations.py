@@ -226,18 +226,15 @@ for _name, _log in (("softmax", False), ("log_softmax", True), ("special_softmax
                                   softmax(a, dim, dtype, lg))(_log), types=[_T, "int", "int?"])
     R.register(f"aten::{_name}", (lambda lg: lambda a, dim, half: softmax(a, dim, None, lg))(
         _log), types=[_T, "int", "bool"])
-R.register("aten::_softmax", lambda a, dim, half=False: softmax(a, dim),
-           types=[_T, "int", "bool"])
-R.register("aten::_log_softmax", lambda a, dim, half=False: softmax(a, dim, None, True),
-           types=[_T, "int", "bool"])
-R.register("aten::glu", glu, types=[_T, "int"])
-R.register("aten::_softmax_backward_data",
-           lambda grad, out, dim, input_dtype: as_array(
-               out * (grad - np.sum(grad * out, axis=wrap_dim(dim, out.ndim), keepdims=True))),
-           types=[_T, _T, "int", "int"])
-R.register("aten::prelu", prelu, types=[_T, _T])
-R.register("aten::_prelu_kernel", prelu, types=[_T, _T])
+R.implement("aten::_softmax", lambda a, dim, half=False: softmax(a, dim))
+R.implement("aten::_log_softmax", lambda a, dim, half=False: softmax(a, dim, None, True))
+R.implement("aten::glu", glu)
+R.implement("aten::_softmax_backward_data",
+            lambda grad, out, dim, input_dtype: as_array(
+                out * (grad - np.sum(grad * out, axis=wrap_dim(dim, out.ndim), keepdims=True))))
+R.implement("aten::prelu", prelu)
+R.implement("aten::_prelu_kernel", prelu)
 # (log_sigmoid(x), exp(-|x|)): the buffer torch's CPU kernel keeps for the gradient
-R.register("aten::log_sigmoid_forward",
-           lambda x: (as_array(_log_sigmoid(x).astype(x.dtype)),
-                      as_array(np.exp(-np.abs(x)).astype(x.dtype))), types=[_T])
+R.implement("aten::log_sigmoid_forward",
+            lambda x: (as_array(_log_sigmoid(x).astype(x.dtype)),
+                       as_array(np.exp(-np.abs(x)).astype(x.dtype))))

@@ -421,37 +421,30 @@ def conv2d(x, w, b=None, s=1, p=0, d=1, g=1):
 _T, _L = "Tensor", "int[]"
 for _nd in (1, 2, 3):
     _c = (lambda n: lambda x, w, b=None, s=1, p=0, d=1, g=1: conv(x, w, b, s, p, d, g, n))(_nd)
-    R.register(f"aten::conv{_nd}d", conv2d if _nd == 2 else _c,
-               types=[_T, _T, "Tensor?", _L, _L, _L, "int"])
-    R.register(f"aten::conv{_nd}d", _c, types=[_T, _T, "Tensor?", _L, "str", _L, "int"])
+    R.implement(f"aten::conv{_nd}d", conv2d if _nd == 2 else _c)
+    R.implement(f"aten::conv{_nd}d.padding", _c)
     R.register(f"aten::conv_transpose{_nd}d",
                (lambda n: lambda x, w, b=None, s=1, p=0, op=0, g=1, d=1:
                 conv_transpose(x, w, b, s, p, op, g, d, n))(_nd),
                types=[_T, _T, "Tensor?", _L, _L, _L, "int", _L])
     _mp = (lambda n: lambda x, k, s, p, d, c: max_pool(x, k, s, p, d, c, n))(_nd)
-    R.register(f"aten::max_pool{_nd}d", _mp, types=[_T, _L, _L, _L, _L, "bool"])
-    R.register(f"aten::max_pool{_nd}d_with_indices",
-               (lambda n: lambda x, k, s, p, d, c: max_pool(x, k, s, p, d, c, n, True))(_nd),
-               types=[_T, _L, _L, _L, _L, "bool"])
-    R.register(f"aten::adaptive_avg_pool{_nd}d",
-               (lambda n: lambda x, size: adaptive_avg_pool(x, size, n))(_nd), types=[_T, _L])
-    R.register(f"aten::adaptive_max_pool{_nd}d",
-               (lambda n: lambda x, size: adaptive_max_pool(x, size, n))(_nd), types=[_T, _L])
-R.register("aten::avg_pool1d", lambda x, k, s, p, c, inc: avg_pool(x, k, s, p, c, inc, None, 1),
-           types=[_T, _L, _L, _L, "bool", "bool"])
+    R.implement(f"aten::max_pool{_nd}d", _mp)
+    R.implement(f"aten::max_pool{_nd}d_with_indices",
+                (lambda n: lambda x, k, s, p, d, c: max_pool(x, k, s, p, d, c, n, True))(_nd))
+    R.implement(f"aten::adaptive_avg_pool{_nd}d",
+                (lambda n: lambda x, size: adaptive_avg_pool(x, size, n))(_nd))
+    R.implement(f"aten::adaptive_max_pool{_nd}d",
+                (lambda n: lambda x, size: adaptive_max_pool(x, size, n))(_nd))
+R.implement("aten::avg_pool1d", lambda x, k, s, p, c, inc: avg_pool(x, k, s, p, c, inc, None, 1))
 for _nd in (2, 3):
-    R.register(f"aten::avg_pool{_nd}d",
-               (lambda n: lambda x, k, s, p, c, inc, div=None: avg_pool(x, k, s, p, c, inc, div,
-                                                                       n))(_nd),
-               types=[_T, _L, _L, _L, "bool", "bool", "int?"])
-R.register("aten::_adaptive_avg_pool2d", lambda x, size: adaptive_avg_pool(x, size, 2),
-           types=[_T, _L])
-R.register("aten::im2col", im2col, types=[_T, _L, _L, _L, _L])
-R.register("aten::col2im", col2im, types=[_T, _L, _L, _L, _L, _L])
-R.register("aten::max_unpool2d", lambda x, i, size: max_unpool(x, i, size, 2),
-           types=[_T, _T, _L])
-R.register("aten::max_unpool3d", lambda x, i, size, stride, pad: max_unpool(x, i, size, 3),
-           types=[_T, _T, _L, _L, _L])
+    R.implement(f"aten::avg_pool{_nd}d",
+                (lambda n: lambda x, k, s, p, c, inc, div=None: avg_pool(x, k, s, p, c, inc, div,
+                                                                        n))(_nd))
+R.implement("aten::_adaptive_avg_pool2d", lambda x, size: adaptive_avg_pool(x, size, 2))
+R.implement("aten::im2col", im2col)
+R.implement("aten::col2im", col2im)
+R.implement("aten::max_unpool2d", lambda x, i, size: max_unpool(x, i, size, 2))
+R.implement("aten::max_unpool3d", lambda x, i, size, stride, pad: max_unpool(x, i, size, 3))
 
 
 # torch's general convolution, and the kernels it dispatches to on the CPU, which
@@ -533,23 +526,18 @@ def fractional_max_pool(x, kernel, output_size, samples, nd: int):
 
 
 for _nd in (2, 3):
-    R.register(f"aten::fractional_max_pool{_nd}d",
-               (lambda n: lambda x, k, size, samples: fractional_max_pool(x, k, size, samples,
-                                                                          n))(_nd),
-               types=[_T, _L, _L, _T])
-R.register("aten::convolution", convolution,
-           types=[_T, _T, "Tensor?", _L, _L, _L, "bool", _L, "int"])
-R.register("aten::conv_tbc", conv_tbc, types=[_T, _T, _T, "int"])
+    R.implement(f"aten::fractional_max_pool{_nd}d",
+                (lambda n: lambda x, k, size, samples: fractional_max_pool(x, k, size, samples,
+                                                                           n))(_nd))
+R.implement("aten::convolution", convolution)
+R.implement("aten::conv_tbc", conv_tbc)
 for _nd, _names in ((2, ("thnn_conv2d",)), (3, ("slow_conv3d", "slow_conv3d_forward"))):
     for _name in _names:
-        R.register(f"aten::{_name}", (lambda n: lambda x, w, k, b=None, s=1, p=0:
-                                      conv(x, w, b, s, p, 1, 1, n))(_nd),
-                   types=[_T, _T, _L, "Tensor?", _L, _L])
+        R.implement(f"aten::{_name}", (lambda n: lambda x, w, k, b=None, s=1, p=0:
+                                       conv(x, w, b, s, p, 1, 1, n))(_nd))
 for _nd in (2, 3):
-    R.register(f"aten::slow_conv_dilated{_nd}d", (lambda n: lambda x, w, k, b=None, s=1, p=0, d=1:
-                                                  conv(x, w, b, s, p, d, 1, n))(_nd),
-               types=[_T, _T, _L, "Tensor?", _L, _L, _L])
-    R.register(f"aten::slow_conv_transpose{_nd}d",
-               (lambda n: lambda x, w, k, b=None, s=1, p=0, op=0, d=1:
-                conv_transpose(x, w, b, s, p, op, 1, d, n))(_nd),
-               types=[_T, _T, _L, "Tensor?", _L, _L, _L, _L])
+    R.implement(f"aten::slow_conv_dilated{_nd}d", (lambda n: lambda x, w, k, b=None, s=1, p=0, d=1:
+                                                   conv(x, w, b, s, p, d, 1, n))(_nd))
+    R.implement(f"aten::slow_conv_transpose{_nd}d",
+                (lambda n: lambda x, w, k, b=None, s=1, p=0, op=0, d=1:
+                 conv_transpose(x, w, b, s, p, op, 1, d, n))(_nd))

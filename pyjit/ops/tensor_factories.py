@@ -326,8 +326,8 @@ R.register("aten::new_empty", _new(0), types=["Tensor", "int[]"] + _OPTS)
 R.register("aten::new_empty_strided", lambda a, size, stride, *opts: _new(0)(a, size, *opts),
            types=["Tensor", "int[]", "int[]"] + _OPTS)
 R.register("aten::new_full", new_full, types=["Tensor", "int[]", "Scalar"] + _OPTS)
-R.register("prim::NumToTensor", num_to_tensor, types=["Scalar"])
-R.register("prim::NumToTensor", num_to_tensor, types=["bool"])   # a bool tensor
+R.implement("prim::NumToTensor.Scalar", num_to_tensor)
+R.implement("prim::NumToTensor.bool", num_to_tensor)   # a bool tensor
 
 
 def empty_strided(size, stride, dtype=None, layout=None, device=None, pin_memory=None):
@@ -388,4 +388,4 @@ R.register("aten::empty_permuted", empty_permuted, types=["int[]", "int[]"] + _O
 R.register("aten::range", torch_range, types=["Scalar", "Scalar", "Scalar"] + _OPTS)
 R.register("aten::range", lambda s, e, *opts: torch_range(s, e, 1, *opts),
            types=["Scalar", "Scalar"] + _OPTS)
-R.register("aten::vander", vander, types=["Tensor", "int?", "bool"])
+R.implement("aten::vander", vander)
