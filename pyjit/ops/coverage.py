@@ -262,20 +262,33 @@ def implementation(registry: Registry, schema: Schema) -> Optional[Operator]:
         # takes the tensor, its dimensions and its element type), so any overload
         # of the kind runs it
         return ops[0]
-    declared = schema.input_types()
-    if schema.varargs:   # "...": a node passes at least one more
-        declared += (T.ANY,)
-    for op in ops:
-        if op.types == declared or _accepts(op, declared):   # AnyEnumType takes only enums
-            return op
-    # The forms the families register apart: each optional argument as None (the
-    # default a call leaves) or as its element; one combination is enough.
-    for choice in (lambda p: p[-1], lambda p: p[1 if len(p) > 1 else 0]):
-        probe = tuple(choice(_probes(t)) for t in declared)
+    for form in _node_forms(_declared(schema)):   # the declared types before any probe
         for op in ops:
-            if _accepts(op, probe):
+            if _runs(op, form):
                 return op
     return None
+
+
+def _declared(schema: Schema, n: Optional[int] = None) -> Tuple[T.Type, ...]:
+    """The types a node of ``schema`` passes (of its first ``n`` arguments); a
+    ``...`` is at least one more, of any type."""
+    declared = schema.input_types()
+    if n is not None:
+        return declared[:n]
+    return declared + (T.ANY,) if schema.varargs else declared
+
+
+def _node_forms(declared: Tuple[T.Type, ...]):
+    """The argument types a node may carry for these declared ones: as declared,
+    then the forms the families register apart, each optional argument as None
+    (the default a call leaves) or as its element; one combination is enough."""
+    yield declared
+    for choice in (lambda p: p[-1], lambda p: p[1 if len(p) > 1 else 0]):
+        yield tuple(choice(_probes(t)) for t in declared)
+
+
+def _runs(op: Operator, types: Tuple[T.Type, ...]) -> bool:
+    return op.types == types or _accepts(op, types)   # AnyEnumType takes only enums
 
 
 # -- each of the library's overloads against torch's list -------------------------------------
@@ -326,16 +339,9 @@ def _fits(op: Operator, schema: Schema, n: Optional[int] = None) -> bool:
     """Whether ``op`` runs a node of ``schema`` (of its first ``n`` arguments):
     it accepts the schema's types (or a node's probes of them), or takes only
     types the schema's accept (``aten::add(int, float)`` of ``add.int_float``)."""
-    declared = schema.input_types()
-    if n is not None:
-        declared = declared[:n]
-    elif schema.varargs:
-        declared += (T.ANY,)
-    if op.types == declared or _accepts(op, declared):
+    declared = _declared(schema, n)
+    if any(_runs(op, form) for form in _node_forms(declared)):
         return True
-    for choice in (lambda p: p[-1], lambda p: p[1 if len(p) > 1 else 0]):
-        if _accepts(op, tuple(choice(_probes(t)) for t in declared)):
-            return True
     return op.types is not None and len(op.types) == len(declared) and all(
         matches(a, b, {}) for a, b in zip(op.types, declared))
 
