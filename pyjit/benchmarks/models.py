@@ -67,12 +67,18 @@ class Model:
     inputs: Tuple[Tuple[int, ...], ...]
     small: bool = False
     note: str = ""
+    #: saved after ``torch.jit.freeze``: parameters inlined as constants, batch
+    #: norms folded into their convolutions by torch
+    frozen: bool = False
 
 
-def _torchvision(name: str, **kw):
+def _torchvision(name: str, family: str = "", **kw):
+    """A torchvision model's constructor, of ``torchvision.models`` or of its
+    ``family`` module (``video``), with random weights."""
     def build():
-        import torchvision
-        return getattr(torchvision.models, name)(weights=None, **kw)
+        import importlib
+        module = importlib.import_module("torchvision.models" + (f".{family}" if family else ""))
+        return getattr(module, name)(weights=None, **kw)
     return build
 
 
@@ -132,6 +138,11 @@ MODELS: Dict[str, Model] = {m.name: m for m in [
     Model("squeezenet1_1", _torchvision("squeezenet1_1"), _IMAGE),
     Model("shufflenet_v2_x1_0", _torchvision("shufflenet_v2_x1_0"), _IMAGE),
     Model("vit_s_16", _vit_s16, _IMAGE, note="ViT-S/16: torchvision's VisionTransformer"),
+    Model("swin_t", _torchvision("swin_t"), _IMAGE),
+    Model("r3d_18", _torchvision("r3d_18", "video"), ((1, 3, 8, 112, 112),),
+          note="torchvision's video ResNet, 8 frames of 112x112"),
+    Model("resnet18_frozen", _torchvision("resnet18"), _IMAGE, frozen=True),
+    Model("mobilenet_v2_frozen", _torchvision("mobilenet_v2"), _IMAGE, frozen=True),
     Model("lstm", _first_output("LSTM", 64, 64, num_layers=2, batch_first=True),
           ((1, 32, 64),), small=True),
     Model("gru", _first_output("GRU", 64, 64, num_layers=2, batch_first=True),
@@ -182,7 +193,10 @@ def generate(names: Sequence[str], directory: Optional[Path] = None) -> List[Pat
         target = directory or (COMMITTED if model.small else cache_dir())
         target.mkdir(parents=True, exist_ok=True)
         path = target / f"{name}.pt"
-        torch.jit.save(torch.jit.script(build_eager(model)), str(path))
+        scripted = torch.jit.script(build_eager(model))
+        if model.frozen:
+            scripted = torch.jit.freeze(scripted)
+        torch.jit.save(scripted, str(path))
         written.append(path)
     return written
 
