@@ -9,6 +9,10 @@ from libc.math cimport sqrt
 
 cdef extern from "_kernels_math.h" nogil:
     void pj_affine_loop(const float* x, float a, float b, float* out, Py_ssize_t n)
+    double pj_sum_double(const float* x, Py_ssize_t n)
+    double pj_sumsq_dev_double(const float* x, double m, Py_ssize_t n)
+    void pj_norm_row(const float* x, float m, float s, const float* w, const float* b,
+                     float* out, Py_ssize_t n)
 
 
 def plane_affine(const float[:, ::1] x, const float[::1] scale, const float[::1] shift,
@@ -54,21 +58,19 @@ def batch_norm_planes(const float[:, ::1] x, const float[::1] weight, const floa
 
 def row_stats(const float[:, ::1] x, double eps, double[::1] mean, double[::1] rstd):
     """Each row's mean and ``1/sqrt(var + eps)``, the variance biased (divided by
-    the row's length) and summed about the mean in a second pass."""
-    cdef Py_ssize_t r, j, rows = x.shape[0], d = x.shape[1]
-    cdef double total, dev, m
+    the row's length) and summed about the mean in a second pass, both sums in
+    double by eight running sums."""
+    cdef Py_ssize_t r, rows = x.shape[0], d = x.shape[1]
+    cdef double m
     with nogil:
         for r in range(rows):
-            total = 0
-            for j in range(d):
-                total += x[r, j]
-            m = total / d if d else 0
-            total = 0
-            for j in range(d):
-                dev = x[r, j] - m
-                total += dev * dev
+            if d == 0:
+                mean[r] = 0
+                rstd[r] = 1 / sqrt(eps)
+                continue
+            m = pj_sum_double(&x[r, 0], d) / d
             mean[r] = m
-            rstd[r] = 1 / sqrt((total / d if d else 0) + eps)
+            rstd[r] = 1 / sqrt(pj_sumsq_dev_double(&x[r, 0], m, d) / d + eps)
 
 
 def layer_norm_rows(const float[:, ::1] x, const float[::1] weight, const float[::1] bias,
@@ -77,22 +79,15 @@ def layer_norm_rows(const float[:, ::1] x, const float[::1] weight, const float[
     ``bias`` of the row's length, or None), the rows' statistics left in
     ``mean`` and ``rstd``."""
     row_stats(x, eps, mean, rstd)
-    cdef Py_ssize_t r, j, rows = x.shape[0], d = x.shape[1]
-    cdef float m, s
-    cdef bint has_w = weight is not None, has_b = bias is not None
+    cdef Py_ssize_t r, rows = x.shape[0], d = x.shape[1]
+    cdef const float* w = NULL
+    cdef const float* b = NULL
+    if d == 0:
+        return
+    if weight is not None:
+        w = &weight[0]
+    if bias is not None:
+        b = &bias[0]
     with nogil:
         for r in range(rows):
-            m = <float>mean[r]
-            s = <float>rstd[r]
-            if has_w and has_b:
-                for j in range(d):
-                    out[r, j] = (x[r, j] - m) * s * weight[j] + bias[j]
-            elif has_w:
-                for j in range(d):
-                    out[r, j] = (x[r, j] - m) * s * weight[j]
-            elif has_b:
-                for j in range(d):
-                    out[r, j] = (x[r, j] - m) * s + bias[j]
-            else:
-                for j in range(d):
-                    out[r, j] = (x[r, j] - m) * s
+            pj_norm_row(&x[r, 0], <float>mean[r], <float>rstd[r], w, b, &out[r, 0], d)

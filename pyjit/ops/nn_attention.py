@@ -94,9 +94,14 @@ def native_multi_head_attention(query, key, value, embed_dim: int, num_head: int
         raise ValueError(f"expected query to be 3-D (batch, sequence, embedding), got "
                          f"{query.ndim}-D")
     e = embed_dim
-    wq, wk, wv = np.split(qkv_weight, 3)
-    bq, bk, bv = np.split(qkv_bias, 3)
-    q, k, v = linear(query, wq, bq), linear(key, wk, bk), linear(value, wv, bv)
+    if query is key and key is value:
+        # self-attention: one packed projection, then its three thirds, as
+        # torch's kernel makes it (each output is the same dot product)
+        q, k, v = np.split(linear(query, qkv_weight, qkv_bias), 3, axis=-1)
+    else:
+        wq, wk, wv = np.split(qkv_weight, 3)
+        bq, bk, bv = np.split(qkv_bias, 3)
+        q, k, v = linear(query, wq, bq), linear(key, wk, bk), linear(value, wv, bv)
     b, t, _ = q.shape
     out, weights = _attend(_heads(q, num_head), _heads(k, num_head), _heads(v, num_head),
                            _mask_for(mask, mask_type, b, k.shape[1]))

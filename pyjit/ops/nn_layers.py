@@ -4,6 +4,8 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from ..registry import library as R
@@ -21,17 +23,21 @@ def linear(x, weight, bias=None):
         raise ValueError(f"mat1 and mat2 shapes cannot be multiplied ({rows}x{x.shape[-1]} "
                          f"and {_shape_text(wt)})")
     _same_dtype(x, weight, "mat1 and mat2 must have the same dtype")
+    lead = x.shape[:-1]
     if x.ndim > 2:
         # One product over all the rows, as torch makes it: numpy's matmul of a
         # stack makes one per leading index, and Swin's (1, 7, 7, C) inputs
         # would then be seven products of 7 rows, at a third of BLAS's speed.
         # (A non-contiguous x is copied once here, which BLAS would need anyway.)
-        lead = x.shape[:-1]
-        out = np.matmul(x.reshape(int(np.prod(lead)), x.shape[-1]), wt)
-        out = out.reshape(*lead, wt.shape[1])
+        out = np.matmul(x.reshape(math.prod(lead), x.shape[-1]), wt)
     else:
         out = np.matmul(x, wt, out=...)
-    return out if bias is None else np.add(out, bias, out=...)
+    if bias is not None:
+        if bias.ndim <= 1 and bias.dtype == out.dtype and out.ndim:
+            np.add(out, bias, out=out)   # the product is ours: no second array
+        else:   # (a bias of more dimensions broadcasts against the whole shape)
+            return np.add(out.reshape(*lead, wt.shape[1]), bias, out=...)
+    return out.reshape(*lead, wt.shape[1]) if x.ndim > 2 else out
 
 
 def bilinear(x1, x2, weight, bias=None):

@@ -13,6 +13,8 @@ standard deviation torch returns.
 
 from __future__ import annotations
 
+import math
+
 from typing import Optional, Sequence
 
 import numpy as np
@@ -101,13 +103,17 @@ def _layer_axes(x, normalized_shape: Sequence[int], name="layer_norm"):
 
 
 def layer_norm(x, normalized_shape, weight=None, bias=None, eps=1e-5, cudnn_enable=True):
+    if x.size and kernels.is_float32(x, weight, bias):
+        # (the float32 kernel's output alone: no statistics to round and shape)
+        _layer_axes(x, normalized_shape)
+        return kernels.layer_norm(x, math.prod(normalized_shape), weight, bias, eps)[0]
     return native_layer_norm(x, normalized_shape, weight, bias, eps)[0]
 
 
 def native_layer_norm(x, normalized_shape, weight, bias, eps):
     axes = _layer_axes(x, normalized_shape)
     if x.size and kernels.is_float32(x, weight, bias):
-        y, mean, rstd = kernels.layer_norm(x, int(np.prod(normalized_shape)), weight, bias, eps)
+        y, mean, rstd = kernels.layer_norm(x, math.prod(normalized_shape), weight, bias, eps)
         stats = x.shape[:x.ndim - len(axes)] + (1,) * len(axes)
         return (y, as_array(mean.astype(x.dtype).reshape(stats)),
                 as_array(rstd.astype(x.dtype).reshape(stats)))
