@@ -208,7 +208,12 @@ class Registry:
         self._deriving: set = set()
         self._library_lock = threading.RLock()
         self._library_loading = False
-        self._library_count = 0   # declarations registered so far
+        self._library_count = 0   # declarations taken so far
+        # The library's declarations not registered yet, by kind: a kind's are
+        # registered, in the order declared, when it is first looked up (most
+        # of the library's two thousand declarations parse a schema of torch's,
+        # which took a third of a first call when all were made at load).
+        self._lazy: Dict[str, List[Tuple[str, Optional[Callable], dict]]] = {}
         self._ops: Dict[str, List[Operator]] = {}
         self._serial = 0
         self._lock = threading.Lock()
@@ -342,12 +347,33 @@ class Registry:
             try:
                 importlib.import_module("pyjit.ops")
                 # From where a failed load stopped, if one did: none twice.
-                for kind, fn, options in library.declarations()[self._library_count:]:
-                    self.register(kind, fn, _library=True, **options)
+                for declared in library.declarations()[self._library_count:]:
+                    # (an overload's name is its kind, a dot and the overload)
+                    self._lazy.setdefault(declared[0].split(".", 1)[0], []).append(declared)
                     self._library_count += 1
                 self._library_pending = False
             finally:
                 self._library_loading = False
+
+    def _register_lazy(self, kind: str) -> None:
+        """Register the library's declarations of ``kind`` (see ``_lazy``), once;
+        one that fails stays pending, and fails again at the next lookup."""
+        with self._library_lock:
+            pending = self._lazy.get(kind)
+            while pending:
+                name, fn, options = pending[0]
+                self.register(name, fn, _library=True, **options)
+                pending.pop(0)
+            self._lazy.pop(kind, None)
+
+    def register_library(self) -> None:
+        """Register every declaration of the library now (a registry registers a
+        kind's when it is first looked up): for a tool that reads every
+        operator, and to check every declaration at once."""
+        if self._library_pending:
+            self.load_library()
+        for kind in list(self._lazy):
+            self._register_lazy(kind)
 
     def _derive(self, kind: str) -> None:
         """Register the library's derived overloads of ``kind``, once.  A
@@ -368,6 +394,8 @@ class Registry:
     def overloads(self, kind: str) -> List[Operator]:
         if self._library_pending:
             self.load_library()
+        if kind in self._lazy:
+            self._register_lazy(kind)
         if self._with_library and kind not in self._derived:
             self._derive(kind)
         return list(self._ops.get(kind, ()))
@@ -375,7 +403,7 @@ class Registry:
     def kinds(self) -> List[str]:
         if self._library_pending:
             self.load_library()
-        return sorted(self._ops)
+        return sorted(set(self._ops) | set(self._lazy))
 
     def find(self, kind: str, input_types: Sequence[T.Type]) -> Optional[Operator]:
         """The best overload of ``kind`` for these input types, or None."""
@@ -387,6 +415,9 @@ class Registry:
             return found[key]
         except KeyError:
             pass
+        if kind in self._lazy:
+            self._register_lazy(kind)
+            found = self._found
         if self._with_library and kind not in self._derived:
             self._derive(kind)
             found = self._found

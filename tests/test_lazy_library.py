@@ -86,6 +86,23 @@ def test_the_default_registry_loads_the_library_on_its_first_lookup():
     assert "pyjit.ops.scalars" in loaded and "pyjit.frontend" not in loaded
 
 
+def test_a_kind_is_registered_when_it_is_first_looked_up():
+    r = Registry(library=True)
+    r.load_library()
+    assert not r._ops and "aten::relu" in r._lazy and "aten::relu" in r.kinds()
+    assert r.find("aten::relu", [T.TENSOR]) is not None
+    assert "aten::relu" in r._ops and "aten::relu" not in r._lazy
+    assert len(r._ops) < 10   # relu and what its derivers looked up
+    r.register_library()
+    assert not r._lazy
+    assert set(r._ops) == set(r.kinds())
+    # ... in the order declared: the same overloads, in the same order, as a
+    # registry that takes every declaration at once
+    for kind in ("aten::add", "aten::sum", "aten::__getitem__"):
+        assert [o.signature() for o in r.overloads(kind)] == \
+            [o.signature() for o in Registry(library=True).overloads(kind)]
+
+
 # -- the rule ----------------------------------------------------------------------
 
 def _mine(a, b):
