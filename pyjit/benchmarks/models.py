@@ -2,7 +2,9 @@
 
 Each model of :data:`MODELS` is a torch ``nn.Module`` built from a fixed seed,
 scripted and saved with ``torch.jit.save`` (:func:`generate`; ``python
-bench/models/generate.py`` in the source tree).  The small ones are committed in
+bench/models/generate.py`` in the source tree), a frozen one
+(:attr:`Model.frozen`) after ``torch.jit.freeze``, which makes its weights
+constants and folds its batch norms into its convolutions.  The small ones are committed in
 ``bench/models/``; the big ones (resnet18's archive is 45 MB) are made on demand
 into :func:`cache_dir` when torch is importable.  A model is measured on:
 
