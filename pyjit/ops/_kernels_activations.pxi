@@ -8,7 +8,7 @@ a loop of ``_kernels_math.h``: float math that vectorises, compiled for the
 CPU's widest vectors.
 """
 
-from libc.math cimport erff, expf, isnan, INFINITY, logf
+from libc.math cimport erff, expf, logf
 
 cdef extern from "_kernels_math.h" nogil:
     void pj_gelu_erf_loop(const float* x, float* out, Py_ssize_t n)
@@ -17,6 +17,8 @@ cdef extern from "_kernels_math.h" nogil:
     void pj_sigmoid_loop(const float* x, float* out, Py_ssize_t n)
     void pj_hardswish_loop(const float* x, float* out, Py_ssize_t n)
     void pj_exp_shifted_loop(const float* x, float shift, float* out, Py_ssize_t n)
+    float pj_max_nan(const float* x, Py_ssize_t n)
+    void pj_scale_loop(float* x, float k, Py_ssize_t n)
     void pj_clamp_loop(const float* x, float* out, Py_ssize_t n, float lo, float hi)
     void pj_hardsigmoid_loop(const float* x, float* out, Py_ssize_t n)
 
@@ -96,19 +98,6 @@ cdef inline double _sum(const float* p, Py_ssize_t n) noexcept nogil:
     return (s0 + s1) + (s2 + s3)
 
 
-cdef inline float _max(const float* p, Py_ssize_t n) noexcept nogil:
-    """The largest of ``p[:n]`` (-inf if none), or NaN if one is."""
-    cdef float m = -INFINITY, v
-    cdef Py_ssize_t i
-    for i in range(n):
-        v = p[i]
-        if v > m:
-            m = v
-        elif isnan(v):
-            return v
-    return m
-
-
 def softmax_rows(const float[:, ::1] x, float[:, ::1] out, bint log):
     """Softmax (``log``: log-softmax) of every row: the row's maximum, the sum of
     ``exp(x - max)`` in double, then each element; a row whose maximum is not
@@ -123,7 +112,7 @@ def softmax_rows(const float[:, ::1] x, float[:, ::1] out, bint log):
         for r in range(rows):
             src = &x[r, 0]
             dst = &out[r, 0]
-            m = _max(src, d)
+            m = pj_max_nan(src, d)
             if (m - m) == 0:
                 pj_exp_shifted_loop(src, m, dst, d)
             else:
@@ -137,6 +126,4 @@ def softmax_rows(const float[:, ::1] x, float[:, ::1] out, bint log):
                 for j in range(d):
                     dst[j] = (src[j] - m) - scale
             else:
-                scale = <float>(1 / _sum(dst, d))
-                for j in range(d):
-                    dst[j] = dst[j] * scale
+                pj_scale_loop(dst, <float>(1 / _sum(dst, d)), d)
