@@ -441,3 +441,37 @@ def test_recurrent_activations_at_the_ends_of_their_range(kernel_set):
     c64 = 0.5 + sig * np.tanh(1.0)
     np.testing.assert_allclose(c[0], c64, rtol=3e-7)
     np.testing.assert_allclose(out[0], np.tanh(c64), rtol=3e-7)
+
+
+# -- linear and attention on stacked inputs ------------------------------------------
+
+def test_linear_of_a_stack_is_one_product_of_its_rows():
+    from pyjit.ops.nn_layers import linear
+    rng = np.random.default_rng(1)
+    w = rng.standard_normal((24, 16)).astype(np.float32)
+    b = rng.standard_normal(24).astype(np.float32)
+    x = rng.standard_normal((2, 7, 7, 16)).astype(np.float32)
+    flat = linear(x.reshape(-1, 16), w, b)
+    assert np.array_equal(linear(x, w, b), flat.reshape(2, 7, 7, 24))
+    # a non-contiguous stack (Swin's permuted windows) gives the same values
+    xt = np.ascontiguousarray(x.transpose(0, 2, 1, 3)).transpose(0, 2, 1, 3)
+    assert not xt.flags.c_contiguous
+    assert np.array_equal(linear(xt, w, b), flat.reshape(2, 7, 7, 24))
+    # a bias of two dimensions broadcasts against the whole output, as torch's
+    b2 = rng.standard_normal((7, 24)).astype(np.float32)
+    assert np.array_equal(linear(x, w, b2), linear(x, w) + b2)
+    assert linear(np.zeros((3, 0, 16), np.float32), w, b).shape == (3, 0, 24)
+
+
+def test_self_attention_takes_one_packed_projection_with_the_same_values():
+    from pyjit.ops.nn_attention import native_multi_head_attention as mha
+    rng = np.random.default_rng(2)
+    x = rng.standard_normal((2, 9, 32)).astype(np.float32)
+    qkv_w = rng.standard_normal((96, 32)).astype(np.float32) * 0.2
+    qkv_b = rng.standard_normal(96).astype(np.float32)
+    proj_w = rng.standard_normal((32, 32)).astype(np.float32) * 0.2
+    proj_b = rng.standard_normal(32).astype(np.float32)
+    packed = mha(x, x, x, 32, 4, qkv_w, qkv_b, proj_w, proj_b, None, True, True)
+    apart = mha(x, x.copy(), x.copy(), 32, 4, qkv_w, qkv_b, proj_w, proj_b, None, True, True)
+    for a, b in zip(packed, apart):
+        np.testing.assert_allclose(a, b, rtol=1e-6, atol=1e-6)
