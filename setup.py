@@ -99,7 +99,7 @@ EXTENSIONS = [
     ("pyjit.ops._int64", "pyjit/ops/_int64.pyx", "hot"),
     ("pyjit.ops._ufunc_direct", "pyjit/ops/_ufunc_direct.pyx", "hot"),
     # The float32 tensor kernels (see pyjit/ops/kernels.py).
-    ("pyjit.ops._kernels", "pyjit/ops/_kernels.pyx", "kernel"),  # and its four .pxi
+    ("pyjit.ops._kernels", "pyjit/ops/_kernels.pyx", "kernel"),  # and its five .pxi
 ]
 
 #: Compiler flags by kind of module, after Python's own CFLAGS (a later -O wins).

@@ -43,7 +43,7 @@ from .codegen.typed import TypedLowering
 from .ir import Graph, Node
 from .ir import types as T
 from .ir.traversal import walk_blocks
-from .fperrors import wants_quiet_run
+from .fperrors import run_settings, wants_quiet_run
 from .passes import preprocess
 from .registry import Registry, default_registry
 
@@ -60,6 +60,17 @@ def default_optimize() -> bool:
 
 _DEFAULT_OPTIMIZE = os.environ.get("PYJIT_OPTIMIZE", "1").strip() not in ("0", "false", "no",
                                                                           "off")
+
+
+def _holds_tensors(t: T.Type, depth: int = 0) -> bool:
+    return isinstance(t, T.TensorType) or (depth < 4 and any(
+        _holds_tensors(c, depth + 1) for c in t.contained()))
+
+
+def _has_tensors(graph: Graph) -> bool:
+    """Whether a value of ``graph`` is a tensor, or holds one (a list, an
+    optional, a tuple): then its runs allocate arrays, and take the run arena."""
+    return any(_holds_tensors(v.type) for n in graph.all_nodes() for v in n.outputs)
 
 
 def _column(values: "array[int] | np.ndarray") -> np.ndarray:
@@ -191,6 +202,9 @@ class Code:
         #: Whether a run should ignore numpy's floating-point errors once for all
         #: its operators: some of them are faster so (pyjit.fperrors).
         self.quiet_fp = wants_quiet_run(self.callbacks)
+        #: What a run sets for its time (pyjit.fperrors): the errors ignored if
+        #: quiet_fp, the run arena as numpy's allocator if the graph has tensors.
+        self.run_settings = run_settings(self.quiet_fp, _has_tensors(self.graph))
         self.constants = tuple(t.constants)
         # The validated Programs of this table, one per loop module: the
         # runtime's (pyjit.interpreter.program_of), kept with the Code they run.

@@ -28,6 +28,14 @@ and sets nothing (one lookup), and the library's direct ufunc calls
 outside a run, setting it per call.  An operator of the user's that runs inside
 such a run sees numpy's errors ignored too; one that wants numpy's reports sets
 its own ``numpy.errstate``.
+
+A run sets one more thing of numpy's for its time, when its graph computes on
+tensors: the data allocator, to the *run arena* of :mod:`pyjit.ops.kernels`,
+which keeps the blocks of big arrays when they are freed for the next arrays
+of their size (numpy's ``PyDataMem_SetHandler``, NEP 49, which is also set for
+the current context only).  :func:`run_settings` says what a Code's runs set,
+:func:`run_enter` and :func:`run_leave` set and undo it; this module knows the
+arena only as the handler and the setter :func:`use_run_arena` gave it.
 """
 
 from __future__ import annotations
@@ -35,7 +43,8 @@ from __future__ import annotations
 import numpy as np
 
 __all__ = ["enter", "leave", "ignoring", "QUIET", "CONTEXT_VAR", "is_quiet",
-           "prefers_quiet_run", "wants_quiet_run"]
+           "prefers_quiet_run", "wants_quiet_run", "QUIET_RUN", "ARENA_RUN", "run_settings",
+           "run_enter", "run_leave", "use_run_arena"]
 
 try:
     from numpy._core.umath import _extobj_contextvar, _make_extobj
@@ -107,3 +116,53 @@ def wants_quiet_run(callbacks) -> bool:
     """Whether a Code calling ``callbacks`` should run between :func:`enter` and
     :func:`leave`: some of them were declared with :func:`prefers_quiet_run`."""
     return CONTEXT_VAR is not None and any(id(cb) in _PREFER_QUIET for cb in callbacks)
+
+
+# -- what a run sets for its time ------------------------------------------------------
+#: A run ignores numpy's floating-point errors (the Code's ``quiet_fp``).
+QUIET_RUN = 1
+#: A run allocates numpy's data from the run arena (its graph has tensors).
+ARENA_RUN = 2
+
+# The run arena's numpy handler and the function that installs a handler in the
+# current context, returning the one it replaces; None until pyjit.ops.kernels
+# gives them (a build without the compiled kernels has no arena).
+_arena = None
+
+
+def use_run_arena(handler, set_handler) -> None:
+    """Make ``handler`` numpy's data allocator during the runs that ask for
+    :data:`ARENA_RUN`, installed by ``set_handler(handler) -> previous``
+    (``None``: no arena)."""
+    global _arena
+    _arena = None if handler is None else (handler, set_handler)
+
+
+def run_settings(quiet: bool, tensors: bool) -> int:
+    """What a run of a Code sets: :data:`QUIET_RUN` if ``quiet``, :data:`ARENA_RUN`
+    if its graph computes on ``tensors``; 0 for nothing (a scalar graph)."""
+    return (QUIET_RUN if quiet else 0) | (ARENA_RUN if tensors else 0)
+
+
+def run_enter(settings: int):
+    """Set what ``settings`` (:func:`run_settings`) asks, until :func:`run_leave`
+    is given the token this returns."""
+    token = enter() if settings & QUIET_RUN else None
+    arena = _arena
+    if settings & ARENA_RUN and arena is not None:
+        try:
+            return (token, arena[1](arena[0]))
+        except BaseException:
+            leave(token)
+            raise
+    return token
+
+
+def run_leave(state) -> None:
+    """Undo the :func:`run_enter` that gave ``state``."""
+    if type(state) is tuple:
+        token, previous = state
+        _arena[1](previous)
+        leave(token)
+    else:
+        leave(state)

@@ -41,11 +41,13 @@ deep calls may nest is :func:`set_recursion_limit`'s to say.
 
 Floating-point errors: a Code whose operators run faster with numpy's
 floating-point errors ignored once for the whole run (``Code.quiet_fp``: the
-library's pointwise operators) runs between :func:`pyjit.fperrors.enter`
-and ``leave``; the setting is undone when the run returns or suspends.  torch
+library's pointwise operators) runs between :func:`pyjit.fperrors.run_enter`
+and ``run_leave``; the setting is undone when the run returns or suspends.  torch
 computes infinities and NaN silently, and the library's operators ignore the
 errors anyway: the run only saves them setting it per call.  An operator of the
-user's in such a run sees the errors ignored too.
+user's in such a run sees the errors ignored too.  A Code whose graph has
+tensors also runs with numpy's data allocator set to the run arena
+(``Code.run_settings``; :mod:`pyjit.fperrors`).
 
 Linking: a :class:`~pyjit.code.Code` says what its forks, awaitables and calls run
 (:class:`~pyjit.code.ForkSite`, :class:`~pyjit.code.AwaitableSite`,
@@ -75,7 +77,7 @@ from .errors import (REPEATED_FRAMES_SHOWN, GraphRecursionError, InterpreterErro
 from .futures import Await, Future
 from .ir import Graph
 from .ir.printer import node_header
-from .fperrors import enter as _fp_enter, leave as _fp_leave
+from .fperrors import run_enter as _run_enter, run_leave as _run_leave
 from ._backend import loop_named
 from .pickling import cached, token
 from .registry import Registry
@@ -305,15 +307,15 @@ def _locate(code: Code, pcs: Union[int, Sequence[int]],
     return err
 
 
-def _run_frame(frame: Any, stack: List[Any], quiet: bool) -> Optional[Future]:
-    """``frame.run(stack)``, with numpy's floating-point errors ignored if
-    ``quiet`` (the Code's ``quiet_fp``; see :mod:`pyjit.fperrors`)."""
-    fp = _fp_enter() if quiet else None
+def _run_frame(frame: Any, stack: List[Any], settings: int) -> Optional[Future]:
+    """``frame.run(stack)``, with numpy's settings for a run made for its time
+    (the Code's ``run_settings``; see :mod:`pyjit.fperrors`)."""
+    fp = _run_enter(settings) if settings else None
     try:
         return frame.run(stack)
     finally:
         if fp is not None:
-            _fp_leave(fp)
+            _run_leave(fp)
 
 
 def drive(code: Code, frame: Any, stack: List[Any], *, loop: Optional[ModuleType] = None,
@@ -327,14 +329,14 @@ def drive(code: Code, frame: Any, stack: List[Any], *, loop: Optional[ModuleType
     frame is resumed in this thread: a blocking run never needs a pool thread
     for itself (see :mod:`pyjit.workqueue`)."""
     token = _enter_run(loop or _default_loop, executor)
-    quiet = code.quiet_fp
+    settings = code.run_settings
     try:
-        pending = _run_frame(frame, stack, quiet)
+        pending = _run_frame(frame, stack, settings)
         while pending is not None:
             # No raise here: the WAIT reads the future again and raises its error,
             # so the frame fails (and releases its registers) at the WAIT.
             pending.join()
-            pending = _run_frame(frame, stack, quiet)
+            pending = _run_frame(frame, stack, settings)
     except Exception as exc:
         err = located_error(code, frame.pcs, exc)
         raise err from err.__cause__
@@ -552,7 +554,7 @@ class InterpreterState:
         token = _enter_run(self._loop, self._executor)
         try:
             try:
-                pending = _run_frame(frame, stack, self.code.quiet_fp)
+                pending = _run_frame(frame, stack, self.code.run_settings)
             except Exception as exc:
                 err = located_error(self.code, frame.pcs, exc)
                 raise err from err.__cause__
@@ -783,7 +785,7 @@ class Function:
     """
 
     __slots__ = ("code", "signature", "_check", "_program", "_loop", "_n_inputs",
-                 "_n_outputs", "_quiet_fp")
+                 "_n_outputs", "_settings")
 
     def __init__(self, graph: Union[Graph, Code], *, loop: Optional[ModuleType] = None,
                  registry: Optional[Registry] = None, optimize: Optional[bool] = None,
@@ -806,7 +808,7 @@ class Function:
         self._program = program_of(self.code, self._loop)
         self._n_inputs = self.code.n_inputs
         self._n_outputs = self.code.n_outputs
-        self._quiet_fp = self.code.quiet_fp
+        self._settings = self.code.run_settings
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         if kwargs:  # by the inputs' names (see Signature.bind)
@@ -820,7 +822,7 @@ class Function:
             # costs as much as the run: the run settings are this loop's
             # already, so there is nothing to set.  A run that suspends on a
             # future goes on in drive(), which waits for it.
-            fp = _fp_enter() if self._quiet_fp else None
+            fp = _run_enter(self._settings) if self._settings else None
             try:
                 pending = frame.run(stack)
             except Exception as exc:
@@ -828,7 +830,7 @@ class Function:
                 raise err from err.__cause__
             finally:
                 if fp is not None:
-                    _fp_leave(fp)
+                    _run_leave(fp)
             if pending is not None:
                 drive(self.code, frame, stack, loop=self._loop)
         else:

@@ -31,12 +31,15 @@ from __future__ import annotations
 
 import contextlib
 import math
+import os
 import threading
 from types import SimpleNamespace
 from typing import Optional, Sequence, Tuple
 
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
+
+from .. import fperrors
 
 __all__ = ["COMPILED", "NUMPY", "ACTIVE", "is_float32", "disabled", "conv2d", "conv_nd",
            "pool2d", "global_avg_pool2d", "batch_norm_inference", "layer_norm", "group_norm",
@@ -397,6 +400,41 @@ def _compiled() -> Optional[SimpleNamespace]:
 
 #: The compiled kernels, or None in a build without a compiler.
 COMPILED = _compiled()
+
+#: How many MB of freed array blocks the run arena keeps for the next arrays
+#: of their size (``PYJIT_RUN_ARENA_MB``; 0 turns the arena off).
+RUN_ARENA_MB = int(os.environ.get("PYJIT_RUN_ARENA_MB", "256") or 0)
+
+
+def _link_run_arena() -> bool:
+    """Give :mod:`pyjit.fperrors` the run arena of the compiled kernels
+    (``_kernels_arena.h``) as the data allocator of runs on tensors, once it is
+    checked that numpy takes it; False where there is none (a build without a
+    compiler, ``PYJIT_RUN_ARENA_MB=0``, a numpy without NEP 49's handlers)."""
+    if COMPILED is None or RUN_ARENA_MB <= 0:
+        return False
+    from . import _kernels
+    try:
+        from numpy._core import _multiarray_umath, multiarray
+        _kernels.link_numpy_handler(_multiarray_umath._ARRAY_API)
+        previous = _kernels.set_data_handler(_kernels.ARENA_HANDLER)
+        try:
+            probe = np.empty(1 << 17, np.uint8)
+            took = multiarray.get_handler_name(probe) == "pyjit_arena"
+            del probe
+        finally:
+            _kernels.set_data_handler(previous)
+    except (ImportError, AttributeError, RuntimeError, ValueError):
+        return False
+    if not took:
+        return False
+    _kernels.set_arena_limit(RUN_ARENA_MB << 20)
+    fperrors.use_run_arena(_kernels.ARENA_HANDLER, _kernels.set_data_handler)
+    return True
+
+
+#: Whether runs on tensors allocate from the run arena (:func:`_link_run_arena`).
+RUN_ARENA = _link_run_arena()
 
 #: The kernels the operators use: the compiled ones where built.
 ACTIVE = COMPILED if COMPILED is not None else NUMPY
