@@ -5,7 +5,7 @@ node with many inputs, deep nesting (the shapes of
 the large sizes).
 
 Each check compiles a shape at n and at 4n and compares the best of five CPU
-times (five runs each): linear growth makes that ratio 4, quadratic growth 16, and the bound
+times: linear growth makes that ratio 4, quadratic growth 16, and the bound
 sits between the two, far from both, so that neither a busy machine nor a
 quadratic step that is cheap at these sizes decides the outcome.  Nothing
 here compares a time with a fixed number.
