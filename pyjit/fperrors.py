@@ -150,8 +150,10 @@ def run_enter(settings: int):
     token = enter() if settings & QUIET_RUN else None
     arena = _arena
     if settings & ARENA_RUN and arena is not None:
+        set_handler = arena[1]
         try:
-            return (token, arena[1](arena[0]))
+            # (the setter kept with the token: run_leave undoes this very setting)
+            return (token, set_handler, set_handler(arena[0]))
         except BaseException:
             leave(token)
             raise
@@ -161,8 +163,8 @@ def run_enter(settings: int):
 def run_leave(state) -> None:
     """Undo the :func:`run_enter` that gave ``state``."""
     if type(state) is tuple:
-        token, previous = state
-        _arena[1](previous)
+        token, set_handler, previous = state
+        set_handler(previous)
         leave(token)
     else:
         leave(state)

@@ -173,8 +173,8 @@ PJ_CLONES static double pj_sum_double(const float* x, Py_ssize_t n) {
 
 /* The sum of (x[i] - m)**2 in double, by eight running sums as pj_sum_double:
  * a row's variance about its mean (layer and group norm).  One running sum
- * would wait on its own latency at every element: a third of the time of a
- * layer norm over Swin's rows of 96. */
+ * waits on its own latency at every element: with it and the mean's, a layer
+ * norm over Swin's 3136 rows of 96 took 878 us, with these 243 us. */
 PJ_CLONES static double pj_sumsq_dev_double(const float* x, double m, Py_ssize_t n) {
     double s[8] = {0, 0, 0, 0, 0, 0, 0, 0};
     Py_ssize_t i = 0;
@@ -209,9 +209,10 @@ PJ_CLONES static void pj_norm_row(const float* x, float m, float s, const float*
 }
 
 /* The largest of x[:n] (-inf if n is 0), or a NaN if x holds one: eight lanes
- * of selects that vectorise, where a scalar loop with an early return for a
- * NaN took a third of a softmax's time.  A lane keeps a NaN once it has one
- * (v > NaN is false), and the lanes are combined by the same rule. */
+ * of selects that vectorise, where a scalar loop's early return for a NaN
+ * keeps it from vectorising (on an AVX2 machine softmax took the same time
+ * either way: its exp pass is most of it).  A lane keeps a NaN once it has
+ * one (v > NaN is false), and the lanes are combined by the same rule. */
 PJ_CLONES static float pj_max_nan(const float* x, Py_ssize_t n) {
     float m[8] = {-INFINITY, -INFINITY, -INFINITY, -INFINITY,
                   -INFINITY, -INFINITY, -INFINITY, -INFINITY};
