@@ -16,6 +16,7 @@ cdef extern from "_kernels_arena.h" nogil:
     ctypedef struct pj_data_handler:
         pass
     pj_data_handler pj_arena_handler
+    int pj_arena_set_base(const pj_data_handler* base)
     size_t pj_arena_cached
     size_t pj_arena_limit
     size_t pj_arena_reused
@@ -23,8 +24,8 @@ cdef extern from "_kernels_arena.h" nogil:
 
 ctypedef PyObject* (*_set_handler_t)(PyObject*)
 
-#: numpy's PyDataMem_SetHandler: slot 304 of its C API table (numpy 1.22 on;
-#: the table's slots never move).
+#: numpy's PyDataMem_SetHandler: slot 304 of its C API table, and its default
+#: handler, slot 306 (numpy 1.22 on; the table's slots never move).
 cdef _set_handler_t _numpy_set_handler = NULL
 
 #: The arena's handler capsule, as numpy's handlers are named.
@@ -32,10 +33,15 @@ ARENA_HANDLER = PyCapsule_New(<void*>&pj_arena_handler, "mem_handler", NULL)
 
 
 def link_numpy_handler(api_capsule):
-    """Find numpy's ``PyDataMem_SetHandler`` in its C API table (the capsule
-    ``numpy._core._multiarray_umath._ARRAY_API``)."""
+    """Find numpy's ``PyDataMem_SetHandler`` and its default handler in its C API
+    table (the capsule ``numpy._core._multiarray_umath._ARRAY_API``): the arena
+    takes its blocks from the default handler and gives them back to it."""
     global _numpy_set_handler
     cdef void** api = <void**>PyCapsule_GetPointer(api_capsule, NULL)
+    cdef PyObject* default = (<PyObject**>api[306])[0]
+    cdef void* base = PyCapsule_GetPointer(<object>default, "mem_handler")
+    if pj_arena_set_base(<const pj_data_handler*>base) != 0:
+        raise RuntimeError("numpy's default data handler is not of version 1")
     _numpy_set_handler = <_set_handler_t>api[304]
 
 
@@ -64,5 +70,5 @@ def set_arena_limit(size_t limit):
 
 
 def release_arena():
-    """Give every kept block back to the system; returns how many bytes."""
+    """Give every kept block back to numpy's allocator; returns how many bytes."""
     return pj_arena_release()
