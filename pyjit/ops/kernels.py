@@ -520,9 +520,13 @@ def conv2d(x, weight, bias, stride: Sequence[int], padding: Sequence[int],
     return out
 
 
-def conv_nd(x, weight, bias, stride, padding, dilation, groups: int, out_size) -> np.ndarray:
+def conv_nd(x, weight, bias, stride, padding, dilation, groups: int, out_size,
+            k=None) -> np.ndarray:
     """A float32 convolution in any number of spatial dimensions (the arguments
-    as :func:`conv2d`'s): per image and group, the numpy im2col and one GEMM."""
+    as :func:`conv2d`'s): per image and group, the windows as columns and one
+    GEMM.  A 3-d one undilated in depth takes its columns plane by plane
+    (:func:`_conv3d_planes`); any other, the numpy im2col."""
+    k = ACTIVE if k is None else k
     x, weight = _c(x), _c(weight)
     n, c = x.shape[:2]
     o, cg = weight.shape[:2]
@@ -531,16 +535,65 @@ def conv_nd(x, weight, bias, stride, padding, dilation, groups: int, out_size) -
     rows = cg * math.prod(kernel)
     length = math.prod(out_size)
     out = np.empty((n, o) + tuple(out_size), F32)
-    w_mats = weight.reshape(groups, og, rows)
-    for i in range(n):
-        for g in range(groups):
+    for g in range(groups):
+        wg = weight[g * og:(g + 1) * og]
+        for i in range(n):
+            xg, og_out = x[i, g * cg:(g + 1) * cg], out[i, g * og:(g + 1) * og]
+            if len(kernel) == 3 and dilation[0] == 1:
+                _conv3d_planes(xg, wg, og_out, stride, padding, dilation, k)
+                continue
             cols = _scratch((rows,) + tuple(out_size))
-            im2col_numpy(x[i, g * cg:(g + 1) * cg], cols, kernel, stride, padding, dilation)
-            np.matmul(w_mats[g], cols.reshape(rows, length),
-                      out=out[i, g * og:(g + 1) * og].reshape(og, length))
+            im2col_numpy(xg, cols, kernel, stride, padding, dilation)
+            np.matmul(wg.reshape(og, rows), cols.reshape(rows, length),
+                      out=og_out.reshape(og, length))
     if bias is not None:
         out += _c(bias).reshape((o,) + (1,) * len(kernel))
     return out
+
+
+def _conv3d_planes(x, weight, out, stride, padding, dilation, k) -> None:
+    """``out`` (``(O, ot, oh, ow)``) = the 3-d convolution of ``x`` (``(C, T, H,
+    W)``) with ``weight`` (``(O, C, kt, kh, kw)``), undilated in depth.
+
+    The 2-d columns of every input plane are made once (``im2col2d``) and stacked
+    in depth: the columns of output depth ``q`` are then consecutive planes, one
+    contiguous ``(taps*C*kh*kw, oh*ow)`` block that its GEMM reads in place, with
+    the weight's rows of those depth taps in (tap, channel) order (the weight
+    permuted once a call).  A plane's columns serve every output depth whose
+    window covers it (``kt`` of them at stride 1), where a 3-d im2col would copy
+    the input ``kt*kh*kw`` times (r3d_18's 64-channel layers: 72 MB of columns,
+    not 173); a depth tap in the padding is left out, of the GEMM and of the
+    permuted weight, not multiplied by zeros (r3d_18's last layers, 1 frame
+    deep: a third of the work)."""
+    c, t = x.shape[:2]
+    o, _, kt, kh, kw = weight.shape
+    st, sh, sw = stride
+    pt, ph, pw = padding
+    _, dh, dw = dilation
+    nq, oh, ow = out.shape[1:]
+    rows2d = c * kh * kw
+    # [lo, hi): the depth taps of output depth q inside the input
+    taps = [(max(0, pt - q * st), min(kt, t + pt - q * st)) for q in range(nq)]
+    used = [(lo, hi) for lo, hi in taps if lo < hi]
+    if not used:
+        out[...] = 0
+        return
+    first_tap, last_tap = min(lo for lo, _ in used), max(hi for _, hi in used)
+    wm = np.ascontiguousarray(weight[:, :, first_tap:last_tap].transpose(0, 2, 1, 3, 4))
+    wm = wm.reshape(o, (last_tap - first_tap) * rows2d)
+    cols = _scratch((t, rows2d, oh * ow))
+    by_depth = np.ascontiguousarray(x.transpose(1, 0, 2, 3))   # each plane contiguous
+    for it in range(t):
+        k.im2col2d(by_depth[it], cols[it].reshape(rows2d, oh, ow), kh, kw, sh, sw, ph, pw,
+                   dh, dw)
+    for q, (lo, hi) in enumerate(taps):
+        dst = out[:, q].reshape(o, oh * ow)
+        if hi <= lo:
+            dst[...] = 0
+            continue
+        first = q * st - pt + lo
+        block = cols[first:first + hi - lo].reshape((hi - lo) * rows2d, oh * ow)
+        np.matmul(wm[:, (lo - first_tap) * rows2d:(hi - first_tap) * rows2d], block, out=dst)
 
 
 def _planes(x: np.ndarray, planes: int) -> np.ndarray:

@@ -121,7 +121,7 @@ def conv(x, weight, bias, stride, padding, dilation, groups: int, nd: int):
 
 def _conv_float32(x, weight, bias, stride, padding, dilation, groups, out_size):
     """A float32 convolution by :mod:`.kernels`: 2-d by the 2-d kernels, 1-d as a
-    2-d one of height 1, 3-d by the N-d im2col."""
+    2-d one of height 1, 3-d by :func:`kernels.conv_nd`."""
     if len(out_size) == 2:
         return kernels.conv2d(x, weight, bias, stride, padding, dilation, groups, out_size)
     if len(out_size) == 1:
