@@ -205,6 +205,98 @@ def test_im2col_and_depthwise_agree(g):
         np.testing.assert_array_equal(pooled["compiled"], pooled["numpy"])
 
 
+@pytest.fixture(params=[2, 1], ids=["avx512", "avx2"])
+def gemm_body(request):
+    """Each body of the compiled GEMM this CPU has (``gemm_level``'s cap)."""
+    if kernels.COMPILED is None:
+        pytest.skip("built without a compiler")
+    from pyjit.ops import _kernels
+    level = _kernels.gemm_level(request.param)
+    try:
+        if level != request.param:
+            pytest.skip(f"this CPU has no body {request.param} (its best is {level})")
+        yield level
+    finally:
+        _kernels.gemm_level(2)
+
+
+@pytest.mark.parametrize("g", GEOMETRIES)
+def test_the_convolution_gemm_agrees_with_im2col_and_a_product(g, gemm_body):
+    # conv2d_gemm makes the columns a panel at a time: the same product as
+    # im2col's columns times the weight, its bias and clamp applied, for rows
+    # of out past one tile and a K past one block (the channels repeated)
+    c, h, w, kh, kw, sh, sw, ph, pw, dh, dw = g
+    rng = np.random.default_rng(sum(g) + 1)
+    c = c * (300 // (c * kh * kw) + 1) if sum(g) % 2 else c   # K > 256: two blocks
+    x = rng.standard_normal((c, h, w)).astype(np.float32)
+    oh, ow = _out(h, kh, sh, ph, dh), _out(w, kw, sw, pw, dw)
+    o = 13
+    weight = rng.standard_normal((o, c * kh * kw)).astype(np.float32)
+    shift = rng.standard_normal(o).astype(np.float32)
+    outs = {}
+    for k in (kernels.COMPILED, kernels.NUMPY):
+        outs[k.name] = np.full((o, oh * ow + 5), 7.0, np.float32)   # rows apart by 5 more
+        assert k.conv2d_gemm(x, weight, outs[k.name][:, :oh * ow], shift, -0.25, 1.5,
+                             kh, kw, sh, sw, ph, pw, dh, dw)
+    np.testing.assert_allclose(outs["compiled"], outs["numpy"], rtol=1e-5, atol=1e-5)
+    assert (outs["compiled"][:, oh * ow:] == 7.0).all()   # nothing past a row written
+
+
+@pytest.mark.parametrize("m,k,n", [(1, 1, 1), (7, 3, 17), (13, 200, 70), (6, 128, 64),
+                                   (25, 129, 65), (12, 300, 1000), (3, 5, 33)])
+def test_the_gemm_with_its_epilogue_agrees_with_numpy(m, k, n, gemm_body):
+    rng = np.random.default_rng(m * k + n)
+    w = rng.standard_normal((m, k + 2)).astype(np.float32)[:, :k]   # rows apart by k + 2
+    x = rng.standard_normal((k, n)).astype(np.float32)
+    x[0, : n // 2] = np.nan   # a NaN stays NaN through the clamp
+    for shift, lo, hi in ((None, -np.inf, np.inf), (rng.standard_normal(m).astype(np.float32),
+                                                    0.0, 6.0)):
+        out = np.full((m, n), 7.0, np.float32)
+        assert kernels.COMPILED.gemm_epilogue(w, x, out, shift, lo, hi)
+        ref = np.empty((m, n), np.float32)
+        kernels.NUMPY.gemm_epilogue(np.ascontiguousarray(w), x, ref, shift, lo, hi)
+        np.testing.assert_allclose(out, ref, rtol=1e-5, atol=1e-5 * np.sqrt(k))
+        np.testing.assert_array_equal(np.isnan(out), np.isnan(ref))
+
+
+@pytest.mark.skipif(kernels.COMPILED is None, reason="built without a compiler")
+def test_the_gemm_kernels_refuse_what_does_not_fit():
+    k = kernels.COMPILED
+    w, x = np.ones((4, 3), np.float32), np.ones((3, 5), np.float32)
+    with pytest.raises(ValueError, match=r"\(4, 3\) @ \(3, 5\) into \(4, 6\)"):
+        k.gemm_epilogue(w, x, np.empty((4, 6), np.float32), None, 0.0, 1.0)
+    with pytest.raises(ValueError, match="2 shifts for 4 rows"):
+        k.gemm_epilogue(w, x, np.empty((4, 5), np.float32), np.ones(2, np.float32), 0., 1.)
+    with pytest.raises(ValueError, match="columns must be contiguous"):
+        k.gemm_epilogue(w, np.ones((5, 3), np.float32).T, np.empty((4, 5), np.float32), None,
+                        0.0, 1.0)
+    image = np.ones((2, 4, 4), np.float32)
+    with pytest.raises(ValueError, match="weight \\(4, 9\\) for 2 channels of 3x3 taps"):
+        k.conv2d_gemm(image, np.ones((4, 9), np.float32), np.empty((4, 16), np.float32), None,
+                      0.0, 1.0, 3, 3, 1, 1, 1, 1, 1, 1)
+    with pytest.raises(ValueError, match="15 output columns for a 4x4 output"):
+        k.conv2d_gemm(image, np.ones((4, 18), np.float32), np.empty((4, 15), np.float32), None,
+                      0.0, 1.0, 3, 3, 1, 1, 1, 1, 1, 1)
+
+
+def test_a_fused_relu_is_the_convolution_then_relu(kernel_set, gemm_body):
+    # pyjit::conv_act applies a clamp as the convolution stores its output:
+    # the same values as the two operators (within the GEMMs' rounding)
+    from pyjit.ops import fused
+    rng = np.random.default_rng(11)
+    for shape, kernel, groups in (((1, 24, 10, 10), 1, 1), ((2, 3, 17, 15), 7, 1),
+                                  ((1, 8, 9, 9), 3, 8), ((1, 8, 9, 9), 3, 2)):
+        x = rng.standard_normal(shape).astype(np.float32)
+        w = rng.standard_normal((16, shape[1] // groups, kernel, kernel)).astype(np.float32)
+        b = rng.standard_normal(16).astype(np.float32)
+        pad = [kernel // 2] * 2
+        plain = nn_conv.conv2d(x, w, b, [2, 1], pad, [1, 1], groups)
+        for name, ref in (("relu", np.maximum(plain, 0)), ("relu6", np.clip(plain, 0, 6))):
+            got = fused.conv_act(x, w, b, [2, 1], pad, [1, 1], groups, 2, name)
+            np.testing.assert_allclose(got, ref, rtol=1e-5, atol=1e-5)
+            assert got.dtype == np.float32
+
+
 def test_non_contiguous_and_empty_inputs(kernel_set):
     rng = np.random.default_rng(3)
     x = rng.standard_normal((1, 4, 9, 9)).astype(np.float32).transpose(0, 1, 3, 2)

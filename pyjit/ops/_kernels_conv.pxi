@@ -22,6 +22,98 @@ cdef extern from "_kernels_math.h" nogil:
                       const float* k1, Py_ssize_t ntaps, float* acc0, float* acc1,
                       Py_ssize_t n)
 
+cdef extern from "_kernels_gemm.h" nogil:
+    int pj_sgemm_epilogue(Py_ssize_t M, Py_ssize_t N, Py_ssize_t K, const float* w,
+                          Py_ssize_t ldw, const float* x, Py_ssize_t ldx, float* out,
+                          Py_ssize_t ldo, const float* shift, float lo, float hi)
+    int pj_gemm_level()
+    int pj_gemm_cap
+    ctypedef struct pj_conv_geom:
+        const float* x
+        Py_ssize_t h, w, oh, ow
+        int kh, kw, sh, sw, ph, pw, dh, dw
+    int pj_conv2d_gemm(const pj_conv_geom* g, Py_ssize_t M, Py_ssize_t K, const float* w,
+                       Py_ssize_t ldw, float* out, Py_ssize_t ldo, const float* shift,
+                       float lo, float hi)
+
+
+def gemm_level(cap=None):
+    """Which body of the convolutions' GEMM this CPU runs: 2 AVX-512, 1 AVX2
+    with FMA, 0 none (numpy's BLAS then).  ``cap``: first make it at most that
+    (for tests, which run each body the CPU has; 2 restores the CPU's own)."""
+    global pj_gemm_cap
+    if cap is not None:
+        pj_gemm_cap = cap
+    return pj_gemm_level()
+
+
+def gemm_epilogue(const float[:, :] w, const float[:, :] x, float[:, :] out,
+                  const float[::1] shift, float lo, float hi):
+    """``out = clip(w @ x + shift[:, None], lo, hi)`` (``shift`` None: no bias),
+    the GEMM of a convolution with its bias and clamp applied before the output
+    is stored (``_kernels_gemm.h``); each operand's rows may be apart by more
+    than their length, their columns must be contiguous.  Returns False, having
+    written nothing, on a CPU the kernel has no body for."""
+    cdef Py_ssize_t m = w.shape[0], kk = w.shape[1], n = x.shape[1]
+    if x.shape[0] != kk or out.shape[0] != m or out.shape[1] != n:
+        raise ValueError(f"gemm_epilogue: ({m}, {kk}) @ ({x.shape[0]}, {n}) into "
+                         f"({out.shape[0]}, {out.shape[1]})")
+    if shift is not None and shift.shape[0] != m:
+        raise ValueError(f"gemm_epilogue: {shift.shape[0]} shifts for {m} rows")
+    if (w.strides[1] != 4 and kk > 1) or (x.strides[1] != 4 and n > 1) or \
+            (out.strides[1] != 4 and n > 1):
+        raise ValueError("gemm_epilogue: the columns must be contiguous")
+    if m == 0 or n == 0:
+        return True
+    if kk == 0:
+        return False
+    cdef const float* sp = &shift[0] if shift is not None else NULL
+    cdef int done
+    with nogil:
+        done = pj_sgemm_epilogue(m, n, kk, &w[0, 0], w.strides[0] // 4, &x[0, 0],
+                                 x.strides[0] // 4, &out[0, 0], out.strides[0] // 4, sp,
+                                 lo, hi)
+    return done != 0
+
+
+def conv2d_gemm(const float[:, :, ::1] x, const float[:, ::1] w, float[:, :] out,
+                const float[::1] shift, float lo, float hi, int kh, int kw, int sh, int sw,
+                int ph, int pw, int dh, int dw):
+    """``out = clip(w @ cols + shift[:, None], lo, hi)``, ``cols`` the columns
+    ``im2col2d`` makes of ``x`` (``(C, H, W)``) for an ``(oh, ow)`` output,
+    ``out`` ``(O, oh*ow)``, ``w`` ``(O, C*kh*kw)``: the convolution as one GEMM
+    whose columns are made a panel at a time, never whole (``_kernels_gemm.h``).
+    Returns False, having written nothing, on a CPU the kernel has no body
+    for."""
+    cdef Py_ssize_t m = w.shape[0], kk = w.shape[1]
+    cdef pj_conv_geom g
+    g.h, g.w = x.shape[1], x.shape[2]
+    g.kh, g.kw, g.sh, g.sw, g.ph, g.pw, g.dh, g.dw = kh, kw, sh, sw, ph, pw, dh, dw
+    g.oh = (g.h + 2 * ph - dh * (kh - 1) - 1) // sh + 1 if kh > 0 and sh > 0 else 0
+    if kk != x.shape[0] * kh * kw or out.shape[0] != m or kh <= 0 or kw <= 0 or sh <= 0 or \
+            sw <= 0 or dh <= 0 or dw <= 0 or ph < 0 or pw < 0:
+        raise ValueError(f"conv2d_gemm: weight ({m}, {kk}) for {x.shape[0]} channels of "
+                         f"{kh}x{kw} taps, into ({out.shape[0]}, {out.shape[1]})")
+    if out.shape[1] == 0 or m == 0:
+        return True
+    if shift is not None and shift.shape[0] != m:
+        raise ValueError(f"conv2d_gemm: {shift.shape[0]} shifts for {m} rows")
+    if out.strides[1] != 4 and out.shape[1] > 1:
+        raise ValueError("conv2d_gemm: the output's columns must be contiguous")
+    # the output's width: what its columns hold over its height's rows
+    g.ow = (g.w + 2 * pw - dw * (kw - 1) - 1) // sw + 1
+    if g.oh <= 0 or g.ow <= 0 or g.oh * g.ow != out.shape[1]:
+        raise ValueError(f"conv2d_gemm: {out.shape[1]} output columns for a "
+                         f"{g.oh}x{g.ow} output")
+    g.x = &x[0, 0, 0]
+    cdef const float* sp = &shift[0] if shift is not None else NULL
+    cdef int done
+    with nogil:
+        done = pj_conv2d_gemm(&g, m, kk, &w[0, 0], kk, &out[0, 0], out.strides[0] // 4, sp,
+                              lo, hi)
+    return done != 0
+
+
 # A row shorter than this is summed inline: the vectorised loops of
 # _kernels_math.h are reached through the CPU dispatch of target_clones, a call
 # that costs more than a 7-wide row of a late MobileNet layer.

@@ -30,7 +30,7 @@ import numpy as np
 from ..registry import library as R
 from . import kernels
 from .activations import _gelu, _hardswish, _silu
-from .nn_conv import conv, conv2d
+from .nn_conv import conv, conv2d, direct_conv2d
 from .nn_layers import linear
 
 __all__ = ["ACTIVATIONS", "conv_act", "linear_act"]
@@ -84,11 +84,23 @@ def _activation(name: str) -> Callable[[np.ndarray], np.ndarray]:
                          f"activations are {', '.join(ACTIVATIONS)}") from None
 
 
+#: The activations that are a clamp, applied by a float32 convolution as it
+#: stores its output (the GEMM's epilogue), by their bounds.
+CLAMPS = {"relu": (0.0, math.inf), "relu6": (0.0, 6.0)}
+
+
 def conv_act(x, weight, bias, stride, padding, dilation, groups: int, nd: int,
              activation: str):
-    """``pyjit::conv_act``: ``aten::conv{nd}d``, then ``activation`` in place."""
+    """``pyjit::conv_act``: ``aten::conv{nd}d``, then ``activation`` in place (a
+    clamp, of a float32 2-d convolution, as the convolution stores its output:
+    the same values, one pass fewer)."""
     act = _activation(activation)
     if nd == 2:
+        if activation in CLAMPS:
+            out = direct_conv2d(x, weight, bias, stride, padding, dilation, groups,
+                                CLAMPS[activation])
+            if out is not None:
+                return out
         return act(conv2d(x, weight, bias, stride, padding, dilation, groups))
     return act(conv(x, weight, bias, stride, padding, dilation, groups, nd))
 

@@ -1,0 +1,379 @@
+/* A float32 matrix product with a convolution's epilogue, for the GEMMs of
+ * pyjit's convolutions: out = clamp(w @ x + shift, lo, hi), w (M, K) the
+ * weight, x (K, N) the image (a 1x1 convolution) or its im2col columns, shift
+ * a bias per row of out.
+ *
+ * Why not numpy's BLAS, which the other GEMMs use: a convolution's product is
+ * short in M (16-128 output channels) or in K (16-160 input channels of a
+ * MobileNet's 1x1 layers) and long in N (the pixels), where OpenBLAS reaches
+ * 50-90 GFLOP/s on one AVX-512 core that does 190: it packs both operands,
+ * which for a short K costs about what the product does.  This kernel packs
+ * nothing.  It walks N in panels of a few vectors; a panel of x, up to KC rows
+ * of it, stays in L1 while every block of MR rows of w is multiplied into it,
+ * each output value an accumulator register summing its K products in order
+ * (one FMA each, as BLAS's kernels sum within a block of K: torch's own
+ * float32 error).  The bias and the clamp (ReLU, ReLU6) are applied to the
+ * accumulators before they are stored, so the output is written once, not
+ * written and then read back by a second pass.
+ *
+ * Two bodies, chosen once by the CPU: AVX-512 (a tile of 6 rows by 64
+ * columns, 24 of the 32 vector registers) and AVX2 with FMA (6 rows by 16, 12
+ * of 16).  Elsewhere pj_sgemm_epilogue returns 0 and the caller uses numpy.
+ * Tails in N are masked loads and stores: no element past N is read or
+ * written.
+ */
+#ifndef PYJIT_KERNELS_GEMM_H
+#define PYJIT_KERNELS_GEMM_H
+
+#include <Python.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && __GNUC__ >= 9
+#define PJ_HAVE_GEMM 1
+#include <immintrin.h>
+#else
+#define PJ_HAVE_GEMM 0
+#endif
+
+#define PJ_MR 6          /* rows of w a tile multiplies */
+#define PJ_KC 128        /* rows of x a panel holds: 128 x 64 floats = 32 KB */
+
+/* A convolution's image and geometry, for a GEMM whose x is the image's
+ * im2col columns (row (c*kh + i)*kw + j, column oy*ow + ox: the input under
+ * tap (i, j) of output pixel (oy, ox)), made panel by panel, never whole. */
+typedef struct {
+    const float* x;                 /* (C, H, W), C-contiguous */
+    Py_ssize_t h, w, oh, ow;
+    int kh, kw, sh, sw, ph, pw, dh, dw;
+} pj_conv_geom;
+
+/* pack[(k - k0) * 64 + t] = column n0 + t of row k of the columns, for k in
+ * [k0, k0 + kc), t < cols; 0 for t in [cols, padded).  The same values as
+ * im2col2d writes, a row of the panel a few runs of one input row. */
+static void pj_pack_conv(const pj_conv_geom* g, Py_ssize_t k0, Py_ssize_t kc, Py_ssize_t n0,
+                         Py_ssize_t cols, Py_ssize_t padded, float* pack) {
+    Py_ssize_t taps = (Py_ssize_t)g->kh * g->kw;
+    Py_ssize_t oy0 = n0 / g->ow, ox0 = n0 % g->ow;
+    for (Py_ssize_t k = k0; k < k0 + kc; k++) {
+        Py_ssize_t c = k / taps, r = k % taps, i = r / g->kw, j = r % g->kw;
+        const float* plane = g->x + c * g->h * g->w;
+        float* d = pack + 64 * (k - k0);
+        /* the output columns whose input column ox*sw + xoff is inside [0, w) */
+        Py_ssize_t xoff = j * g->dw - g->pw;
+        Py_ssize_t lo = 0, hi = g->ow;
+        while (lo < hi && lo * g->sw + xoff < 0)
+            lo++;
+        while (hi > lo && (hi - 1) * g->sw + xoff >= g->w)
+            hi--;
+        Py_ssize_t t = 0, oy = oy0, ox = ox0;
+        while (t < cols) {
+            Py_ssize_t run = g->ow - ox < cols - t ? g->ow - ox : cols - t;
+            Py_ssize_t iy = oy * g->sh - g->ph + i * g->dh;
+            if (iy < 0 || iy >= g->h) {
+                memset(d + t, 0, run * sizeof(float));
+            } else {
+                const float* row = plane + iy * g->w;
+                Py_ssize_t a = ox < lo ? lo : ox, b = ox + run < hi ? ox + run : hi;
+                Py_ssize_t u = ox;
+                for (; u < a && u < ox + run; u++)
+                    d[t + u - ox] = 0.0f;
+                if (g->sw == 1)
+                    for (; u < b; u++)
+                        d[t + u - ox] = row[u + xoff];
+                else
+                    for (; u < b; u++)
+                        d[t + u - ox] = row[u * g->sw + xoff];
+                for (; u < ox + run; u++)
+                    d[t + u - ox] = 0.0f;
+            }
+            t += run;
+            ox = 0;
+            oy++;
+        }
+        for (; t < padded; t++)
+            d[t] = 0.0f;
+    }
+}
+
+#if PJ_HAVE_GEMM
+
+/* One tile of the AVX-512 body: MR rows of out by NV vectors of 16 columns,
+ * masked by m[], over kc rows of the packed panel (64 floats a row); first:
+ * the accumulators start at 0, else at out; last: the epilogue is applied. */
+#define PJ_TILE512(MR, NV)                                                          \
+__attribute__((target("avx512f,fma"), always_inline)) static inline void            \
+pj_tile512_##MR##_##NV(Py_ssize_t kc, const float* w, Py_ssize_t ldw,               \
+                       const float* x, float* o, Py_ssize_t ldo, const __mmask16* m,\
+                       int first, int last, const float* shift, float lo, float hi) { \
+    __m512 acc[MR][NV];                                                             \
+    _Pragma("GCC unroll 12") for (int r = 0; r < MR; r++)                           \
+        _Pragma("GCC unroll 4") for (int v = 0; v < NV; v++)                        \
+            acc[r][v] = first ? _mm512_setzero_ps()                                 \
+                              : _mm512_maskz_loadu_ps(m[v], o + r * ldo + 16 * v);  \
+    for (Py_ssize_t k = 0; k < kc; k++) {                                           \
+        const float* xr = x + k * 64;                                               \
+        __m512 xv[NV];                                                              \
+        _Pragma("GCC unroll 4") for (int v = 0; v < NV; v++)                        \
+            xv[v] = _mm512_load_ps(xr + 16 * v);                                    \
+        _Pragma("GCC unroll 12") for (int r = 0; r < MR; r++) {                     \
+            __m512 a = _mm512_set1_ps(w[r * ldw + k]);                              \
+            _Pragma("GCC unroll 4") for (int v = 0; v < NV; v++)                    \
+                acc[r][v] = _mm512_fmadd_ps(a, xv[v], acc[r][v]);                   \
+        }                                                                           \
+    }                                                                               \
+    __m512 vlo = _mm512_set1_ps(lo), vhi = _mm512_set1_ps(hi);                      \
+    _Pragma("GCC unroll 12") for (int r = 0; r < MR; r++) {                         \
+        __m512 s = _mm512_set1_ps(last && shift ? shift[r] : 0.0f);                 \
+        _Pragma("GCC unroll 4") for (int v = 0; v < NV; v++) {                      \
+            __m512 y = acc[r][v];                                                   \
+            if (last) {                                                             \
+                /* the value second: max/min give it back when it is NaN */        \
+                y = _mm512_min_ps(vhi, _mm512_max_ps(vlo, _mm512_add_ps(y, s)));    \
+            }                                                                       \
+            _mm512_mask_storeu_ps(o + r * ldo + 16 * v, m[v], y);                   \
+        }                                                                           \
+    }                                                                               \
+}
+/* A full panel is 6 rows by 4 vectors (24 accumulators); a last panel of at
+ * most 2 vectors (N = 196 ends in 4 columns, N = 49 in 49) is 12 rows by its
+ * width, so that its tiles are not mostly masked lanes. */
+PJ_TILE512(1, 4) PJ_TILE512(2, 4) PJ_TILE512(3, 4) PJ_TILE512(4, 4) PJ_TILE512(5, 4)
+PJ_TILE512(6, 4)
+PJ_TILE512(1, 2) PJ_TILE512(2, 2) PJ_TILE512(3, 2) PJ_TILE512(4, 2) PJ_TILE512(5, 2)
+PJ_TILE512(6, 2) PJ_TILE512(7, 2) PJ_TILE512(8, 2) PJ_TILE512(9, 2) PJ_TILE512(10, 2)
+PJ_TILE512(11, 2) PJ_TILE512(12, 2)
+PJ_TILE512(1, 1) PJ_TILE512(2, 1) PJ_TILE512(3, 1) PJ_TILE512(4, 1) PJ_TILE512(5, 1)
+PJ_TILE512(6, 1) PJ_TILE512(7, 1) PJ_TILE512(8, 1) PJ_TILE512(9, 1) PJ_TILE512(10, 1)
+PJ_TILE512(11, 1) PJ_TILE512(12, 1)
+
+typedef void (*pj_tile512_fn)(Py_ssize_t, const float*, Py_ssize_t, const float*, float*,
+                              Py_ssize_t, const __mmask16*, int, int, const float*, float,
+                              float);
+#define PJ_ROWS12(NV) {pj_tile512_1_##NV, pj_tile512_2_##NV, pj_tile512_3_##NV,       \
+    pj_tile512_4_##NV, pj_tile512_5_##NV, pj_tile512_6_##NV, pj_tile512_7_##NV,       \
+    pj_tile512_8_##NV, pj_tile512_9_##NV, pj_tile512_10_##NV, pj_tile512_11_##NV,     \
+    pj_tile512_12_##NV}
+static const pj_tile512_fn pj_tiles512_4[6] = {pj_tile512_1_4, pj_tile512_2_4,
+    pj_tile512_3_4, pj_tile512_4_4, pj_tile512_5_4, pj_tile512_6_4};
+static const pj_tile512_fn pj_tiles512_2[12] = PJ_ROWS12(2);
+static const pj_tile512_fn pj_tiles512_1[12] = PJ_ROWS12(1);
+
+/* Columns [n0, n0 + 64) of out, rows of x [k0, k0 + kc): the panel packed,
+ * then every tile of rows multiplied into it. */
+__attribute__((target("avx512f,fma"), always_inline)) static inline void
+pj_panel512(Py_ssize_t M, Py_ssize_t N, Py_ssize_t K, Py_ssize_t n0, Py_ssize_t k0,
+            const float* w, Py_ssize_t ldw, const float* x, Py_ssize_t ldx,
+            const pj_conv_geom* g, float* out, Py_ssize_t ldo, const float* shift,
+            float lo, float hi, float* pack) {
+    Py_ssize_t kc = K - k0 < PJ_KC ? K - k0 : PJ_KC;
+    int first = k0 == 0, last = k0 + kc == K;
+    Py_ssize_t left = N - n0;
+    int nv = left > 32 ? 4 : left > 16 ? 2 : 1;
+    const pj_tile512_fn* tiles = nv == 4 ? pj_tiles512_4 : nv == 2 ? pj_tiles512_2
+                               : pj_tiles512_1;
+    Py_ssize_t mr = nv == 4 ? 6 : 12;
+    __mmask16 m[4];
+    for (int v = 0; v < 4; v++) {
+        Py_ssize_t lanes = left - 16 * v;
+        m[v] = lanes >= 16 ? (__mmask16)0xFFFF
+             : lanes <= 0 ? (__mmask16)0 : (__mmask16)((1u << lanes) - 1);
+    }
+    /* the panel, contiguous: rows N floats apart in x would fall in a few of
+     * L1's sets and each on a page of its own */
+    if (g) {
+        pj_pack_conv(g, k0, kc, n0, left < 64 ? left : 64, 16 * nv, pack);
+    } else {
+        for (Py_ssize_t k = 0; k < kc; k++) {
+            const float* xr = x + (k0 + k) * ldx + n0;
+            for (int v = 0; v < nv; v++)
+                _mm512_store_ps(pack + 64 * k + 16 * v,
+                                _mm512_maskz_loadu_ps(m[v], xr + 16 * v));
+        }
+    }
+    for (Py_ssize_t r0 = 0; r0 < M; r0 += mr) {
+        Py_ssize_t rows = M - r0 < mr ? M - r0 : mr;
+        tiles[rows - 1](kc, w + r0 * ldw + k0, ldw, pack, out + r0 * ldo + n0, ldo, m, first,
+                        last, shift ? shift + r0 : NULL, lo, hi);
+    }
+}
+
+/* w bigger than this many bytes is walked in blocks of PJ_KC columns
+ * outermost (see pj_sgemm512). */
+#define PJ_W_IN_L2 (1 << 20)
+
+__attribute__((target("avx512f,fma"))) static void
+pj_sgemm512(Py_ssize_t M, Py_ssize_t N, Py_ssize_t K, const float* w, Py_ssize_t ldw,
+            const float* x, Py_ssize_t ldx, const pj_conv_geom* g, float* out,
+            Py_ssize_t ldo, const float* shift, float lo, float hi, float* pack) {
+    if ((size_t)M * K * sizeof(float) <= PJ_W_IN_L2) {
+        /* w stays in L2 for every panel: each panel's sums stay in registers
+         * (its K blocks one after the other) */
+        for (Py_ssize_t n0 = 0; n0 < N; n0 += 64)
+            for (Py_ssize_t k0 = 0; k0 < K; k0 += PJ_KC)
+                pj_panel512(M, N, K, n0, k0, w, ldw, x, ldx, g, out, ldo, shift, lo, hi, pack);
+    } else {
+        /* a deep layer's w (256 x 2304: 2.4 MB) is not: a block of its
+         * columns (M x PJ_KC, 128 KB) stays in L2 while every panel of x
+         * meets it, the partial sums waiting in out between blocks */
+        for (Py_ssize_t k0 = 0; k0 < K; k0 += PJ_KC)
+            for (Py_ssize_t n0 = 0; n0 < N; n0 += 64)
+                pj_panel512(M, N, K, n0, k0, w, ldw, x, ldx, g, out, ldo, shift, lo, hi, pack);
+    }
+}
+
+/* The AVX2 body: tiles of MR rows by 16 columns (two vectors), the tail's
+ * lanes masked by integer masks (maskload reads no lane it leaves out). */
+#define PJ_TILE256(MR)                                                              \
+__attribute__((target("avx2,fma"), always_inline)) static inline void               \
+pj_tile256_##MR(Py_ssize_t kc, const float* w, Py_ssize_t ldw, const float* x,      \
+                Py_ssize_t ldx, float* o, Py_ssize_t ldo, __m256i m0, __m256i m1,   \
+                int first, int last, const float* shift, float lo, float hi) {      \
+    __m256 acc[MR][2];                                                              \
+    _Pragma("GCC unroll 6") for (int r = 0; r < MR; r++) {                          \
+        acc[r][0] = first ? _mm256_setzero_ps() : _mm256_maskload_ps(o + r * ldo, m0); \
+        acc[r][1] = first ? _mm256_setzero_ps()                                     \
+                          : _mm256_maskload_ps(o + r * ldo + 8, m1);                \
+    }                                                                               \
+    for (Py_ssize_t k = 0; k < kc; k++) {                                           \
+        const float* xr = x + k * ldx;                                              \
+        __m256 x0 = _mm256_load_ps(xr);                                             \
+        __m256 x1 = _mm256_load_ps(xr + 8);                                         \
+        _Pragma("GCC unroll 6") for (int r = 0; r < MR; r++) {                      \
+            __m256 a = _mm256_broadcast_ss(w + r * ldw + k);                        \
+            acc[r][0] = _mm256_fmadd_ps(a, x0, acc[r][0]);                          \
+            acc[r][1] = _mm256_fmadd_ps(a, x1, acc[r][1]);                          \
+        }                                                                           \
+    }                                                                               \
+    __m256 vlo = _mm256_set1_ps(lo), vhi = _mm256_set1_ps(hi);                      \
+    _Pragma("GCC unroll 6") for (int r = 0; r < MR; r++) {                          \
+        __m256 s = _mm256_set1_ps(last && shift ? shift[r] : 0.0f);                 \
+        __m256 y0 = acc[r][0], y1 = acc[r][1];                                      \
+        if (last) {                                                                 \
+            y0 = _mm256_min_ps(vhi, _mm256_max_ps(vlo, _mm256_add_ps(y0, s)));      \
+            y1 = _mm256_min_ps(vhi, _mm256_max_ps(vlo, _mm256_add_ps(y1, s)));      \
+        }                                                                           \
+        _mm256_maskstore_ps(o + r * ldo, m0, y0);                                   \
+        _mm256_maskstore_ps(o + r * ldo + 8, m1, y1);                               \
+    }                                                                               \
+}
+PJ_TILE256(1) PJ_TILE256(2) PJ_TILE256(3) PJ_TILE256(4) PJ_TILE256(5) PJ_TILE256(6)
+
+__attribute__((target("avx2,fma"))) static __m256i pj_lanes256(Py_ssize_t lanes) {
+    /* lane i is on when i < lanes */
+    __m256i index = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+    int n = lanes < 0 ? 0 : lanes > 8 ? 8 : (int)lanes;
+    return _mm256_cmpgt_epi32(_mm256_set1_epi32(n), index);
+}
+
+__attribute__((target("avx2,fma"))) static void
+pj_sgemm256(Py_ssize_t M, Py_ssize_t N, Py_ssize_t K, const float* w, Py_ssize_t ldw,
+            const float* x, Py_ssize_t ldx, const pj_conv_geom* g, float* out,
+            Py_ssize_t ldo, const float* shift, float lo, float hi, float* pack) {
+    for (Py_ssize_t n0 = 0; n0 < N; n0 += 16) {
+        __m256i m0 = pj_lanes256(N - n0), m1 = pj_lanes256(N - n0 - 8);
+        for (Py_ssize_t k0 = 0; k0 < K; k0 += 2 * PJ_KC) {
+            Py_ssize_t kc = K - k0 < 2 * PJ_KC ? K - k0 : 2 * PJ_KC;
+            int first = k0 == 0, last = k0 + kc == K;
+            if (g) {
+                /* packed 64 floats a row, read 16 a row below: repacked */
+                for (Py_ssize_t q = 0; q < kc; q += PJ_KC) {
+                    Py_ssize_t rows = kc - q < PJ_KC ? kc - q : PJ_KC;
+                    pj_pack_conv(g, k0 + q, rows, n0, N - n0 < 16 ? N - n0 : 16, 16,
+                                 pack + 16 * 4 * PJ_KC);
+                    for (Py_ssize_t k = 0; k < rows; k++)
+                        memcpy(pack + 16 * (q + k), pack + 16 * 4 * PJ_KC + 64 * k,
+                               16 * sizeof(float));
+                }
+            } else {
+                for (Py_ssize_t k = 0; k < kc; k++) {
+                    const float* xr = x + (k0 + k) * ldx + n0;
+                    _mm256_store_ps(pack + 16 * k, _mm256_maskload_ps(xr, m0));
+                    _mm256_store_ps(pack + 16 * k + 8, _mm256_maskload_ps(xr + 8, m1));
+                }
+            }
+            for (Py_ssize_t r0 = 0; r0 < M; r0 += PJ_MR) {
+                const float* wt = w + r0 * ldw + k0;
+                float* ot = out + r0 * ldo + n0;
+                const float* st = shift ? shift + r0 : NULL;
+                switch (M - r0 < PJ_MR ? M - r0 : PJ_MR) {
+                case 6: pj_tile256_6(kc, wt, ldw, pack, 16, ot, ldo, m0, m1, first, last, st, lo, hi); break;
+                case 5: pj_tile256_5(kc, wt, ldw, pack, 16, ot, ldo, m0, m1, first, last, st, lo, hi); break;
+                case 4: pj_tile256_4(kc, wt, ldw, pack, 16, ot, ldo, m0, m1, first, last, st, lo, hi); break;
+                case 3: pj_tile256_3(kc, wt, ldw, pack, 16, ot, ldo, m0, m1, first, last, st, lo, hi); break;
+                case 2: pj_tile256_2(kc, wt, ldw, pack, 16, ot, ldo, m0, m1, first, last, st, lo, hi); break;
+                default: pj_tile256_1(kc, wt, ldw, pack, 16, ot, ldo, m0, m1, first, last, st, lo, hi); break;
+                }
+            }
+        }
+    }
+}
+
+#endif  /* PJ_HAVE_GEMM */
+
+/* Which body this CPU runs: 2 AVX-512, 1 AVX2 with FMA, 0 none; at most
+ * pj_gemm_cap (the tests lower it to run every body this CPU has). */
+static int pj_gemm_cap = 2;
+
+static int pj_gemm_level(void) {
+#if PJ_HAVE_GEMM
+    static int level = -1;
+    if (level < 0) {
+        __builtin_cpu_init();
+        level = __builtin_cpu_supports("avx512f") ? 2
+              : (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) ? 1 : 0;
+    }
+    return level < pj_gemm_cap ? level : pj_gemm_cap;
+#else
+    return 0;
+#endif
+}
+
+/* The product of pj_sgemm_epilogue, x given as an array or, g not NULL, as a
+ * convolution's columns. */
+static int pj_sgemm_any(Py_ssize_t M, Py_ssize_t N, Py_ssize_t K, const float* w,
+                        Py_ssize_t ldw, const float* x, Py_ssize_t ldx, const pj_conv_geom* g,
+                        float* out, Py_ssize_t ldo, const float* shift, float lo, float hi) {
+#if PJ_HAVE_GEMM
+    int level = pj_gemm_level();
+    if (level == 0)
+        return 0;
+    /* the panel, PJ_KC rows of 64 floats (AVX2: twice the rows of 16), and for
+     * AVX2's convolution packing a second of 64 floats a row */
+    float* pack = (float*)aligned_alloc(64, 2 * PJ_KC * 64 * sizeof(float));
+    if (!pack)
+        return 0;
+    if (level == 2)
+        pj_sgemm512(M, N, K, w, ldw, x, ldx, g, out, ldo, shift, lo, hi, pack);
+    else
+        pj_sgemm256(M, N, K, w, ldw, x, ldx, g, out, ldo, shift, lo, hi, pack);
+    free(pack);
+    return 1;
+#else
+    (void)M; (void)N; (void)K; (void)w; (void)ldw; (void)x; (void)ldx; (void)g; (void)out;
+    (void)ldo; (void)shift; (void)lo; (void)hi;
+    return 0;
+#endif
+}
+
+/* out[r, n] = min(hi, max(lo, sum_k w[r, k] x[k, n] + shift[r])) for r < M,
+ * n < N (shift NULL: no bias; lo, hi: -inf, inf for no clamp); rows of w, x
+ * and out ldw, ldx and ldo floats apart, their columns contiguous.  Returns 0,
+ * having written nothing, on a CPU with neither body. */
+static int pj_sgemm_epilogue(Py_ssize_t M, Py_ssize_t N, Py_ssize_t K, const float* w,
+                             Py_ssize_t ldw, const float* x, Py_ssize_t ldx, float* out,
+                             Py_ssize_t ldo, const float* shift, float lo, float hi) {
+    return pj_sgemm_any(M, N, K, w, ldw, x, ldx, NULL, out, ldo, shift, lo, hi);
+}
+
+/* The same product with x the im2col columns of image g->x (see
+ * pj_conv_geom): a convolution as one GEMM whose columns are made a panel at a
+ * time in L1, never written out whole. */
+static int pj_conv2d_gemm(const pj_conv_geom* g, Py_ssize_t M, Py_ssize_t K, const float* w,
+                          Py_ssize_t ldw, float* out, Py_ssize_t ldo, const float* shift,
+                          float lo, float hi) {
+    return pj_sgemm_any(M, g->oh * g->ow, K, w, ldw, NULL, 0, g, out, ldo, shift, lo, hi);
+}
+
+#endif  /* PYJIT_KERNELS_GEMM_H */
