@@ -108,7 +108,7 @@ pj_tile512_##MR##_##NV(Py_ssize_t kc, const float* w, Py_ssize_t ldw,           
                        const float* x, float* o, Py_ssize_t ldo, const __mmask16* m,\
                        int first, int last, const float* shift, float lo, float hi) { \
     __m512 acc[MR][NV];                                                             \
-    _Pragma("GCC unroll 12") for (int r = 0; r < MR; r++)                           \
+    _Pragma("GCC unroll 6") for (int r = 0; r < MR; r++)                           \
         _Pragma("GCC unroll 4") for (int v = 0; v < NV; v++)                        \
             acc[r][v] = first ? _mm512_setzero_ps()                                 \
                               : _mm512_maskz_loadu_ps(m[v], o + r * ldo + 16 * v);  \
@@ -117,14 +117,14 @@ pj_tile512_##MR##_##NV(Py_ssize_t kc, const float* w, Py_ssize_t ldw,           
         __m512 xv[NV];                                                              \
         _Pragma("GCC unroll 4") for (int v = 0; v < NV; v++)                        \
             xv[v] = _mm512_load_ps(xr + 16 * v);                                    \
-        _Pragma("GCC unroll 12") for (int r = 0; r < MR; r++) {                     \
+        _Pragma("GCC unroll 6") for (int r = 0; r < MR; r++) {                     \
             __m512 a = _mm512_set1_ps(w[r * ldw + k]);                              \
             _Pragma("GCC unroll 4") for (int v = 0; v < NV; v++)                    \
                 acc[r][v] = _mm512_fmadd_ps(a, xv[v], acc[r][v]);                   \
         }                                                                           \
     }                                                                               \
     __m512 vlo = _mm512_set1_ps(lo), vhi = _mm512_set1_ps(hi);                      \
-    _Pragma("GCC unroll 12") for (int r = 0; r < MR; r++) {                         \
+    _Pragma("GCC unroll 6") for (int r = 0; r < MR; r++) {                         \
         __m512 s = _mm512_set1_ps(last && shift ? shift[r] : 0.0f);                 \
         _Pragma("GCC unroll 4") for (int v = 0; v < NV; v++) {                      \
             __m512 y = acc[r][v];                                                   \
@@ -136,29 +136,18 @@ pj_tile512_##MR##_##NV(Py_ssize_t kc, const float* w, Py_ssize_t ldw,           
         }                                                                           \
     }                                                                               \
 }
-/* A full panel is 6 rows by 4 vectors (24 accumulators); a last panel of at
- * most 2 vectors (N = 196 ends in 4 columns, N = 49 in 49) is 12 rows by its
- * width, so that its tiles are not mostly masked lanes. */
+/* A tile is up to 6 rows by 4 vectors (24 accumulators), a last panel's too
+ * (masked lanes: sets of narrower tiles for the last panel measured no faster
+ * on the short products this GEMM takes, and each body costs a wheel about a
+ * kilobyte). */
 PJ_TILE512(1, 4) PJ_TILE512(2, 4) PJ_TILE512(3, 4) PJ_TILE512(4, 4) PJ_TILE512(5, 4)
 PJ_TILE512(6, 4)
-PJ_TILE512(1, 2) PJ_TILE512(2, 2) PJ_TILE512(3, 2) PJ_TILE512(4, 2) PJ_TILE512(5, 2)
-PJ_TILE512(6, 2) PJ_TILE512(7, 2) PJ_TILE512(8, 2) PJ_TILE512(9, 2) PJ_TILE512(10, 2)
-PJ_TILE512(11, 2) PJ_TILE512(12, 2)
-PJ_TILE512(1, 1) PJ_TILE512(2, 1) PJ_TILE512(3, 1) PJ_TILE512(4, 1) PJ_TILE512(5, 1)
-PJ_TILE512(6, 1) PJ_TILE512(7, 1) PJ_TILE512(8, 1) PJ_TILE512(9, 1) PJ_TILE512(10, 1)
-PJ_TILE512(11, 1) PJ_TILE512(12, 1)
 
 typedef void (*pj_tile512_fn)(Py_ssize_t, const float*, Py_ssize_t, const float*, float*,
                               Py_ssize_t, const __mmask16*, int, int, const float*, float,
                               float);
-#define PJ_ROWS12(NV) {pj_tile512_1_##NV, pj_tile512_2_##NV, pj_tile512_3_##NV,       \
-    pj_tile512_4_##NV, pj_tile512_5_##NV, pj_tile512_6_##NV, pj_tile512_7_##NV,       \
-    pj_tile512_8_##NV, pj_tile512_9_##NV, pj_tile512_10_##NV, pj_tile512_11_##NV,     \
-    pj_tile512_12_##NV}
-static const pj_tile512_fn pj_tiles512_4[6] = {pj_tile512_1_4, pj_tile512_2_4,
+static const pj_tile512_fn pj_tiles512[PJ_MR] = {pj_tile512_1_4, pj_tile512_2_4,
     pj_tile512_3_4, pj_tile512_4_4, pj_tile512_5_4, pj_tile512_6_4};
-static const pj_tile512_fn pj_tiles512_2[12] = PJ_ROWS12(2);
-static const pj_tile512_fn pj_tiles512_1[12] = PJ_ROWS12(1);
 
 /* Columns [n0, n0 + 64) of out, rows of x [k0, k0 + kc): the panel packed,
  * then every tile of rows multiplied into it. */
@@ -170,10 +159,6 @@ pj_panel512(Py_ssize_t M, Py_ssize_t N, Py_ssize_t K, Py_ssize_t n0, Py_ssize_t 
     Py_ssize_t kc = K - k0 < PJ_KC ? K - k0 : PJ_KC;
     int first = k0 == 0, last = k0 + kc == K;
     Py_ssize_t left = N - n0;
-    int nv = left > 32 ? 4 : left > 16 ? 2 : 1;
-    const pj_tile512_fn* tiles = nv == 4 ? pj_tiles512_4 : nv == 2 ? pj_tiles512_2
-                               : pj_tiles512_1;
-    Py_ssize_t mr = nv == 4 ? 6 : 12;
     __mmask16 m[4];
     for (int v = 0; v < 4; v++) {
         Py_ssize_t lanes = left - 16 * v;
@@ -183,18 +168,18 @@ pj_panel512(Py_ssize_t M, Py_ssize_t N, Py_ssize_t K, Py_ssize_t n0, Py_ssize_t 
     /* the panel, contiguous: rows N floats apart in x would fall in a few of
      * L1's sets and each on a page of its own */
     if (g) {
-        pj_pack_conv(g, k0, kc, n0, left < 64 ? left : 64, 16 * nv, pack);
+        pj_pack_conv(g, k0, kc, n0, left < 64 ? left : 64, 64, pack);
     } else {
         for (Py_ssize_t k = 0; k < kc; k++) {
             const float* xr = x + (k0 + k) * ldx + n0;
-            for (int v = 0; v < nv; v++)
+            for (int v = 0; v < 4; v++)
                 _mm512_store_ps(pack + 64 * k + 16 * v,
                                 _mm512_maskz_loadu_ps(m[v], xr + 16 * v));
         }
     }
-    for (Py_ssize_t r0 = 0; r0 < M; r0 += mr) {
-        Py_ssize_t rows = M - r0 < mr ? M - r0 : mr;
-        tiles[rows - 1](kc, w + r0 * ldw + k0, ldw, pack, out + r0 * ldo + n0, ldo, m, first,
+    for (Py_ssize_t r0 = 0; r0 < M; r0 += PJ_MR) {
+        Py_ssize_t rows = M - r0 < PJ_MR ? M - r0 : PJ_MR;
+        pj_tiles512[rows - 1](kc, w + r0 * ldw + k0, ldw, pack, out + r0 * ldo + n0, ldo, m, first,
                         last, shift ? shift + r0 : NULL, lo, hi);
     }
 }
