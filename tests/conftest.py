@@ -82,6 +82,18 @@ def loop(request):
         yield module
 
 
+@pytest.fixture(params=["compiled", "numpy"])
+def kernel_set(request, monkeypatch):
+    """Each set of float32 kernels (pyjit.ops.kernels) in turn, made the one the
+    operators use."""
+    from pyjit.ops import kernels
+    chosen = kernels.COMPILED if request.param == "compiled" else kernels.NUMPY
+    if chosen is None:
+        pytest.skip("pyjit was built without a compiler: no compiled kernels")
+    monkeypatch.setattr(kernels, "ACTIVE", chosen)
+    return chosen
+
+
 @pytest.fixture(scope="session")
 def backends():
     """Both loop modules, ``(pure, compiled)``, for tests that compare them."""

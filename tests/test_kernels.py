@@ -32,19 +32,6 @@ FIXTURES = Path(__file__).resolve().parent / "fixtures" / "kernels"
 CASES = json.loads((FIXTURES / "cases.json").read_text())
 ARRAYS = np.load(FIXTURES / "arrays.npz")
 
-SETS = ["compiled", "numpy"]
-
-
-@pytest.fixture(params=SETS)
-def kernel_set(request, monkeypatch):
-    """Each kernel set in turn, made the one the operators use."""
-    chosen = kernels.COMPILED if request.param == "compiled" else kernels.NUMPY
-    if chosen is None:
-        pytest.skip("pyjit was built without a compiler: no compiled kernels")
-    monkeypatch.setattr(kernels, "ACTIVE", chosen)
-    return chosen
-
-
 def _op(kind: str, arity: int):
     return next(o.fn for o in R.overloads(kind) if o.types is not None and len(o.types) == arity
                 and str(o.types[0]) == "Tensor")
@@ -233,10 +220,11 @@ def test_the_convolution_gemm_agrees_with_im2col_and_a_product(g, gemm_body):
     o = 13
     weight = rng.standard_normal((o, c * kh * kw)).astype(np.float32)
     shift = rng.standard_normal(o).astype(np.float32)
+    scale = rng.uniform(0.5, 2, o).astype(np.float32) if sum(g) % 3 else None
     outs = {}
     for k in (kernels.COMPILED, kernels.NUMPY):
         outs[k.name] = np.full((o, oh * ow + 5), 7.0, np.float32)   # rows apart by 5 more
-        assert k.conv2d_gemm(x, weight, outs[k.name][:, :oh * ow], shift, -0.25, 1.5,
+        assert k.conv2d_gemm(x, weight, outs[k.name][:, :oh * ow], scale, shift, -0.25, 1.5,
                              kh, kw, sh, sw, ph, pw, dh, dw)
     np.testing.assert_allclose(outs["compiled"], outs["numpy"], rtol=1e-5, atol=1e-5)
     assert (outs["compiled"][:, oh * ow:] == 7.0).all()   # nothing past a row written
@@ -249,12 +237,13 @@ def test_the_gemm_with_its_epilogue_agrees_with_numpy(m, k, n, gemm_body):
     w = rng.standard_normal((m, k + 2)).astype(np.float32)[:, :k]   # rows apart by k + 2
     x = rng.standard_normal((k, n)).astype(np.float32)
     x[0, : n // 2] = np.nan   # a NaN stays NaN through the clamp
-    for shift, lo, hi in ((None, -np.inf, np.inf), (rng.standard_normal(m).astype(np.float32),
-                                                    0.0, 6.0)):
+    per_row = rng.standard_normal((2, m)).astype(np.float32)
+    for scale, shift, lo, hi in ((None, None, -np.inf, np.inf), (None, per_row[0], 0.0, 6.0),
+                                 (per_row[1], per_row[0], -1.0, np.inf)):
         out = np.full((m, n), 7.0, np.float32)
-        assert kernels.COMPILED.gemm_epilogue(w, x, out, shift, lo, hi)
+        assert kernels.COMPILED.gemm_epilogue(w, x, out, scale, shift, lo, hi)
         ref = np.empty((m, n), np.float32)
-        kernels.NUMPY.gemm_epilogue(np.ascontiguousarray(w), x, ref, shift, lo, hi)
+        kernels.NUMPY.gemm_epilogue(np.ascontiguousarray(w), x, ref, scale, shift, lo, hi)
         np.testing.assert_allclose(out, ref, rtol=1e-5, atol=1e-5 * np.sqrt(k))
         np.testing.assert_array_equal(np.isnan(out), np.isnan(ref))
 
@@ -264,19 +253,23 @@ def test_the_gemm_kernels_refuse_what_does_not_fit():
     k = kernels.COMPILED
     w, x = np.ones((4, 3), np.float32), np.ones((3, 5), np.float32)
     with pytest.raises(ValueError, match=r"\(4, 3\) @ \(3, 5\) into \(4, 6\)"):
-        k.gemm_epilogue(w, x, np.empty((4, 6), np.float32), None, 0.0, 1.0)
+        k.gemm_epilogue(w, x, np.empty((4, 6), np.float32), None, None, 0.0, 1.0)
     with pytest.raises(ValueError, match="2 shifts for 4 rows"):
-        k.gemm_epilogue(w, x, np.empty((4, 5), np.float32), np.ones(2, np.float32), 0., 1.)
+        k.gemm_epilogue(w, x, np.empty((4, 5), np.float32), None, np.ones(2, np.float32), 0.,
+                        1.)
+    with pytest.raises(ValueError, match="3 scales for 4 rows"):
+        k.gemm_epilogue(w, x, np.empty((4, 5), np.float32), np.ones(3, np.float32), None, 0.,
+                        1.)
     with pytest.raises(ValueError, match="columns must be contiguous"):
         k.gemm_epilogue(w, np.ones((5, 3), np.float32).T, np.empty((4, 5), np.float32), None,
-                        0.0, 1.0)
+                        None, 0.0, 1.0)
     image = np.ones((2, 4, 4), np.float32)
     with pytest.raises(ValueError, match="weight \\(4, 9\\) for 2 channels of 3x3 taps"):
         k.conv2d_gemm(image, np.ones((4, 9), np.float32), np.empty((4, 16), np.float32), None,
-                      0.0, 1.0, 3, 3, 1, 1, 1, 1, 1, 1)
+                      None, 0.0, 1.0, 3, 3, 1, 1, 1, 1, 1, 1)
     with pytest.raises(ValueError, match="15 output columns for a 4x4 output"):
         k.conv2d_gemm(image, np.ones((4, 18), np.float32), np.empty((4, 15), np.float32), None,
-                      0.0, 1.0, 3, 3, 1, 1, 1, 1, 1, 1)
+                      None, 0.0, 1.0, 3, 3, 1, 1, 1, 1, 1, 1)
 
 
 def test_a_fused_relu_is_the_convolution_then_relu(kernel_set, gemm_body):

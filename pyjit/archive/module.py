@@ -26,6 +26,7 @@ from ..interpreter import Function
 from ..ir.type_relation import ValueMismatch, describe_value
 from .records import Record
 from .schemas import REQUIRED
+from .specialize import specialized
 
 __all__ = ["ScriptModule", "Method", "make_class", "freeze", "Frozen"]
 
@@ -54,7 +55,11 @@ class Method:
                                    optimize=optimize)
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        return self.function()(self._owner, *self.bind(args, kwargs))
+        bound = self.bind(args, kwargs)
+        # from its second call, the method specialised for this object
+        # (pyjit.archive.specialize), while the object stays as it was
+        fn = specialized(self._owner, self.name) or self.function()
+        return fn(self._owner, *bound)
 
     def bind(self, args: tuple, kwargs: dict) -> list:
         """The arguments after ``self`` in order, keywords placed and the defaults

@@ -305,13 +305,17 @@ SAMPLE_S = 0.02
 
 
 def measure(model: Model, rounds: int, path: Optional[Path] = None) -> Result:
-    """Time every system on ``model``: one warm-up call each, then ``rounds``
+    """Time every system on ``model``: two warm-up calls each (pyjit's second
+    builds the module's methods specialised for it: :mod:`pyjit.archive.specialize`),
+    the second timed to say how many calls make a sample, then ``rounds``
     rounds of one sample per system, interleaved and rotated; a sample is as
     many calls as make :data:`SAMPLE_S` (one for a slow system), and the
     median is per call."""
     result = Result(model.name)
     systems = _systems(model, path or archive_path(model), result)
     names = list(systems)
+    for fn in systems.values():
+        fn()
     repeats = {n: max(1, int(SAMPLE_S / max(_timed(fn)[0], 1e-6))) for n, fn in
                systems.items()}
     samples: Dict[str, List[float]] = {n: [] for n in names}

@@ -13,6 +13,8 @@ from libc.string cimport memset
 
 cdef extern from "_kernels_math.h" nogil:
     void pj_axpy_row(float k, const float* x, Py_ssize_t stride, float* o, Py_ssize_t n)
+    void pj_affine_clamp_loop(const float* x, float a, float b, float lo, float hi, float* out,
+                              Py_ssize_t n)
     void pj_max_row(const float* x, Py_ssize_t stride, float* o, Py_ssize_t n)
     double pj_sum_double(const float* x, Py_ssize_t n)
     void pj_strided_copy(const float* x, Py_ssize_t stride, float* d, Py_ssize_t n)
@@ -25,7 +27,8 @@ cdef extern from "_kernels_math.h" nogil:
 cdef extern from "_kernels_gemm.h" nogil:
     int pj_sgemm_epilogue(Py_ssize_t M, Py_ssize_t N, Py_ssize_t K, const float* w,
                           Py_ssize_t ldw, const float* x, Py_ssize_t ldx, float* out,
-                          Py_ssize_t ldo, const float* shift, float lo, float hi)
+                          Py_ssize_t ldo, const float* scale, const float* shift, float lo,
+                          float hi)
     int pj_gemm_level()
     int pj_gemm_cap
     ctypedef struct pj_conv_geom:
@@ -33,8 +36,8 @@ cdef extern from "_kernels_gemm.h" nogil:
         Py_ssize_t h, w, oh, ow
         int kh, kw, sh, sw, ph, pw, dh, dw
     int pj_conv2d_gemm(const pj_conv_geom* g, Py_ssize_t M, Py_ssize_t K, const float* w,
-                       Py_ssize_t ldw, float* out, Py_ssize_t ldo, const float* shift,
-                       float lo, float hi)
+                       Py_ssize_t ldw, float* out, Py_ssize_t ldo, const float* scale,
+                       const float* shift, float lo, float hi)
 
 
 def gemm_level(cap=None):
@@ -47,19 +50,26 @@ def gemm_level(cap=None):
     return pj_gemm_level()
 
 
+cdef int _per_row(const float[::1] v, Py_ssize_t m, str what, str name) except -1:
+    if v is not None and v.shape[0] != m:
+        raise ValueError(f"{name}: {v.shape[0]} {what} for {m} rows")
+    return 0
+
+
 def gemm_epilogue(const float[:, :] w, const float[:, :] x, float[:, :] out,
-                  const float[::1] shift, float lo, float hi):
-    """``out = clip(w @ x + shift[:, None], lo, hi)`` (``shift`` None: no bias),
-    the GEMM of a convolution with its bias and clamp applied before the output
-    is stored (``_kernels_gemm.h``); each operand's rows may be apart by more
-    than their length, their columns must be contiguous.  Returns False, having
-    written nothing, on a CPU the kernel has no body for."""
+                  const float[::1] scale, const float[::1] shift, float lo, float hi):
+    """``out = clip((w @ x) * scale[:, None] + shift[:, None], lo, hi)``
+    (``scale``/``shift`` None: 1/0), the GEMM of a convolution with its bias (or
+    batch norm) and clamp applied before the output is stored
+    (``_kernels_gemm.h``); each operand's rows may be apart by more than their
+    length, their columns must be contiguous.  Returns False, having written
+    nothing, on a CPU the kernel has no body for."""
     cdef Py_ssize_t m = w.shape[0], kk = w.shape[1], n = x.shape[1]
     if x.shape[0] != kk or out.shape[0] != m or out.shape[1] != n:
         raise ValueError(f"gemm_epilogue: ({m}, {kk}) @ ({x.shape[0]}, {n}) into "
                          f"({out.shape[0]}, {out.shape[1]})")
-    if shift is not None and shift.shape[0] != m:
-        raise ValueError(f"gemm_epilogue: {shift.shape[0]} shifts for {m} rows")
+    _per_row(scale, m, "scales", "gemm_epilogue")
+    _per_row(shift, m, "shifts", "gemm_epilogue")
     if (w.strides[1] != 4 and kk > 1) or (x.strides[1] != 4 and n > 1) or \
             (out.strides[1] != 4 and n > 1):
         raise ValueError("gemm_epilogue: the columns must be contiguous")
@@ -68,18 +78,20 @@ def gemm_epilogue(const float[:, :] w, const float[:, :] x, float[:, :] out,
     if kk == 0:
         return False
     cdef const float* sp = &shift[0] if shift is not None else NULL
+    cdef const float* fp = &scale[0] if scale is not None else NULL
     cdef int done
     with nogil:
         done = pj_sgemm_epilogue(m, n, kk, &w[0, 0], w.strides[0] // 4, &x[0, 0],
-                                 x.strides[0] // 4, &out[0, 0], out.strides[0] // 4, sp,
+                                 x.strides[0] // 4, &out[0, 0], out.strides[0] // 4, fp, sp,
                                  lo, hi)
     return done != 0
 
 
 def conv2d_gemm(const float[:, :, ::1] x, const float[:, ::1] w, float[:, :] out,
-                const float[::1] shift, float lo, float hi, int kh, int kw, int sh, int sw,
-                int ph, int pw, int dh, int dw):
-    """``out = clip(w @ cols + shift[:, None], lo, hi)``, ``cols`` the columns
+                const float[::1] scale, const float[::1] shift, float lo, float hi, int kh,
+                int kw, int sh, int sw, int ph, int pw, int dh, int dw):
+    """``out = clip((w @ cols) * scale + shift, lo, hi)`` (per row; None: 1, 0),
+    ``cols`` the columns
     ``im2col2d`` makes of ``x`` (``(C, H, W)``) for an ``(oh, ow)`` output,
     ``out`` ``(O, oh*ow)``, ``w`` ``(O, C*kh*kw)``: the convolution as one GEMM
     whose columns are made a panel at a time, never whole (``_kernels_gemm.h``).
@@ -96,8 +108,8 @@ def conv2d_gemm(const float[:, :, ::1] x, const float[:, ::1] w, float[:, :] out
                          f"{kh}x{kw} taps, into ({out.shape[0]}, {out.shape[1]})")
     if out.shape[1] == 0 or m == 0:
         return True
-    if shift is not None and shift.shape[0] != m:
-        raise ValueError(f"conv2d_gemm: {shift.shape[0]} shifts for {m} rows")
+    _per_row(scale, m, "scales", "conv2d_gemm")
+    _per_row(shift, m, "shifts", "conv2d_gemm")
     if out.strides[1] != 4 and out.shape[1] > 1:
         raise ValueError("conv2d_gemm: the output's columns must be contiguous")
     # the output's width: what its columns hold over its height's rows
@@ -107,10 +119,11 @@ def conv2d_gemm(const float[:, :, ::1] x, const float[:, ::1] w, float[:, :] out
                          f"{g.oh}x{g.ow} output")
     g.x = &x[0, 0, 0]
     cdef const float* sp = &shift[0] if shift is not None else NULL
+    cdef const float* fp = &scale[0] if scale is not None else NULL
     cdef int done
     with nogil:
-        done = pj_conv2d_gemm(&g, m, kk, &w[0, 0], kk, &out[0, 0], out.strides[0] // 4, sp,
-                              lo, hi)
+        done = pj_conv2d_gemm(&g, m, kk, &w[0, 0], kk, &out[0, 0], out.strides[0] // 4, fp,
+                              sp, lo, hi)
     return done != 0
 
 
@@ -238,10 +251,14 @@ cdef void _phase_planes(const float* x, Py_ssize_t h, Py_ssize_t w, float* dst, 
 
 
 def depthwise2d(const float[:, :, ::1] x, const float[:, :, ::1] weight, const float[::1] bias,
-                float[:, :, ::1] out, int sh, int sw, int ph, int pw, int dh, int dw):
+                float[:, :, ::1] out, int sh, int sw, int ph, int pw, int dh, int dw,
+                const float[::1] scale=None, const float[::1] shift=None, float lo=-INFINITY,
+                float hi=INFINITY):
     """``out[o] = bias[o] + sum over taps (i, j) of weight[o, i, j] * x[o // m]``
     shifted by the tap, for ``m = out channels / x channels``: a convolution
-    whose every group is one input channel (``bias`` None: 0).
+    whose every group is one input channel (``bias`` None: 0).  Then, as each
+    output row is stored, ``* scale[o] + shift[o]`` (None: 1, 0; a fused batch
+    norm) and clamped to ``[lo, hi]`` (a fused ReLU), if any is given.
 
     Each input channel is first copied, zero-padded, into ``sh * sw`` phase
     planes (plane ``(a, b)`` holds the padded input's rows ``a, a + sh, ...`` and
@@ -264,7 +281,12 @@ def depthwise2d(const float[:, :, ::1] x, const float[:, :, ::1] weight, const f
     cdef Py_ssize_t n = (oh - 1) * wq + ow
     cdef Py_ssize_t c, o, i, j, t, oy, q
     cdef bint has_bias = bias is not None
-    cdef float b
+    cdef bint epilogue = scale is not None or shift is not None or lo != -INFINITY or \
+        hi != INFINITY
+    if (scale is not None and scale.shape[0] != oc) or (shift is not None and shift.shape[0] != oc):
+        raise ValueError(f"depthwise2d: an affine map for {oc} channels of "
+                         f"{scale.shape[0] if scale is not None else shift.shape[0]}")
+    cdef float b, fa, fb
     # pj_taps_sum works in groups of 32: acc rounded up, and 32 floats after
     # the planes that the last group's taps may read (zeros, results ignored)
     cdef Py_ssize_t n_up = (n + 31) // 32 * 32
@@ -294,8 +316,14 @@ def depthwise2d(const float[:, :, ::1] x, const float[:, :, ::1] weight, const f
                     acc[q] = b
                 pj_taps_sum(src, offs, taps, ntaps, acc, n)
                 orow = &out[o, 0, 0]
-                for oy in range(oh):
-                    _copy(acc + oy * wq, orow + oy * ow, ow)
+                if epilogue:
+                    fa = scale[o] if scale is not None else 1
+                    fb = shift[o] if shift is not None else 0
+                    for oy in range(oh):
+                        pj_affine_clamp_loop(acc + oy * wq, fa, fb, lo, hi, orow + oy * ow, ow)
+                else:
+                    for oy in range(oh):
+                        _copy(acc + oy * wq, orow + oy * ow, ow)
     free(src)
     free(offs)
 

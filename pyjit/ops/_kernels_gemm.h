@@ -1,7 +1,7 @@
 /* A float32 matrix product with a convolution's epilogue, for the GEMMs of
- * pyjit's convolutions: out = clamp(w @ x + shift, lo, hi), w (M, K) the
- * weight, x (K, N) the image (a 1x1 convolution) or its im2col columns, shift
- * a bias per row of out.
+ * pyjit's convolutions: out = clamp((w @ x) * scale + shift, lo, hi), w (M,
+ * K) the weight, x (K, N) the image (a 1x1 convolution) or its im2col columns,
+ * scale and shift per row of out (a bias, or a batch norm's affine map).
  *
  * Why not numpy's BLAS, which the other GEMMs use: a convolution's product is
  * short in M (16-128 output channels) or in K (16-160 input channels of a
@@ -12,7 +12,7 @@
  * of it, stays in L1 while every block of MR rows of w is multiplied into it,
  * each output value an accumulator register summing its K products in order
  * (one FMA each, as BLAS's kernels sum within a block of K: torch's own
- * float32 error).  The bias and the clamp (ReLU, ReLU6) are applied to the
+ * float32 error).  The affine map and the clamp (ReLU, ReLU6) are applied to the
  * accumulators before they are stored, so the output is written once, not
  * written and then read back by a second pass.
  *
@@ -106,7 +106,8 @@ static void pj_pack_conv(const pj_conv_geom* g, Py_ssize_t k0, Py_ssize_t kc, Py
 __attribute__((target("avx512f,fma"), always_inline)) static inline void            \
 pj_tile512_##MR##_##NV(Py_ssize_t kc, const float* w, Py_ssize_t ldw,               \
                        const float* x, float* o, Py_ssize_t ldo, const __mmask16* m,\
-                       int first, int last, const float* shift, float lo, float hi) { \
+                       int first, int last, const float* scale, const float* shift,    \
+                       float lo, float hi) {                                        \
     __m512 acc[MR][NV];                                                             \
     _Pragma("GCC unroll 6") for (int r = 0; r < MR; r++)                           \
         _Pragma("GCC unroll 4") for (int v = 0; v < NV; v++)                        \
@@ -126,11 +127,12 @@ pj_tile512_##MR##_##NV(Py_ssize_t kc, const float* w, Py_ssize_t ldw,           
     __m512 vlo = _mm512_set1_ps(lo), vhi = _mm512_set1_ps(hi);                      \
     _Pragma("GCC unroll 6") for (int r = 0; r < MR; r++) {                         \
         __m512 s = _mm512_set1_ps(last && shift ? shift[r] : 0.0f);                 \
+        __m512 f = _mm512_set1_ps(last && scale ? scale[r] : 1.0f);                 \
         _Pragma("GCC unroll 4") for (int v = 0; v < NV; v++) {                      \
             __m512 y = acc[r][v];                                                   \
             if (last) {                                                             \
                 /* the value second: max/min give it back when it is NaN */        \
-                y = _mm512_min_ps(vhi, _mm512_max_ps(vlo, _mm512_add_ps(y, s)));    \
+                y = _mm512_min_ps(vhi, _mm512_max_ps(vlo, _mm512_fmadd_ps(y, f, s))); \
             }                                                                       \
             _mm512_mask_storeu_ps(o + r * ldo + 16 * v, m[v], y);                   \
         }                                                                           \
@@ -144,8 +146,8 @@ PJ_TILE512(1, 4) PJ_TILE512(2, 4) PJ_TILE512(3, 4) PJ_TILE512(4, 4) PJ_TILE512(5
 PJ_TILE512(6, 4)
 
 typedef void (*pj_tile512_fn)(Py_ssize_t, const float*, Py_ssize_t, const float*, float*,
-                              Py_ssize_t, const __mmask16*, int, int, const float*, float,
-                              float);
+                              Py_ssize_t, const __mmask16*, int, int, const float*,
+                              const float*, float, float);
 static const pj_tile512_fn pj_tiles512[PJ_MR] = {pj_tile512_1_4, pj_tile512_2_4,
     pj_tile512_3_4, pj_tile512_4_4, pj_tile512_5_4, pj_tile512_6_4};
 
@@ -154,8 +156,8 @@ static const pj_tile512_fn pj_tiles512[PJ_MR] = {pj_tile512_1_4, pj_tile512_2_4,
 __attribute__((target("avx512f,fma"), always_inline)) static inline void
 pj_panel512(Py_ssize_t M, Py_ssize_t N, Py_ssize_t K, Py_ssize_t n0, Py_ssize_t k0,
             const float* w, Py_ssize_t ldw, const float* x, Py_ssize_t ldx,
-            const pj_conv_geom* g, float* out, Py_ssize_t ldo, const float* shift,
-            float lo, float hi, float* pack) {
+            const pj_conv_geom* g, float* out, Py_ssize_t ldo, const float* scale,
+            const float* shift, float lo, float hi, float* pack) {
     Py_ssize_t kc = K - k0 < PJ_KC ? K - k0 : PJ_KC;
     int first = k0 == 0, last = k0 + kc == K;
     Py_ssize_t left = N - n0;
@@ -179,8 +181,9 @@ pj_panel512(Py_ssize_t M, Py_ssize_t N, Py_ssize_t K, Py_ssize_t n0, Py_ssize_t 
     }
     for (Py_ssize_t r0 = 0; r0 < M; r0 += PJ_MR) {
         Py_ssize_t rows = M - r0 < PJ_MR ? M - r0 : PJ_MR;
-        pj_tiles512[rows - 1](kc, w + r0 * ldw + k0, ldw, pack, out + r0 * ldo + n0, ldo, m, first,
-                        last, shift ? shift + r0 : NULL, lo, hi);
+        pj_tiles512[rows - 1](kc, w + r0 * ldw + k0, ldw, pack, out + r0 * ldo + n0, ldo, m,
+                              first, last, scale ? scale + r0 : NULL,
+                              shift ? shift + r0 : NULL, lo, hi);
     }
 }
 
@@ -191,20 +194,23 @@ pj_panel512(Py_ssize_t M, Py_ssize_t N, Py_ssize_t K, Py_ssize_t n0, Py_ssize_t 
 __attribute__((target("avx512f,fma"))) static void
 pj_sgemm512(Py_ssize_t M, Py_ssize_t N, Py_ssize_t K, const float* w, Py_ssize_t ldw,
             const float* x, Py_ssize_t ldx, const pj_conv_geom* g, float* out,
-            Py_ssize_t ldo, const float* shift, float lo, float hi, float* pack) {
+            Py_ssize_t ldo, const float* scale, const float* shift, float lo, float hi,
+            float* pack) {
     if ((size_t)M * K * sizeof(float) <= PJ_W_IN_L2) {
         /* w stays in L2 for every panel: each panel's sums stay in registers
          * (its K blocks one after the other) */
         for (Py_ssize_t n0 = 0; n0 < N; n0 += 64)
             for (Py_ssize_t k0 = 0; k0 < K; k0 += PJ_KC)
-                pj_panel512(M, N, K, n0, k0, w, ldw, x, ldx, g, out, ldo, shift, lo, hi, pack);
+                pj_panel512(M, N, K, n0, k0, w, ldw, x, ldx, g, out, ldo, scale, shift, lo, hi,
+                            pack);
     } else {
         /* a deep layer's w (256 x 2304: 2.4 MB) is not: a block of its
          * columns (M x PJ_KC, 128 KB) stays in L2 while every panel of x
          * meets it, the partial sums waiting in out between blocks */
         for (Py_ssize_t k0 = 0; k0 < K; k0 += PJ_KC)
             for (Py_ssize_t n0 = 0; n0 < N; n0 += 64)
-                pj_panel512(M, N, K, n0, k0, w, ldw, x, ldx, g, out, ldo, shift, lo, hi, pack);
+                pj_panel512(M, N, K, n0, k0, w, ldw, x, ldx, g, out, ldo, scale, shift, lo, hi,
+                            pack);
     }
 }
 
@@ -214,7 +220,8 @@ pj_sgemm512(Py_ssize_t M, Py_ssize_t N, Py_ssize_t K, const float* w, Py_ssize_t
 __attribute__((target("avx2,fma"), always_inline)) static inline void               \
 pj_tile256_##MR(Py_ssize_t kc, const float* w, Py_ssize_t ldw, const float* x,      \
                 Py_ssize_t ldx, float* o, Py_ssize_t ldo, __m256i m0, __m256i m1,   \
-                int first, int last, const float* shift, float lo, float hi) {      \
+                int first, int last, const float* scale, const float* shift,        \
+                float lo, float hi) {                                               \
     __m256 acc[MR][2];                                                              \
     _Pragma("GCC unroll 6") for (int r = 0; r < MR; r++) {                          \
         acc[r][0] = first ? _mm256_setzero_ps() : _mm256_maskload_ps(o + r * ldo, m0); \
@@ -234,10 +241,11 @@ pj_tile256_##MR(Py_ssize_t kc, const float* w, Py_ssize_t ldw, const float* x,  
     __m256 vlo = _mm256_set1_ps(lo), vhi = _mm256_set1_ps(hi);                      \
     _Pragma("GCC unroll 6") for (int r = 0; r < MR; r++) {                          \
         __m256 s = _mm256_set1_ps(last && shift ? shift[r] : 0.0f);                 \
+        __m256 f = _mm256_set1_ps(last && scale ? scale[r] : 1.0f);                 \
         __m256 y0 = acc[r][0], y1 = acc[r][1];                                      \
         if (last) {                                                                 \
-            y0 = _mm256_min_ps(vhi, _mm256_max_ps(vlo, _mm256_add_ps(y0, s)));      \
-            y1 = _mm256_min_ps(vhi, _mm256_max_ps(vlo, _mm256_add_ps(y1, s)));      \
+            y0 = _mm256_min_ps(vhi, _mm256_max_ps(vlo, _mm256_fmadd_ps(y0, f, s)));  \
+            y1 = _mm256_min_ps(vhi, _mm256_max_ps(vlo, _mm256_fmadd_ps(y1, f, s)));  \
         }                                                                           \
         _mm256_maskstore_ps(o + r * ldo, m0, y0);                                   \
         _mm256_maskstore_ps(o + r * ldo + 8, m1, y1);                               \
@@ -255,7 +263,8 @@ __attribute__((target("avx2,fma"))) static __m256i pj_lanes256(Py_ssize_t lanes)
 __attribute__((target("avx2,fma"))) static void
 pj_sgemm256(Py_ssize_t M, Py_ssize_t N, Py_ssize_t K, const float* w, Py_ssize_t ldw,
             const float* x, Py_ssize_t ldx, const pj_conv_geom* g, float* out,
-            Py_ssize_t ldo, const float* shift, float lo, float hi, float* pack) {
+            Py_ssize_t ldo, const float* scale, const float* shift, float lo, float hi,
+            float* pack) {
     for (Py_ssize_t n0 = 0; n0 < N; n0 += 16) {
         __m256i m0 = pj_lanes256(N - n0), m1 = pj_lanes256(N - n0 - 8);
         for (Py_ssize_t k0 = 0; k0 < K; k0 += 2 * PJ_KC) {
@@ -282,13 +291,14 @@ pj_sgemm256(Py_ssize_t M, Py_ssize_t N, Py_ssize_t K, const float* w, Py_ssize_t
                 const float* wt = w + r0 * ldw + k0;
                 float* ot = out + r0 * ldo + n0;
                 const float* st = shift ? shift + r0 : NULL;
+                const float* sc = scale ? scale + r0 : NULL;
                 switch (M - r0 < PJ_MR ? M - r0 : PJ_MR) {
-                case 6: pj_tile256_6(kc, wt, ldw, pack, 16, ot, ldo, m0, m1, first, last, st, lo, hi); break;
-                case 5: pj_tile256_5(kc, wt, ldw, pack, 16, ot, ldo, m0, m1, first, last, st, lo, hi); break;
-                case 4: pj_tile256_4(kc, wt, ldw, pack, 16, ot, ldo, m0, m1, first, last, st, lo, hi); break;
-                case 3: pj_tile256_3(kc, wt, ldw, pack, 16, ot, ldo, m0, m1, first, last, st, lo, hi); break;
-                case 2: pj_tile256_2(kc, wt, ldw, pack, 16, ot, ldo, m0, m1, first, last, st, lo, hi); break;
-                default: pj_tile256_1(kc, wt, ldw, pack, 16, ot, ldo, m0, m1, first, last, st, lo, hi); break;
+                case 6: pj_tile256_6(kc, wt, ldw, pack, 16, ot, ldo, m0, m1, first, last, sc, st, lo, hi); break;
+                case 5: pj_tile256_5(kc, wt, ldw, pack, 16, ot, ldo, m0, m1, first, last, sc, st, lo, hi); break;
+                case 4: pj_tile256_4(kc, wt, ldw, pack, 16, ot, ldo, m0, m1, first, last, sc, st, lo, hi); break;
+                case 3: pj_tile256_3(kc, wt, ldw, pack, 16, ot, ldo, m0, m1, first, last, sc, st, lo, hi); break;
+                case 2: pj_tile256_2(kc, wt, ldw, pack, 16, ot, ldo, m0, m1, first, last, sc, st, lo, hi); break;
+                default: pj_tile256_1(kc, wt, ldw, pack, 16, ot, ldo, m0, m1, first, last, sc, st, lo, hi); break;
                 }
             }
         }
@@ -319,7 +329,8 @@ static int pj_gemm_level(void) {
  * convolution's columns. */
 static int pj_sgemm_any(Py_ssize_t M, Py_ssize_t N, Py_ssize_t K, const float* w,
                         Py_ssize_t ldw, const float* x, Py_ssize_t ldx, const pj_conv_geom* g,
-                        float* out, Py_ssize_t ldo, const float* shift, float lo, float hi) {
+                        float* out, Py_ssize_t ldo, const float* scale, const float* shift,
+                        float lo, float hi) {
 #if PJ_HAVE_GEMM
     int level = pj_gemm_level();
     if (level == 0)
@@ -330,35 +341,39 @@ static int pj_sgemm_any(Py_ssize_t M, Py_ssize_t N, Py_ssize_t K, const float* w
     if (!pack)
         return 0;
     if (level == 2)
-        pj_sgemm512(M, N, K, w, ldw, x, ldx, g, out, ldo, shift, lo, hi, pack);
+        pj_sgemm512(M, N, K, w, ldw, x, ldx, g, out, ldo, scale, shift, lo, hi, pack);
     else
-        pj_sgemm256(M, N, K, w, ldw, x, ldx, g, out, ldo, shift, lo, hi, pack);
+        pj_sgemm256(M, N, K, w, ldw, x, ldx, g, out, ldo, scale, shift, lo, hi, pack);
     free(pack);
     return 1;
 #else
     (void)M; (void)N; (void)K; (void)w; (void)ldw; (void)x; (void)ldx; (void)g; (void)out;
-    (void)ldo; (void)shift; (void)lo; (void)hi;
+    (void)ldo; (void)scale; (void)shift; (void)lo; (void)hi;
     return 0;
 #endif
 }
 
-/* out[r, n] = min(hi, max(lo, sum_k w[r, k] x[k, n] + shift[r])) for r < M,
- * n < N (shift NULL: no bias; lo, hi: -inf, inf for no clamp); rows of w, x
+/* out[r, n] = min(hi, max(lo, (sum_k w[r, k] x[k, n]) * scale[r] + shift[r]))
+ * for r < M, n < N, the scaling and shift one FMA (scale NULL: 1, shift NULL: 0,
+ * lo, hi: -inf, inf for no clamp): a convolution's bias, or an inference batch
+ * norm's affine map, and a ReLU; rows of w, x
  * and out ldw, ldx and ldo floats apart, their columns contiguous.  Returns 0,
  * having written nothing, on a CPU with neither body. */
 static int pj_sgemm_epilogue(Py_ssize_t M, Py_ssize_t N, Py_ssize_t K, const float* w,
                              Py_ssize_t ldw, const float* x, Py_ssize_t ldx, float* out,
-                             Py_ssize_t ldo, const float* shift, float lo, float hi) {
-    return pj_sgemm_any(M, N, K, w, ldw, x, ldx, NULL, out, ldo, shift, lo, hi);
+                             Py_ssize_t ldo, const float* scale, const float* shift, float lo,
+                             float hi) {
+    return pj_sgemm_any(M, N, K, w, ldw, x, ldx, NULL, out, ldo, scale, shift, lo, hi);
 }
 
 /* The same product with x the im2col columns of image g->x (see
  * pj_conv_geom): a convolution as one GEMM whose columns are made a panel at a
  * time in L1, never written out whole. */
 static int pj_conv2d_gemm(const pj_conv_geom* g, Py_ssize_t M, Py_ssize_t K, const float* w,
-                          Py_ssize_t ldw, float* out, Py_ssize_t ldo, const float* shift,
-                          float lo, float hi) {
-    return pj_sgemm_any(M, g->oh * g->ow, K, w, ldw, NULL, 0, g, out, ldo, shift, lo, hi);
+                          Py_ssize_t ldw, float* out, Py_ssize_t ldo, const float* scale,
+                          const float* shift, float lo, float hi) {
+    return pj_sgemm_any(M, g->oh * g->ow, K, w, ldw, NULL, 0, g, out, ldo, scale, shift, lo,
+                        hi);
 }
 
 #endif  /* PYJIT_KERNELS_GEMM_H */

@@ -156,6 +156,17 @@ PJ_CLONES static void pj_affine_loop(const float* x, float a, float b, float* ou
         out[i] = x[i] * a + b;
 }
 
+/* out[i] = x[i] * a + b clamped to [lo, hi], a NaN staying NaN: a plane of a
+ * batch norm fused with its convolution and ReLU. */
+PJ_CLONES static void pj_affine_clamp_loop(const float* x, float a, float b, float lo,
+                                           float hi, float* out, Py_ssize_t n) {
+    for (Py_ssize_t i = 0; i < n; i++) {
+        float v = x[i] * a + b;
+        v = v < lo ? lo : v;
+        out[i] = v > hi ? hi : v;
+    }
+}
+
 /* The sum of x[0..n) in double, in eight running sums (element i into sum
  * i % 8; the tail into the first ones), added at the end in a fixed order:
  * independent chains, so that the loop vectorises without reassociating, and

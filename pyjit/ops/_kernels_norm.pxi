@@ -7,8 +7,12 @@ run with the GIL released; statistics are summed in double.
 
 from libc.math cimport sqrt
 
+from libc.math cimport INFINITY
+
 cdef extern from "_kernels_math.h" nogil:
     void pj_affine_loop(const float* x, float a, float b, float* out, Py_ssize_t n)
+    void pj_affine_clamp_loop(const float* x, float a, float b, float lo, float hi, float* out,
+                              Py_ssize_t n)
     double pj_sum_double(const float* x, Py_ssize_t n)
     double pj_sumsq_dev_double(const float* x, double m, Py_ssize_t n)
     void pj_norm_row(const float* x, float m, float s, const float* w, const float* b,
@@ -16,17 +20,22 @@ cdef extern from "_kernels_math.h" nogil:
 
 
 def plane_affine(const float[:, ::1] x, const float[::1] scale, const float[::1] shift,
-                 float[:, ::1] out):
+                 float[:, ::1] out, float lo=-INFINITY, float hi=INFINITY):
     """``out[p] = x[p] * scale[p % len(scale)] + shift[...]`` for every plane
-    ``p`` of ``x`` (``(N*C, spatial)``): inference batch norm in one pass."""
+    ``p`` of ``x`` (``(N*C, spatial)``): inference batch norm in one pass;
+    clamped to ``[lo, hi]`` (a NaN stays NaN) if they are finite."""
     cdef Py_ssize_t p, j, planes = x.shape[0], size = x.shape[1], c = scale.shape[0]
     cdef float a, b
+    cdef bint clamp = lo != -INFINITY or hi != INFINITY
     with nogil:
         for p in range(planes):
             a = scale[p % c]
             b = shift[p % c]
-            for j in range(size):
-                out[p, j] = x[p, j] * a + b
+            if clamp and size:
+                pj_affine_clamp_loop(&x[p, 0], a, b, lo, hi, &out[p, 0], size)
+            else:
+                for j in range(size):
+                    out[p, j] = x[p, j] * a + b
 
 
 def batch_norm_planes(const float[:, ::1] x, const float[::1] weight, const float[::1] bias,

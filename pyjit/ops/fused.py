@@ -11,8 +11,20 @@ similar ones for its mkldnn backend (``prim::mkldnn_convolution`` with a fused
     pyjit::linear_act(Tensor input, Tensor weight, Tensor? bias,
                       str activation) -> Tensor
 
+    pyjit::conv_bn_act(Tensor input, Tensor weight, Tensor? bias, int[] stride,
+                       int[] padding, int[] dilation, int groups, int nd,
+                       Tensor? bn_weight, Tensor? bn_bias, Tensor? running_mean,
+                       Tensor? running_var, float eps, str activation) -> Tensor
+
 ``nd`` is the convolution's spatial rank (``aten::conv{nd}d``) and
-``activation`` one of :data:`ACTIVATIONS`.  The result is exactly the two
+``activation`` one of :data:`ACTIVATIONS` (``conv_bn_act`` also takes
+``"none"``).  ``conv_bn_act`` is a convolution, then an inference batch norm
+by the running statistics it is given at each run (a module's attributes, not
+constants: :mod:`pyjit.passes.fuse_batch_norm`), then the activation: the batch
+norm's affine map ``y * scale + shift``, made per channel as
+``aten::batch_norm`` makes it, is applied as the convolution stores its sums,
+as is a clamp (ReLU, ReLU6), so the output is written once where three
+operators wrote it three times.  The result is exactly the two
 operators' one after the other: the convolution's (or linear's) output is a
 fresh array, so the activation's in-place form writes into it (for a float32
 output, the same kernel call ``relu_`` or ``silu_`` makes), which saves the
@@ -32,8 +44,9 @@ from . import kernels
 from .activations import _gelu, _hardswish, _silu
 from .nn_conv import conv, conv2d, direct_conv2d
 from .nn_layers import linear
+from .nn_norm import batch_norm
 
-__all__ = ["ACTIVATIONS", "conv_act", "linear_act"]
+__all__ = ["ACTIVATIONS", "CLAMPS", "conv_act", "conv_bn_act", "linear_act"]
 
 
 def _t(x, v):
@@ -105,6 +118,31 @@ def conv_act(x, weight, bias, stride, padding, dilation, groups: int, nd: int,
     return act(conv(x, weight, bias, stride, padding, dilation, groups, nd))
 
 
+def conv_bn_act(x, weight, bias, stride, padding, dilation, groups: int, nd: int, bn_weight,
+                bn_bias, mean, var, eps: float, activation: str):
+    """``pyjit::conv_bn_act``: ``aten::conv{nd}d``, ``aten::batch_norm`` in
+    inference by ``mean`` and ``var``, then ``activation`` (``"none"``: none)."""
+    act = None if activation == "none" else _activation(activation)
+    if nd == 2 and mean is not None and var is not None and \
+            kernels.is_float32(x, weight, bias, bn_weight, bn_bias, mean, var) and \
+            type(eps) is float and mean.ndim == var.ndim == 1 and \
+            weight.ndim == 4 and mean.shape == var.shape == weight.shape[:1] and \
+            all(a is None or a.shape == mean.shape for a in (bn_weight, bn_bias, bias)):
+        # the affine map as batch_norm_planes makes it: in double, rounded once
+        scale, shift = kernels.batch_norm_affine(bn_weight, bn_bias, mean, var, eps)
+        if bias is not None:   # (sums + bias) * scale + shift
+            shift = shift + bias.astype(np.float64) * scale
+        out = direct_conv2d(x, weight, None, stride, padding, dilation, groups,
+                            CLAMPS.get(activation),
+                            (scale.astype(np.float32), shift.astype(np.float32)))
+        if out is not None:
+            return out if act is None or activation in CLAMPS else act(out)
+    y = conv2d(x, weight, bias, stride, padding, dilation, groups) if nd == 2 else \
+        conv(x, weight, bias, stride, padding, dilation, groups, nd)
+    y = batch_norm(y, bn_weight, bn_bias, mean, var, False, 0.0, eps)
+    return y if act is None else act(y)
+
+
 def linear_act(x, weight, bias, activation: str):
     """``pyjit::linear_act``: ``aten::linear``, then ``activation`` in place."""
     act = _activation(activation)
@@ -115,3 +153,6 @@ _T, _L = "Tensor", "int[]"
 R.register("pyjit::conv_act", conv_act,
            types=[_T, _T, "Tensor?", _L, _L, _L, "int", "int", "str"])
 R.register("pyjit::linear_act", linear_act, types=[_T, _T, "Tensor?", "str"])
+R.register("pyjit::conv_bn_act", conv_bn_act,
+           types=[_T, _T, "Tensor?", _L, _L, _L, "int", "int", "Tensor?", "Tensor?", "Tensor?", "Tensor?",
+                  "float", "str"])

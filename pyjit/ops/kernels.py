@@ -118,10 +118,19 @@ def im2col2d_numpy(x, cols, kh, kw, sh, sw, ph, pw, dh, dw):
     im2col_numpy(x, cols, (kh, kw), (sh, sw), (ph, pw), (dh, dw))
 
 
-def depthwise2d_numpy(x, weight, bias, out, sh, sw, ph, pw, dh, dw):
+def depthwise2d_numpy(x, weight, bias, out, sh, sw, ph, pw, dh, dw, scale=None, shift=None,
+                      lo=-math.inf, hi=math.inf):
     """``out[o] = bias[o] + sum over taps (i, j) of weight[o, i, j] * x[o // m]``
     shifted by the tap, for ``m = out channels / x channels``: a convolution
-    whose every group is one input channel (``bias`` None: 0)."""
+    whose every group is one input channel (``bias`` None: 0).  Then ``*
+    scale[o] + shift[o]`` (None: 1, 0) and clamped to ``[lo, hi]``, if any is
+    given."""
+    _depthwise_sums_numpy(x, weight, bias, out, sh, sw, ph, pw, dh, dw)
+    if scale is not None or shift is not None or lo != -math.inf or hi != math.inf:
+        _epilogue_numpy(out.reshape(out.shape[0], -1), scale, shift, lo, hi)
+
+
+def _depthwise_sums_numpy(x, weight, bias, out, sh, sw, ph, pw, dh, dw):
     oc, oh, ow = out.shape
     out[...] = 0 if bias is None else bias[:, None, None]
     kh, kw = weight.shape[1:]
@@ -256,20 +265,32 @@ def hardswish_numpy(x, out):
                 out=out)
 
 
-def gemm_epilogue_numpy(w, x, out, shift, lo, hi):
-    """``out = clip(w @ x + shift[:, None], lo, hi)`` (``shift`` None: no bias;
-    ``lo``/``hi`` infinite: no clamp), as :func:`clamp_numpy` clamps: the GEMM of
-    a convolution, its bias and its ReLU.  Returns True (done)."""
+def gemm_epilogue_numpy(w, x, out, scale, shift, lo, hi):
+    """``out = clip((w @ x) * scale[:, None] + shift[:, None], lo, hi)``
+    (``scale``/``shift`` None: 1/0; ``lo``/``hi`` infinite: no clamp), as
+    :func:`clamp_numpy` clamps: the GEMM of a convolution, its bias or batch
+    norm, and its ReLU.  Returns True (done)."""
     np.matmul(w, x, out=out)
-    if shift is not None:
-        out += shift.reshape(-1, 1)
-    if lo != -math.inf or hi != math.inf:
-        clamp_numpy(out, out, lo, hi)
+    _epilogue_numpy(out, scale, shift, lo, hi)
     return True
 
 
-def conv2d_gemm_numpy(x, w, out, shift, lo, hi, kh, kw, sh, sw, ph, pw, dh, dw):
-    """``out = clip(w @ cols + shift[:, None], lo, hi)``, ``cols`` the columns
+def _epilogue_numpy(out, scale, shift, lo, hi):
+    """``out`` (``(rows, n)``) scaled and shifted by row and clamped, in place,
+    in double rounded once as one FMA rounds (the compiled epilogue's)."""
+    if scale is not None:
+        y = out * scale.astype(np.float64).reshape(-1, 1)
+        if shift is not None:
+            y += shift.astype(np.float64).reshape(-1, 1)
+        out[...] = y
+    elif shift is not None:
+        out += shift.reshape(-1, 1)
+    if lo != -math.inf or hi != math.inf:
+        clamp_numpy(out, out, lo, hi)
+
+
+def conv2d_gemm_numpy(x, w, out, scale, shift, lo, hi, kh, kw, sh, sw, ph, pw, dh, dw):
+    """``out = clip((w @ cols) * scale + shift, lo, hi)`` (per row), ``cols`` the columns
     :func:`im2col2d_numpy` makes of ``x`` (``(C, H, W)``) for the output whose
     pixels are ``out``'s columns: a convolution as one GEMM.  Returns True."""
     h, wd = x.shape[1:]
@@ -277,7 +298,7 @@ def conv2d_gemm_numpy(x, w, out, shift, lo, hi, kh, kw, sh, sw, ph, pw, dh, dw):
     ow = (wd + 2 * pw - dw * (kw - 1) - 1) // sw + 1
     cols = np.empty((x.shape[0] * kh * kw, oh, ow), F32)
     im2col2d_numpy(x, cols, kh, kw, sh, sw, ph, pw, dh, dw)
-    return gemm_epilogue_numpy(w, cols.reshape(-1, oh * ow), out, shift, lo, hi)
+    return gemm_epilogue_numpy(w, cols.reshape(-1, oh * ow), out, scale, shift, lo, hi)
 
 
 def clamp_numpy(x, out, lo, hi):
@@ -307,25 +328,35 @@ def softmax_rows_numpy(x, out, log):
         np.multiply(e, (1 / total).astype(F32), out=out)
 
 
-def plane_affine_numpy(x, scale, shift, out):
+def plane_affine_numpy(x, scale, shift, out, lo=-math.inf, hi=math.inf):
     """``out[p] = x[p] * scale[p % len(scale)] + shift[...]`` for every plane
-    ``p`` of ``x`` (``(N*C, spatial)``): inference batch norm in one pass."""
+    ``p`` of ``x`` (``(N*C, spatial)``): inference batch norm in one pass;
+    clamped to ``[lo, hi]`` (a NaN stays NaN) if they are finite."""
     reps = x.shape[0] // max(scale.shape[0], 1)
     np.multiply(x, np.tile(scale, reps)[:, None], out=out)
     out += np.tile(shift, reps)[:, None]
+    if lo != -math.inf or hi != math.inf:
+        clamp_numpy(out, out, lo, hi)
 
 
-def batch_norm_planes_numpy(x, weight, bias, mean, var, eps, out):
-    """Inference batch norm of ``x`` (``(N*C, spatial)``, plane ``p`` of channel
-    ``p % C``) by running statistics: ``out[p] = x[p] * scale + shift``, ``scale
-    = weight / sqrt(var + eps)`` and ``shift = bias - mean * scale`` made in
-    double and rounded once to float32 (``weight``, ``bias`` None: 1 and 0)."""
+def batch_norm_affine(weight, bias, mean, var, eps: float) -> Tuple[np.ndarray, np.ndarray]:
+    """An inference batch norm's map per channel, ``y * scale + shift``: ``scale
+    = weight / sqrt(var + eps)`` and ``shift = bias - mean * scale``, in double
+    (``weight``, ``bias`` None: 1 and 0), as ``batch_norm_planes`` makes them."""
     scale = 1 / np.sqrt(var.astype(np.float64) + eps)
     if weight is not None:
         scale = scale * weight
     shift = -mean.astype(np.float64) * scale
     if bias is not None:
         shift = shift + bias
+    return scale, shift
+
+
+def batch_norm_planes_numpy(x, weight, bias, mean, var, eps, out):
+    """Inference batch norm of ``x`` (``(N*C, spatial)``, plane ``p`` of channel
+    ``p % C``) by running statistics: ``out[p] = x[p] * scale + shift``, the map
+    of :func:`batch_norm_affine` rounded once to float32."""
+    scale, shift = batch_norm_affine(weight, bias, mean, var, eps)
     plane_affine_numpy(x, _c(scale), _c(shift), out)
 
 
@@ -503,14 +534,20 @@ OWN_GEMM_MAX_K = 256
 
 def conv2d(x, weight, bias, stride: Sequence[int], padding: Sequence[int],
            dilation: Sequence[int], groups: int, out_size: Sequence[int], k=None,
-           clamp: Optional[Tuple[float, float]] = None) -> np.ndarray:
+           clamp: Optional[Tuple[float, float]] = None,
+           affine: Optional[Tuple[np.ndarray, Optional[np.ndarray]]] = None) -> np.ndarray:
     """A float32 convolution of ``x`` (``(N, C, H, W)``) with ``weight`` (``(O,
     C/groups, kh, kw)``) and ``bias`` (``(O,)`` or None), ``padding`` the
     padding before each spatial dimension, ``out_size`` the output's ``(oh,
     ow)`` (the padding after is what they imply).  ``k``: the kernel set
-    (:data:`ACTIVE` if None).  ``clamp``: ``(lo, hi)``, the output clamped to
-    them as :func:`clamp_numpy` clamps (a fused ReLU: ``(0, inf)``), in the
-    GEMM's epilogue where there is one."""
+    (:data:`ACTIVE` if None).
+
+    What follows the sums, applied as the GEMM stores them where there is a
+    GEMM of pyjit's own (:data:`OWN_GEMM_MAX_K`), else in one pass each after:
+    ``affine``, ``(scale, shift)`` float32 per output channel, makes the output
+    ``sums * scale + shift`` (an inference batch norm; ``bias`` must then be
+    None, folded into ``shift`` by the caller); ``clamp``, ``(lo, hi)``, clamps
+    it as :func:`clamp_numpy` does (a fused ReLU: ``(0, inf)``)."""
     k = ACTIVE if k is None else k
     if not x.flags.c_contiguous:
         x = _c(x)
@@ -525,13 +562,19 @@ def conv2d(x, weight, bias, stride: Sequence[int], padding: Sequence[int],
         raise ValueError(f"Given weight of size {list(weight.shape)}, expected bias to be "
                          f"1-dimensional with {o} elements, but got bias of size "
                          f"{list(b.shape)} instead")
+    scale, shift = (None, b) if affine is None else affine
+    if affine is not None and (b is not None or scale.shape != (o,) or
+                               (shift is not None and shift.shape != (o,))):
+        raise ValueError(f"conv2d: an affine map of {scale.shape} and a bias for {o} channels")
     lo, hi = clamp if clamp is not None else (-math.inf, math.inf)
     og = o // groups
     pointwise = kh == kw == sh == sw == 1 and ph == pw == 0
     if groups == c and cg == 1:
         w3 = weight.reshape(o, kh, kw)
-        for i in range(n):
-            k.depthwise2d(x[i], w3, b, out[i], sh, sw, ph, pw, dh, dw)
+        for i in range(n):   # the affine map and clamp as it stores each row
+            k.depthwise2d(x[i], w3, b, out[i], sh, sw, ph, pw, dh, dw, scale,
+                          None if affine is None else shift, lo, hi)
+        return out
     elif not pointwise and cg * kh * kw <= DIRECT_MAX_TAPS and \
             (groups > 1 or o * oh * ow <= DIRECT_MAX_OUTPUTS):
         for i in range(n):
@@ -542,30 +585,51 @@ def conv2d(x, weight, bias, stride: Sequence[int], padding: Sequence[int],
             for g in range(groups):
                 xg = x[i, g * cg:(g + 1) * cg]
                 dst = out[i, g * og:(g + 1) * og].reshape(og, oh * ow)
-                shift = None if b is None else b[g * og:(g + 1) * og]
+                rows = slice(g * og, (g + 1) * og)
+                gs = None if scale is None else scale[rows]
+                gb = None if shift is None else shift[rows]
                 if pointwise:
-                    _gemm(k, w_mats[g], xg.reshape(cg, h * w), dst, shift, lo, hi)
+                    _gemm(k, w_mats[g], xg.reshape(cg, h * w), dst, gs, gb, lo, hi)
                 elif cg * kh * kw > OWN_GEMM_MAX_K or \
-                        not k.conv2d_gemm(xg, w_mats[g], dst, shift, lo, hi, kh, kw, sh, sw,
+                        not k.conv2d_gemm(xg, w_mats[g], dst, gs, gb, lo, hi, kh, kw, sh, sw,
                                           ph, pw, dh, dw):
                     cols = _scratch((cg * kh * kw, oh, ow))
                     k.im2col2d(xg, cols, kh, kw, sh, sw, ph, pw, dh, dw)
-                    gemm_epilogue_numpy(w_mats[g], cols.reshape(cg * kh * kw, oh * ow), dst,
-                                        shift, lo, hi)
+                    np.matmul(w_mats[g], cols.reshape(cg * kh * kw, oh * ow), out=dst)
+                    _finish(k, dst, gs, gb, lo, hi)
         return out
-    if clamp is not None:
-        flat = out.reshape(-1)
-        k.clamp(flat, flat, lo, hi)
+    # the direct kernels added the bias; what is left, in place (an affine map
+    # over every image's planes)
+    _finish(k, out.reshape(n * o, oh * ow), scale, None if affine is None else shift, lo, hi)
     return out
 
 
-def _gemm(k, w, cols, out, shift, lo, hi) -> None:
-    """``out = clip(w @ cols + shift, lo, hi)`` by the set's ``gemm_epilogue``
-    for a product of at most :data:`OWN_GEMM_MAX_K` terms, else (or where the
-    compiled one has no body for this CPU) by numpy's."""
-    if (shift is None and lo == -math.inf and hi == math.inf) or w.shape[1] > OWN_GEMM_MAX_K \
-            or not k.gemm_epilogue(w, cols, out, shift, lo, hi):
-        gemm_epilogue_numpy(w, cols, out, shift, lo, hi)
+def _gemm(k, w, cols, out, scale, shift, lo, hi) -> None:
+    """``out = clip((w @ cols) * scale + shift, lo, hi)`` by row: the set's
+    ``gemm_epilogue`` for a product of at most :data:`OWN_GEMM_MAX_K` terms
+    with something to apply after it, else (or where the compiled one has no
+    body for this CPU) numpy's BLAS and :func:`_finish`."""
+    if (scale is None and shift is None and lo == -math.inf and hi == math.inf) or \
+            w.shape[1] > OWN_GEMM_MAX_K or \
+            not k.gemm_epilogue(w, cols, out, scale, shift, lo, hi):
+        np.matmul(w, cols, out=out)
+        _finish(k, out, scale, shift, lo, hi)
+
+
+def _finish(k, out, scale, shift, lo, hi) -> None:
+    """``out`` (``(rows, n)``, C-contiguous) made ``clip(out * scale + shift,
+    lo, hi)`` by row, in place, by the set's kernels (``scale``/``shift`` None:
+    1/0; with ``scale``, its rows may be planes of several images, row ``r``
+    channel ``r % len(scale)``)."""
+    if scale is not None:   # one pass
+        k.plane_affine(out, scale, shift if shift is not None else np.zeros_like(scale), out,
+                       lo, hi)
+        return
+    if shift is not None:
+        out += shift.reshape(-1, 1)
+    if lo != -math.inf or hi != math.inf:
+        flat = out.reshape(-1)
+        k.clamp(flat, flat, lo, hi)
 
 
 def conv_nd(x, weight, bias, stride, padding, dilation, groups: int, out_size,

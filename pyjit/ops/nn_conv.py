@@ -411,9 +411,10 @@ def conv2d(x, w, b=None, s=1, p=0, d=1, g=1):
     return conv(x, w, b, s, p, d, g, 2) if out is None else out
 
 
-def direct_conv2d(x, w, b, s, p, d, g, clamp=None):
+def direct_conv2d(x, w, b, s, p, d, g, clamp=None, affine=None):
     """:func:`kernels.conv2d` of a batched float32 convolution given as lists of
-    two, its output clamped to ``clamp`` (``(lo, hi)``: a fused ReLU) if given;
+    two, its output mapped by ``affine`` (``(scale, shift)`` per channel: a fused
+    batch norm) and clamped to ``clamp`` (``(lo, hi)``: a fused ReLU) if given;
     None for any other (for :func:`conv`, which checks and reports)."""
     if type(x) is np.ndarray and x.ndim == 4 and type(w) is np.ndarray and w.ndim == 4 and \
             _pair(s) and _pair(p) and _pair(d) and type(g) is int and g > 0 and \
@@ -422,7 +423,7 @@ def direct_conv2d(x, w, b, s, p, d, g, clamp=None):
         oh = (x.shape[2] + 2 * p[0] - d[0] * (w.shape[2] - 1) - 1) // s[0] + 1
         ow = (x.shape[3] + 2 * p[1] - d[1] * (w.shape[3] - 1) - 1) // s[1] + 1
         if oh > 0 and ow > 0:
-            return kernels.conv2d(x, w, b, s, p, d, g, (oh, ow), clamp=clamp)
+            return kernels.conv2d(x, w, b, s, p, d, g, (oh, ow), clamp=clamp, affine=affine)
     return None
 
 

@@ -45,7 +45,7 @@ def constant_of(v: Value) -> Any:
 
 #: Non-aten kinds that never write into their inputs.
 _READERS = frozenset({LIST, prim.TupleConstruct, "pyjit::conv_act",
-                      "pyjit::linear_act"})
+                      "pyjit::linear_act", "pyjit::conv_bn_act"})
 
 
 #: Norms that update their running statistics (inputs 3 and 4) in place unless

@@ -36,7 +36,7 @@ graph writes, and tensors it writes into, stay ``prim::GetAttr`` reads of
 
 from __future__ import annotations
 
-from typing import Any, Callable, Dict
+from typing import Any, Callable, Dict, Optional, Set
 
 import numpy as np
 
@@ -47,7 +47,7 @@ from ..ir.symbols import prim
 from .constant_values import NOT_CONSTANT, constant_of, may_write
 from .inline_calls import inline_calls
 
-__all__ = ["freeze_graph"]
+__all__ = ["freeze_graph", "NOT_NONE", "SAME"]
 
 #: Scalar operators computed when their inputs are constants (non-tensor in and out).
 _SCALAR_FOLDS = frozenset(f"aten::{k}" for k in (
@@ -59,8 +59,19 @@ _PURE = frozenset({prim.Constant, "prim::ListConstruct", "prim::TupleConstruct",
                    "prim::unchecked_cast", "aten::dim", "aten::size"}) | _SCALAR_FOLDS
 
 
+#: What ``watch`` is told of a tensor left to be read at run time: the graph
+#: relies on its being a tensor (``x is None`` folded to False).
+NOT_NONE = "not None"
+
+#: ... and of an attribute whose value the graph took: it relies on the value
+#: staying that one (``is``).
+SAME = "same"
+
+
 def freeze_graph(graph: Graph, root: Any, unit: Any, registry: Any,
-                 attribute: Callable[[Any, str], Any], is_object: Callable[[Any], bool]) -> Graph:
+                 attribute: Callable[[Any, str], Any], is_object: Callable[[Any], bool],
+                 *, tensors: bool = True,
+                 watch: Optional[Callable[[Any, str, Any, str], None]] = None) -> Graph:
     """A frozen copy of ``graph``, a method whose first input is ``self``, for
     object ``root`` (see the module docstring).
 
@@ -70,38 +81,59 @@ def freeze_graph(graph: Graph, root: Any, unit: Any, registry: Any,
         attribute: ``attribute(obj, name)``: the value of ``obj``'s attribute.
         is_object: whether a value is an object whose attributes are followed
             (a submodule) rather than a constant.
+        tensors: whether tensor attributes become constants too; if not, each
+            stays a ``prim::GetAttr``, read at every run, and only its being a
+            tensor is relied on (``self.running_mean is None`` folds to False).
+        watch: told ``watch(obj, name, value, how)`` of every attribute the
+            result relies on: ``how`` :data:`SAME` (its value, a constant or an
+            object followed, must stay ``value``) or :data:`NOT_NONE` (it must
+            stay a tensor); what the caller checks before running the result
+            again (:mod:`pyjit.archive.specialize`).
     """
     g = graph.copy()
     inline_calls(g, unit)
     written = {n.attrs["name"] for n in g.all_nodes() if n.kind == prim.SetAttr}
     objects: Dict[Value, Any] = {g.inputs[0]: root}
+    tensor_reads: Set[Value] = set()
     changed = True
     while changed:
-        changed = _fold_attributes(g, objects, written, attribute, is_object)
-        changed |= _fold_branches(g, registry)
+        changed = _fold_attributes(g, objects, written, attribute, is_object, tensors, watch,
+                                   tensor_reads)
+        changed |= _fold_branches(g, registry, tensor_reads)
         changed |= _drop_unused(g)
     return g
 
 
 def _fold_attributes(g: Graph, objects: Dict[Value, Any], written, attribute,
-                     is_object) -> bool:
+                     is_object, tensors: bool, watch, tensor_reads: Set[Value]) -> bool:
     changed = False
     for n in list(g.all_nodes()):
-        if n.kind != prim.GetAttr or n.inputs[0] not in objects:
+        if n.kind != prim.GetAttr or n.inputs[0] not in objects or n.output() in tensor_reads:
             continue
         name = n.attrs["name"]
         if name in written:
             continue
-        value = attribute(objects[n.inputs[0]], name)
+        owner = objects[n.inputs[0]]
+        value = attribute(owner, name)
         if is_object(value):
-            objects[n.output()] = value
+            if n.output() not in objects:
+                objects[n.output()] = value
+                if watch is not None:
+                    watch(owner, name, value, SAME)
             continue
         if type(value) is np.ndarray:
+            if not tensors:
+                tensor_reads.add(n.output())
+                if watch is not None:
+                    watch(owner, name, value, NOT_NONE)
+                continue
             if any(may_write(u.user) for u in n.output().uses):
                 continue
             value = TensorValue("<Tensor>", value, copy=False)   # shared, not copied
         elif not (value is None or type(value) in (int, float, bool, str)):
             continue   # a list, a tuple, an object of no class: read at run time
+        elif watch is not None:
+            watch(owner, name, value, SAME)
         with g.inserting_before(n):
             c = g.insert_constant(value, type=n.output().type, loc=n.source_location)
         n.output().replace_all_uses_with(c)
@@ -110,7 +142,7 @@ def _fold_attributes(g: Graph, objects: Dict[Value, Any], written, attribute,
     return changed
 
 
-def _fold_branches(g: Graph, registry: Any) -> bool:
+def _fold_branches(g: Graph, registry: Any, tensor_reads: Set[Value]) -> bool:
     changed = False
     for n in list(g.all_nodes()):
         if not n.is_inserted():
@@ -120,9 +152,23 @@ def _fold_branches(g: Graph, registry: Any) -> bool:
             if type(cond) is bool:
                 _take(n, 0 if cond else 1)
                 changed = True
+        elif n.kind in ("aten::__is__", "aten::__isnot__") and len(n.inputs) == 2 and \
+                _is_none_of_a_tensor(n, tensor_reads):
+            with g.inserting_before(n):
+                c = g.insert_constant(n.kind == "aten::__isnot__", loc=n.source_location)
+            n.output().replace_all_uses_with(c)
+            n.destroy()
+            changed = True
         elif n.kind in _SCALAR_FOLDS and n.outputs and _fold_scalar(n, registry):
             changed = True
     return changed
+
+
+def _is_none_of_a_tensor(n: Node, tensor_reads: Set[Value]) -> bool:
+    """Whether ``n`` compares a tensor attribute read at run time with None."""
+    a, b = n.inputs
+    return (a in tensor_reads and constant_of(b) is None) or \
+        (b in tensor_reads and constant_of(a) is None)
 
 
 def _take(n: Node, which: int) -> None:

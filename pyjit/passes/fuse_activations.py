@@ -44,11 +44,11 @@ from ..ir import types as T
 from ..ir.graph import Graph, Node
 from .constant_values import NOT_CONSTANT, constant_of, drop_if_unused, only_user
 
-__all__ = ["fuse_activations", "ACTIVATIONS"]
+__all__ = ["fuse_activations", "ACTIVATIONS", "activation_name"]
 
 #: The activation kinds that fuse (in-place forms too), by the name the fused
 #: node's ``activation`` input gives (``hardtanh`` and ``gelu`` are read by
-#: :func:`_activation_name`).
+#: :func:`activation_name`).
 ACTIVATIONS = {"aten::relu": "relu", "aten::relu_": "relu", "aten::relu6": "relu6",
                "aten::relu6_": "relu6", "aten::silu": "silu", "aten::silu_": "silu",
                "aten::hardswish": "hardswish", "aten::hardswish_": "hardswish"}
@@ -65,13 +65,13 @@ def fuse_activations(graph: Graph) -> int:
         act = only_user(producer.output(), shapes=True)
         if act is None or act.inputs[0] is not producer.output():
             continue
-        name = _activation_name(act)
+        name = activation_name(act)
         if name is not None and _fuse(producer, act, name):
             fused += 1
     return fused
 
 
-def _activation_name(act: Node) -> Optional[str]:
+def activation_name(act: Node) -> Optional[str]:
     """The fused name of activation node ``act``, or None if it does not fuse."""
     name = ACTIVATIONS.get(act.kind)
     if name is not None:
