@@ -232,37 +232,34 @@ def test_the_convolution_gemm_agrees_with_im2col_and_a_product(g, gemm_body):
 
 @pytest.mark.parametrize("m,k,n", [(1, 1, 1), (7, 3, 17), (13, 200, 70), (6, 128, 64),
                                    (25, 129, 65), (12, 300, 1000), (3, 5, 33)])
-def test_the_gemm_with_its_epilogue_agrees_with_numpy(m, k, n, gemm_body):
+def test_a_1x1_convolution_gemm_with_its_epilogue_agrees_with_numpy(m, k, n, gemm_body):
     rng = np.random.default_rng(m * k + n)
-    w = rng.standard_normal((m, k + 2)).astype(np.float32)[:, :k]   # rows apart by k + 2
-    x = rng.standard_normal((k, n)).astype(np.float32)
-    x[0, : n // 2] = np.nan   # a NaN stays NaN through the clamp
+    w = rng.standard_normal((m, k)).astype(np.float32)
+    x = rng.standard_normal((k, 1, n)).astype(np.float32)   # an image of one row
+    x[0, 0, : n // 2] = np.nan   # a NaN stays NaN through the clamp
     per_row = rng.standard_normal((2, m)).astype(np.float32)
     for scale, shift, lo, hi in ((None, None, -np.inf, np.inf), (None, per_row[0], 0.0, 6.0),
                                  (per_row[1], per_row[0], -1.0, np.inf)):
-        out = np.full((m, n), 7.0, np.float32)
-        assert kernels.COMPILED.gemm_epilogue(w, x, out, scale, shift, lo, hi)
-        ref = np.empty((m, n), np.float32)
-        kernels.NUMPY.gemm_epilogue(np.ascontiguousarray(w), x, ref, scale, shift, lo, hi)
+        out, ref = np.full((m, n), 7.0, np.float32), np.empty((m, n), np.float32)
+        geometry = (1, 1, 1, 1, 0, 0, 1, 1)
+        assert kernels.COMPILED.conv2d_gemm(x, w, out, scale, shift, lo, hi, *geometry)
+        kernels.NUMPY.conv2d_gemm(x, w, ref, scale, shift, lo, hi, *geometry)
         np.testing.assert_allclose(out, ref, rtol=1e-5, atol=1e-5 * np.sqrt(k))
         np.testing.assert_array_equal(np.isnan(out), np.isnan(ref))
 
 
-@pytest.mark.skipif(kernels.COMPILED is None, reason="built without a compiler")
 def test_the_gemm_kernels_refuse_what_does_not_fit():
     k = kernels.COMPILED
-    w, x = np.ones((4, 3), np.float32), np.ones((3, 5), np.float32)
-    with pytest.raises(ValueError, match=r"\(4, 3\) @ \(3, 5\) into \(4, 6\)"):
-        k.gemm_epilogue(w, x, np.empty((4, 6), np.float32), None, None, 0.0, 1.0)
+    image = np.ones((2, 4, 4), np.float32)
     with pytest.raises(ValueError, match="2 shifts for 4 rows"):
-        k.gemm_epilogue(w, x, np.empty((4, 5), np.float32), None, np.ones(2, np.float32), 0.,
-                        1.)
+        k.conv2d_gemm(image, np.ones((4, 2), np.float32), np.empty((4, 16), np.float32), None,
+                      np.ones(2, np.float32), 0.0, 1.0, 1, 1, 1, 1, 0, 0, 1, 1)
     with pytest.raises(ValueError, match="3 scales for 4 rows"):
-        k.gemm_epilogue(w, x, np.empty((4, 5), np.float32), np.ones(3, np.float32), None, 0.,
-                        1.)
+        k.conv2d_gemm(image, np.ones((4, 2), np.float32), np.empty((4, 16), np.float32),
+                      np.ones(3, np.float32), None, 0.0, 1.0, 1, 1, 1, 1, 0, 0, 1, 1)
     with pytest.raises(ValueError, match="columns must be contiguous"):
-        k.gemm_epilogue(w, np.ones((5, 3), np.float32).T, np.empty((4, 5), np.float32), None,
-                        None, 0.0, 1.0)
+        k.conv2d_gemm(image, np.ones((4, 2), np.float32), np.empty((16, 4), np.float32).T,
+                      None, None, 0.0, 1.0, 1, 1, 1, 1, 0, 0, 1, 1)
     image = np.ones((2, 4, 4), np.float32)
     with pytest.raises(ValueError, match="weight \\(4, 9\\) for 2 channels of 3x3 taps"):
         k.conv2d_gemm(image, np.ones((4, 9), np.float32), np.empty((4, 16), np.float32), None,

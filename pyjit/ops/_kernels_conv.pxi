@@ -25,10 +25,6 @@ cdef extern from "_kernels_math.h" nogil:
                       Py_ssize_t n)
 
 cdef extern from "_kernels_gemm.h" nogil:
-    int pj_sgemm_epilogue(Py_ssize_t M, Py_ssize_t N, Py_ssize_t K, const float* w,
-                          Py_ssize_t ldw, const float* x, Py_ssize_t ldx, float* out,
-                          Py_ssize_t ldo, const float* scale, const float* shift, float lo,
-                          float hi)
     int pj_gemm_level()
     int pj_gemm_cap
     ctypedef struct pj_conv_geom:
@@ -54,37 +50,6 @@ cdef int _per_row(const float[::1] v, Py_ssize_t m, str what, str name) except -
     if v is not None and v.shape[0] != m:
         raise ValueError(f"{name}: {v.shape[0]} {what} for {m} rows")
     return 0
-
-
-def gemm_epilogue(const float[:, :] w, const float[:, :] x, float[:, :] out,
-                  const float[::1] scale, const float[::1] shift, float lo, float hi):
-    """``out = clip((w @ x) * scale[:, None] + shift[:, None], lo, hi)``
-    (``scale``/``shift`` None: 1/0), the GEMM of a convolution with its bias (or
-    batch norm) and clamp applied before the output is stored
-    (``_kernels_gemm.h``); each operand's rows may be apart by more than their
-    length, their columns must be contiguous.  Returns False, having written
-    nothing, on a CPU the kernel has no body for."""
-    cdef Py_ssize_t m = w.shape[0], kk = w.shape[1], n = x.shape[1]
-    if x.shape[0] != kk or out.shape[0] != m or out.shape[1] != n:
-        raise ValueError(f"gemm_epilogue: ({m}, {kk}) @ ({x.shape[0]}, {n}) into "
-                         f"({out.shape[0]}, {out.shape[1]})")
-    _per_row(scale, m, "scales", "gemm_epilogue")
-    _per_row(shift, m, "shifts", "gemm_epilogue")
-    if (w.strides[1] != 4 and kk > 1) or (x.strides[1] != 4 and n > 1) or \
-            (out.strides[1] != 4 and n > 1):
-        raise ValueError("gemm_epilogue: the columns must be contiguous")
-    if m == 0 or n == 0:
-        return True
-    if kk == 0:
-        return False
-    cdef const float* sp = &shift[0] if shift is not None else NULL
-    cdef const float* fp = &scale[0] if scale is not None else NULL
-    cdef int done
-    with nogil:
-        done = pj_sgemm_epilogue(m, n, kk, &w[0, 0], w.strides[0] // 4, &x[0, 0],
-                                 x.strides[0] // 4, &out[0, 0], out.strides[0] // 4, fp, sp,
-                                 lo, hi)
-    return done != 0
 
 
 def conv2d_gemm(const float[:, :, ::1] x, const float[:, ::1] w, float[:, :] out,

@@ -3,22 +3,28 @@
  * K) the weight, x (K, N) the image (a 1x1 convolution) or its im2col columns,
  * scale and shift per row of out (a bias, or a batch norm's affine map).
  *
- * Why not numpy's BLAS, which the other GEMMs use: a convolution's product is
- * short in M (16-128 output channels) or in K (16-160 input channels of a
- * MobileNet's 1x1 layers) and long in N (the pixels), where OpenBLAS reaches
- * 50-90 GFLOP/s on one AVX-512 core that does 190: it packs both operands,
- * which for a short K costs about what the product does.  This kernel packs
- * nothing.  It walks N in panels of a few vectors; a panel of x, up to KC rows
- * of it, stays in L1 while every block of MR rows of w is multiplied into it,
- * each output value an accumulator register summing its K products in order
- * (one FMA each, as BLAS's kernels sum within a block of K: torch's own
- * float32 error).  The affine map and the clamp (ReLU, ReLU6) are applied to the
- * accumulators before they are stored, so the output is written once, not
- * written and then read back by a second pass.
+ * Why not numpy's BLAS, which the other GEMMs use: what a convolution does
+ * after its sums.  A convolution of a CNN is followed by its bias, its batch
+ * norm's affine map and its ReLU; after numpy's matmul each is a pass that
+ * reads the output back from memory and writes it again, and in a model,
+ * where a MobileNet's 1x1 products are short in K (16-160 terms) and their
+ * time is memory's, those passes cost what the product does.  Here they are
+ * applied to the accumulators before they are stored: the output is written
+ * once (mobilenet_v2_frozen's 1x1 layers: 11-12 -> 8.7-8.9 ms).  A product
+ * with nothing after it stays numpy's (OpenBLAS is as fast on it, in a
+ * model), as does one longer than OWN_GEMM_MAX_K terms (kernels.py).
+ *
+ * How: N is walked in panels of 64 columns; a panel of the columns, up to
+ * PJ_KC rows of it, is made into a contiguous buffer in L1 (straight from the
+ * image, pj_pack_conv: the im2col columns are never written out whole, so a
+ * 7x7 stem's are not 147 rows of the whole output) while every block of MR
+ * rows of w is multiplied into it, each output value an accumulator register
+ * summing its K products in order (one FMA each, as BLAS's kernels sum within
+ * a block of K: torch's own float32 error).
  *
  * Two bodies, chosen once by the CPU: AVX-512 (a tile of 6 rows by 64
  * columns, 24 of the 32 vector registers) and AVX2 with FMA (6 rows by 16, 12
- * of 16).  Elsewhere pj_sgemm_epilogue returns 0 and the caller uses numpy.
+ * of 16).  Elsewhere pj_conv2d_gemm returns 0 and the caller uses numpy.
  * Tails in N are masked loads and stores: no element past N is read or
  * written.
  */
@@ -56,6 +62,14 @@ static void pj_pack_conv(const pj_conv_geom* g, Py_ssize_t k0, Py_ssize_t kc, Py
                          Py_ssize_t cols, Py_ssize_t padded, float* pack) {
     Py_ssize_t taps = (Py_ssize_t)g->kh * g->kw;
     Py_ssize_t oy0 = n0 / g->ow, ox0 = n0 % g->ow;
+    if (taps == 1 && g->sh == 1 && g->sw == 1 && g->ph == 0 && g->pw == 0) {
+        /* a 1x1 convolution: the columns are the image's planes themselves */
+        for (Py_ssize_t k = k0; k < k0 + kc; k++) {
+            memcpy(pack + 64 * (k - k0), g->x + k * g->h * g->w + n0, cols * sizeof(float));
+            memset(pack + 64 * (k - k0) + cols, 0, (padded - cols) * sizeof(float));
+        }
+        return;
+    }
     for (Py_ssize_t k = k0; k < k0 + kc; k++) {
         Py_ssize_t c = k / taps, r = k % taps, i = r / g->kw, j = r % g->kw;
         const float* plane = g->x + c * g->h * g->w;
@@ -155,8 +169,8 @@ static const pj_tile512_fn pj_tiles512[PJ_MR] = {pj_tile512_1_4, pj_tile512_2_4,
  * then every tile of rows multiplied into it. */
 __attribute__((target("avx512f,fma"), always_inline)) static inline void
 pj_panel512(Py_ssize_t M, Py_ssize_t N, Py_ssize_t K, Py_ssize_t n0, Py_ssize_t k0,
-            const float* w, Py_ssize_t ldw, const float* x, Py_ssize_t ldx,
-            const pj_conv_geom* g, float* out, Py_ssize_t ldo, const float* scale,
+            const float* w, Py_ssize_t ldw, const pj_conv_geom* g, float* out,
+            Py_ssize_t ldo, const float* scale,
             const float* shift, float lo, float hi, float* pack) {
     Py_ssize_t kc = K - k0 < PJ_KC ? K - k0 : PJ_KC;
     int first = k0 == 0, last = k0 + kc == K;
@@ -169,16 +183,7 @@ pj_panel512(Py_ssize_t M, Py_ssize_t N, Py_ssize_t K, Py_ssize_t n0, Py_ssize_t 
     }
     /* the panel, contiguous: rows N floats apart in x would fall in a few of
      * L1's sets and each on a page of its own */
-    if (g) {
-        pj_pack_conv(g, k0, kc, n0, left < 64 ? left : 64, 64, pack);
-    } else {
-        for (Py_ssize_t k = 0; k < kc; k++) {
-            const float* xr = x + (k0 + k) * ldx + n0;
-            for (int v = 0; v < 4; v++)
-                _mm512_store_ps(pack + 64 * k + 16 * v,
-                                _mm512_maskz_loadu_ps(m[v], xr + 16 * v));
-        }
-    }
+    pj_pack_conv(g, k0, kc, n0, left < 64 ? left : 64, 64, pack);
     for (Py_ssize_t r0 = 0; r0 < M; r0 += PJ_MR) {
         Py_ssize_t rows = M - r0 < PJ_MR ? M - r0 : PJ_MR;
         pj_tiles512[rows - 1](kc, w + r0 * ldw + k0, ldw, pack, out + r0 * ldo + n0, ldo, m,
@@ -193,7 +198,7 @@ pj_panel512(Py_ssize_t M, Py_ssize_t N, Py_ssize_t K, Py_ssize_t n0, Py_ssize_t 
 
 __attribute__((target("avx512f,fma"))) static void
 pj_sgemm512(Py_ssize_t M, Py_ssize_t N, Py_ssize_t K, const float* w, Py_ssize_t ldw,
-            const float* x, Py_ssize_t ldx, const pj_conv_geom* g, float* out,
+            const pj_conv_geom* g, float* out,
             Py_ssize_t ldo, const float* scale, const float* shift, float lo, float hi,
             float* pack) {
     if ((size_t)M * K * sizeof(float) <= PJ_W_IN_L2) {
@@ -201,7 +206,7 @@ pj_sgemm512(Py_ssize_t M, Py_ssize_t N, Py_ssize_t K, const float* w, Py_ssize_t
          * (its K blocks one after the other) */
         for (Py_ssize_t n0 = 0; n0 < N; n0 += 64)
             for (Py_ssize_t k0 = 0; k0 < K; k0 += PJ_KC)
-                pj_panel512(M, N, K, n0, k0, w, ldw, x, ldx, g, out, ldo, scale, shift, lo, hi,
+                pj_panel512(M, N, K, n0, k0, w, ldw, g, out, ldo, scale, shift, lo, hi,
                             pack);
     } else {
         /* a deep layer's w (256 x 2304: 2.4 MB) is not: a block of its
@@ -209,7 +214,7 @@ pj_sgemm512(Py_ssize_t M, Py_ssize_t N, Py_ssize_t K, const float* w, Py_ssize_t
          * meets it, the partial sums waiting in out between blocks */
         for (Py_ssize_t k0 = 0; k0 < K; k0 += PJ_KC)
             for (Py_ssize_t n0 = 0; n0 < N; n0 += 64)
-                pj_panel512(M, N, K, n0, k0, w, ldw, x, ldx, g, out, ldo, scale, shift, lo, hi,
+                pj_panel512(M, N, K, n0, k0, w, ldw, g, out, ldo, scale, shift, lo, hi,
                             pack);
     }
 }
@@ -262,7 +267,7 @@ __attribute__((target("avx2,fma"))) static __m256i pj_lanes256(Py_ssize_t lanes)
 
 __attribute__((target("avx2,fma"))) static void
 pj_sgemm256(Py_ssize_t M, Py_ssize_t N, Py_ssize_t K, const float* w, Py_ssize_t ldw,
-            const float* x, Py_ssize_t ldx, const pj_conv_geom* g, float* out,
+            const pj_conv_geom* g, float* out,
             Py_ssize_t ldo, const float* scale, const float* shift, float lo, float hi,
             float* pack) {
     for (Py_ssize_t n0 = 0; n0 < N; n0 += 16) {
@@ -270,22 +275,14 @@ pj_sgemm256(Py_ssize_t M, Py_ssize_t N, Py_ssize_t K, const float* w, Py_ssize_t
         for (Py_ssize_t k0 = 0; k0 < K; k0 += 2 * PJ_KC) {
             Py_ssize_t kc = K - k0 < 2 * PJ_KC ? K - k0 : 2 * PJ_KC;
             int first = k0 == 0, last = k0 + kc == K;
-            if (g) {
-                /* packed 64 floats a row, read 16 a row below: repacked */
-                for (Py_ssize_t q = 0; q < kc; q += PJ_KC) {
-                    Py_ssize_t rows = kc - q < PJ_KC ? kc - q : PJ_KC;
-                    pj_pack_conv(g, k0 + q, rows, n0, N - n0 < 16 ? N - n0 : 16, 16,
-                                 pack + 16 * 4 * PJ_KC);
-                    for (Py_ssize_t k = 0; k < rows; k++)
-                        memcpy(pack + 16 * (q + k), pack + 16 * 4 * PJ_KC + 64 * k,
-                               16 * sizeof(float));
-                }
-            } else {
-                for (Py_ssize_t k = 0; k < kc; k++) {
-                    const float* xr = x + (k0 + k) * ldx + n0;
-                    _mm256_store_ps(pack + 16 * k, _mm256_maskload_ps(xr, m0));
-                    _mm256_store_ps(pack + 16 * k + 8, _mm256_maskload_ps(xr + 8, m1));
-                }
+            /* packed 64 floats a row, read 16 a row below: repacked */
+            for (Py_ssize_t q = 0; q < kc; q += PJ_KC) {
+                Py_ssize_t rows = kc - q < PJ_KC ? kc - q : PJ_KC;
+                pj_pack_conv(g, k0 + q, rows, n0, N - n0 < 16 ? N - n0 : 16, 16,
+                             pack + 16 * 4 * PJ_KC);
+                for (Py_ssize_t k = 0; k < rows; k++)
+                    memcpy(pack + 16 * (q + k), pack + 16 * 4 * PJ_KC + 64 * k,
+                           16 * sizeof(float));
             }
             for (Py_ssize_t r0 = 0; r0 < M; r0 += PJ_MR) {
                 const float* wt = w + r0 * ldw + k0;
@@ -325,55 +322,37 @@ static int pj_gemm_level(void) {
 #endif
 }
 
-/* The product of pj_sgemm_epilogue, x given as an array or, g not NULL, as a
- * convolution's columns. */
-static int pj_sgemm_any(Py_ssize_t M, Py_ssize_t N, Py_ssize_t K, const float* w,
-                        Py_ssize_t ldw, const float* x, Py_ssize_t ldx, const pj_conv_geom* g,
-                        float* out, Py_ssize_t ldo, const float* scale, const float* shift,
-                        float lo, float hi) {
+/* out[r, n] = min(hi, max(lo, (sum_k w[r, k] cols[k, n]) * scale[r] + shift[r]))
+ * for r < M and the output's pixels n, cols the im2col columns of image g->x
+ * (see pj_conv_geom), made a panel at a time in L1, never written out whole:
+ * the scaling and shift one FMA (scale NULL: 1, shift NULL: 0; lo, hi: -inf,
+ * inf for no clamp), a convolution's bias, or an inference batch norm's
+ * affine map, and a ReLU.  Rows of w ldw floats apart, of out ldo.  Returns
+ * 0, having written nothing, on a CPU with neither body. */
+static int pj_conv2d_gemm(const pj_conv_geom* g, Py_ssize_t M, Py_ssize_t K, const float* w,
+                          Py_ssize_t ldw, float* out, Py_ssize_t ldo, const float* scale,
+                          const float* shift, float lo, float hi) {
 #if PJ_HAVE_GEMM
     int level = pj_gemm_level();
+    Py_ssize_t N = g->oh * g->ow;
     if (level == 0)
         return 0;
     /* the panel, PJ_KC rows of 64 floats (AVX2: twice the rows of 16), and for
-     * AVX2's convolution packing a second of 64 floats a row */
+     * AVX2's packing a second of 64 floats a row */
     float* pack = (float*)aligned_alloc(64, 2 * PJ_KC * 64 * sizeof(float));
     if (!pack)
         return 0;
     if (level == 2)
-        pj_sgemm512(M, N, K, w, ldw, x, ldx, g, out, ldo, scale, shift, lo, hi, pack);
+        pj_sgemm512(M, N, K, w, ldw, g, out, ldo, scale, shift, lo, hi, pack);
     else
-        pj_sgemm256(M, N, K, w, ldw, x, ldx, g, out, ldo, scale, shift, lo, hi, pack);
+        pj_sgemm256(M, N, K, w, ldw, g, out, ldo, scale, shift, lo, hi, pack);
     free(pack);
     return 1;
 #else
-    (void)M; (void)N; (void)K; (void)w; (void)ldw; (void)x; (void)ldx; (void)g; (void)out;
-    (void)ldo; (void)scale; (void)shift; (void)lo; (void)hi;
+    (void)g; (void)M; (void)K; (void)w; (void)ldw; (void)out; (void)ldo; (void)scale;
+    (void)shift; (void)lo; (void)hi;
     return 0;
 #endif
-}
-
-/* out[r, n] = min(hi, max(lo, (sum_k w[r, k] x[k, n]) * scale[r] + shift[r]))
- * for r < M, n < N, the scaling and shift one FMA (scale NULL: 1, shift NULL: 0,
- * lo, hi: -inf, inf for no clamp): a convolution's bias, or an inference batch
- * norm's affine map, and a ReLU; rows of w, x
- * and out ldw, ldx and ldo floats apart, their columns contiguous.  Returns 0,
- * having written nothing, on a CPU with neither body. */
-static int pj_sgemm_epilogue(Py_ssize_t M, Py_ssize_t N, Py_ssize_t K, const float* w,
-                             Py_ssize_t ldw, const float* x, Py_ssize_t ldx, float* out,
-                             Py_ssize_t ldo, const float* scale, const float* shift, float lo,
-                             float hi) {
-    return pj_sgemm_any(M, N, K, w, ldw, x, ldx, NULL, out, ldo, scale, shift, lo, hi);
-}
-
-/* The same product with x the im2col columns of image g->x (see
- * pj_conv_geom): a convolution as one GEMM whose columns are made a panel at a
- * time in L1, never written out whole. */
-static int pj_conv2d_gemm(const pj_conv_geom* g, Py_ssize_t M, Py_ssize_t K, const float* w,
-                          Py_ssize_t ldw, float* out, Py_ssize_t ldo, const float* scale,
-                          const float* shift, float lo, float hi) {
-    return pj_sgemm_any(M, g->oh * g->ow, K, w, ldw, NULL, 0, g, out, ldo, scale, shift, lo,
-                        hi);
 }
 
 #endif  /* PYJIT_KERNELS_GEMM_H */

@@ -436,7 +436,7 @@ def recurrent_layer_numpy(mode, gi, sizes, w_hh, b_hh, w_hr, h, c, out, reverse)
         h[:n] = hn
 
 
-_NAMES = ("im2col2d", "gemm_epilogue", "conv2d_gemm", "depthwise2d", "conv2d_direct", "max_pool2d", "avg_pool2d",
+_NAMES = ("im2col2d", "conv2d_gemm", "depthwise2d", "conv2d_direct", "max_pool2d", "avg_pool2d",
           "plane_means", "erf", "gelu", "silu", "sigmoid", "hardswish", "clamp", "hardsigmoid",
           "softmax_rows", "plane_affine", "batch_norm_planes", "row_stats", "layer_norm_rows",
           "recurrent_layer")
@@ -524,7 +524,7 @@ DIRECT_MAX_OUTPUTS = 1 << 19
 
 
 #: A convolution's GEMM of at most this many terms a sum (``C/groups * kh *
-#: kw``) is the compiled ``gemm_epilogue``/``conv2d_gemm``, which pack nothing
+#: kw``) is the compiled ``conv2d_gemm``, which packs nothing
 #: but a panel of the columns (1.05-1.45x numpy's OpenBLAS on a MobileNet's 1x1
 #: layers, 1.3x on resnet18's 7x7 stem, its columns never written out); a
 #: longer one, numpy's BLAS, whose packed weight serves deep layers better
@@ -589,7 +589,7 @@ def conv2d(x, weight, bias, stride: Sequence[int], padding: Sequence[int],
                 gs = None if scale is None else scale[rows]
                 gb = None if shift is None else shift[rows]
                 if pointwise:
-                    _gemm(k, w_mats[g], xg.reshape(cg, h * w), dst, gs, gb, lo, hi)
+                    _gemm(k, w_mats[g], xg, dst, gs, gb, lo, hi)
                 elif cg * kh * kw > OWN_GEMM_MAX_K or \
                         not k.conv2d_gemm(xg, w_mats[g], dst, gs, gb, lo, hi, kh, kw, sh, sw,
                                           ph, pw, dh, dw):
@@ -604,15 +604,16 @@ def conv2d(x, weight, bias, stride: Sequence[int], padding: Sequence[int],
     return out
 
 
-def _gemm(k, w, cols, out, scale, shift, lo, hi) -> None:
-    """``out = clip((w @ cols) * scale + shift, lo, hi)`` by row: the set's
-    ``gemm_epilogue`` for a product of at most :data:`OWN_GEMM_MAX_K` terms
-    with something to apply after it, else (or where the compiled one has no
-    body for this CPU) numpy's BLAS and :func:`_finish`."""
+def _gemm(k, w, image, out, scale, shift, lo, hi) -> None:
+    """``out = clip((w @ image) * scale + shift, lo, hi)`` by row, ``image``
+    ``(C, H, W)`` taken as ``(C, H*W)``: a 1x1 convolution, by the set's
+    ``conv2d_gemm`` for a product of at most :data:`OWN_GEMM_MAX_K` terms with
+    something to apply after it, else (or where the compiled one has no body
+    for this CPU) numpy's BLAS and :func:`_finish`."""
     if (scale is None and shift is None and lo == -math.inf and hi == math.inf) or \
             w.shape[1] > OWN_GEMM_MAX_K or \
-            not k.gemm_epilogue(w, cols, out, scale, shift, lo, hi):
-        np.matmul(w, cols, out=out)
+            not k.conv2d_gemm(image, w, out, scale, shift, lo, hi, 1, 1, 1, 1, 0, 0, 1, 1):
+        np.matmul(w, image.reshape(image.shape[0], -1), out=out)
         _finish(k, out, scale, shift, lo, hi)
 
 
