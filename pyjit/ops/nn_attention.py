@@ -94,6 +94,11 @@ def native_multi_head_attention(query, key, value, embed_dim: int, num_head: int
         raise ValueError(f"expected query to be 3-D (batch, sequence, embedding), got "
                          f"{query.ndim}-D")
     e = embed_dim
+    if query is key and key is value and mask is None and not need_weights and \
+            kernels.is_float32(query, qkv_weight, qkv_bias, proj_weight, proj_bias) and \
+            e % num_head == 0 and query.shape[-1] == e:
+        return as_array(_self_attention(query, num_head, qkv_weight, qkv_bias, proj_weight,
+                                        proj_bias)), np.empty((0,), query.dtype)
     if query is key and key is value:
         # self-attention: one packed projection, then its three thirds, as
         # torch's kernel makes it (each output is the same dot product)
@@ -111,6 +116,23 @@ def native_multi_head_attention(query, key, value, embed_dim: int, num_head: int
         return as_array(out), np.empty((0,), query.dtype)
     w = weights.mean(axis=1) if average_attn_weights else weights
     return as_array(out), as_array(w.astype(query.dtype))
+
+
+def _self_attention(x, num_head: int, qkv_weight, qkv_bias, proj_weight, proj_bias):
+    """float32 self-attention with no mask, the values of the general path
+    (the same products, scaling and softmax, in the same order) by fewer numpy
+    calls: the packed projection viewed as (q, k, v) by head, the softmax in
+    place over the scores' rows.  Its Python was a sixth of a 49-token
+    MultiheadAttention (189 -> 159 us)."""
+    b, t, e = x.shape
+    d = e // num_head
+    qkv = linear(x, qkv_weight, qkv_bias).reshape(b, t, 3, num_head, d).transpose(2, 0, 3, 1, 4)
+    scores = np.matmul(qkv[0], np.swapaxes(qkv[1], -1, -2))
+    scores *= np.float32(1 / math.sqrt(d))
+    rows = scores.reshape(-1, t)
+    kernels.ACTIVE.softmax_rows(rows, rows, False)
+    out = np.matmul(scores, qkv[2]).transpose(0, 2, 1, 3).reshape(b, t, e)
+    return linear(out, proj_weight, proj_bias)
 
 
 def transformer_encoder_layer_fwd(src, embed_dim: int, num_heads: int, qkv_weight, qkv_bias,
