@@ -156,7 +156,7 @@ cdef inline void _tap(const float* x, Py_ssize_t h, Py_ssize_t w, float* out, Py
     cdef Py_ssize_t oy, ox, lo, hi, top, bottom, ix0 = j * dw - pw
     cdef const float* row
     cdef float* o
-    cdef float v
+    cdef float v, c
     _inside(ow, sw, ix0, w, &lo, &hi)
     _inside(oh, sh, i * dh - ph, h, &top, &bottom)   # the rows, as the columns
     if lo >= hi:
@@ -168,10 +168,10 @@ cdef inline void _tap(const float* x, Py_ssize_t h, Py_ssize_t w, float* out, Py
             if hi - lo >= _LONG_ROW:
                 pj_max_row(row + lo * sw, sw, o + lo, hi - lo)
             else:
-                for ox in range(lo, hi):
+                for ox in range(lo, hi):   # a select, not a branch: data decide it
                     v = row[ox * sw]
-                    if v > o[ox] or v != v:
-                        o[ox] = v
+                    c = o[ox]
+                    o[ox] = v if (v > c) | (v != v) else c
         elif hi - lo >= _LONG_ROW:
             pj_axpy_row(k, row + lo * sw, sw, o + lo, hi - lo)
         else:
