@@ -303,3 +303,31 @@ def test_specialised_calls_of_a_pickled_module_start_afresh(cnn):
     assert specialize.specialization(copy) is None
     _close_to_torch(copy(x), "cnn")
     _close_to_torch(copy(x), "cnn")
+
+
+def test_a_specialisation_does_not_keep_its_module_alive(loop):
+    import gc
+    import weakref
+    module = pyjit.load(str(FIXTURES / "cnn_eval.pt"), loop=loop)
+    x = ARRAYS["cnn/in0"]
+    module(x)
+    module(x)
+    ref = weakref.ref(module)
+    del module
+    gc.collect()
+    assert ref() is None
+
+
+def test_an_attribute_never_set_fails_where_the_shared_graph_fails(cnn):
+    # (an object of an archive whose pickle left an attribute out)
+    x = ARRAYS["cnn/in0"]
+    cnn(x)
+    del object.__getattribute__(cnn.b4, "_fields")["training"]
+    for _ in range(2):   # the shared graph, then the specialised one (O1)
+        with pytest.raises(pyjit.InterpreterError, match="attribute 'training' of a "
+                                                          r"__torch__\.torch\.nn\.modules\..*"
+                                                          "was never set"):
+            cnn(x)
+    frozen = pyjit.freeze(cnn)          # freezing leaves the read, which fails when run
+    with pytest.raises(pyjit.InterpreterError, match="'training'.*was never set"):
+        frozen(x)

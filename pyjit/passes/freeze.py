@@ -114,7 +114,10 @@ def _fold_attributes(g: Graph, objects: Dict[Value, Any], written, attribute,
         if name in written:
             continue
         owner = objects[n.inputs[0]]
-        value = attribute(owner, name)
+        try:
+            value = attribute(owner, name)
+        except AttributeError:   # never set: left to be read, and to fail, at run time
+            continue
         if is_object(value):
             if n.output() not in objects:
                 objects[n.output()] = value
