@@ -48,7 +48,9 @@ import warnings
 import weakref
 from typing import Any, Dict, List, Optional, Tuple
 
+from ..code import default_optimize
 from ..interpreter import Function
+from ..passes import inference
 
 __all__ = ["specialized", "specialization", "Guards", "MAX_RESPECIALISATIONS", "ENABLED"]
 
@@ -108,8 +110,6 @@ def specialized(owner: Any, method: str) -> Optional[Function]:
     """The Function to run ``owner.method`` with: its specialisation for
     ``owner`` when there is one whose guards hold (made or remade now if
     needed), else None (run the shared graph)."""
-    from ..code import default_optimize
-    from ..passes import inference
     if not (ENABLED and default_optimize() and inference.enabled()):
         return None
     states = _states.get(owner)

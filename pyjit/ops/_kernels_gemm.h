@@ -55,9 +55,10 @@ typedef struct {
     int kh, kw, sh, sw, ph, pw, dh, dw;
 } pj_conv_geom;
 
-/* pack[(k - k0) * 64 + t] = column n0 + t of row k of the columns, for k in
- * [k0, k0 + kc), t < cols; 0 for t in [cols, padded).  The same values as
- * im2col2d writes, a row of the panel a few runs of one input row. */
+/* pack[(k - k0) * padded + t] = column n0 + t of row k of the columns, for k
+ * in [k0, k0 + kc), t < cols; 0 for t in [cols, padded): rows of the panel as
+ * wide as a tile reads them (64 floats for AVX-512, 16 for AVX2).  The same
+ * values as im2col2d writes, a row of the panel a few runs of one input row. */
 static void pj_pack_conv(const pj_conv_geom* g, Py_ssize_t k0, Py_ssize_t kc, Py_ssize_t n0,
                          Py_ssize_t cols, Py_ssize_t padded, float* pack) {
     Py_ssize_t taps = (Py_ssize_t)g->kh * g->kw;
@@ -65,15 +66,15 @@ static void pj_pack_conv(const pj_conv_geom* g, Py_ssize_t k0, Py_ssize_t kc, Py
     if (taps == 1 && g->sh == 1 && g->sw == 1 && g->ph == 0 && g->pw == 0) {
         /* a 1x1 convolution: the columns are the image's planes themselves */
         for (Py_ssize_t k = k0; k < k0 + kc; k++) {
-            memcpy(pack + 64 * (k - k0), g->x + k * g->h * g->w + n0, cols * sizeof(float));
-            memset(pack + 64 * (k - k0) + cols, 0, (padded - cols) * sizeof(float));
+            memcpy(pack + padded * (k - k0), g->x + k * g->h * g->w + n0, cols * sizeof(float));
+            memset(pack + padded * (k - k0) + cols, 0, (padded - cols) * sizeof(float));
         }
         return;
     }
     for (Py_ssize_t k = k0; k < k0 + kc; k++) {
         Py_ssize_t c = k / taps, r = k % taps, i = r / g->kw, j = r % g->kw;
         const float* plane = g->x + c * g->h * g->w;
-        float* d = pack + 64 * (k - k0);
+        float* d = pack + padded * (k - k0);
         /* the output columns whose input column ox*sw + xoff is inside [0, w) */
         Py_ssize_t xoff = j * g->dw - g->pw;
         Py_ssize_t lo = 0, hi = g->ow;
@@ -275,15 +276,7 @@ pj_sgemm256(Py_ssize_t M, Py_ssize_t N, Py_ssize_t K, const float* w, Py_ssize_t
         for (Py_ssize_t k0 = 0; k0 < K; k0 += 2 * PJ_KC) {
             Py_ssize_t kc = K - k0 < 2 * PJ_KC ? K - k0 : 2 * PJ_KC;
             int first = k0 == 0, last = k0 + kc == K;
-            /* packed 64 floats a row, read 16 a row below: repacked */
-            for (Py_ssize_t q = 0; q < kc; q += PJ_KC) {
-                Py_ssize_t rows = kc - q < PJ_KC ? kc - q : PJ_KC;
-                pj_pack_conv(g, k0 + q, rows, n0, N - n0 < 16 ? N - n0 : 16, 16,
-                             pack + 16 * 4 * PJ_KC);
-                for (Py_ssize_t k = 0; k < rows; k++)
-                    memcpy(pack + 16 * (q + k), pack + 16 * 4 * PJ_KC + 64 * k,
-                           16 * sizeof(float));
-            }
+            pj_pack_conv(g, k0, kc, n0, N - n0 < 16 ? N - n0 : 16, 16, pack);
             for (Py_ssize_t r0 = 0; r0 < M; r0 += PJ_MR) {
                 const float* wt = w + r0 * ldw + k0;
                 float* ot = out + r0 * ldo + n0;
@@ -337,9 +330,8 @@ static int pj_conv2d_gemm(const pj_conv_geom* g, Py_ssize_t M, Py_ssize_t K, con
     Py_ssize_t N = g->oh * g->ow;
     if (level == 0)
         return 0;
-    /* the panel, PJ_KC rows of 64 floats (AVX2: twice the rows of 16), and for
-     * AVX2's packing a second of 64 floats a row */
-    float* pack = (float*)aligned_alloc(64, 2 * PJ_KC * 64 * sizeof(float));
+    /* the panel: PJ_KC rows of 64 floats (AVX2: twice the rows, of 16) */
+    float* pack = (float*)aligned_alloc(64, PJ_KC * 64 * sizeof(float));
     if (!pack)
         return 0;
     if (level == 2)

@@ -265,16 +265,6 @@ def hardswish_numpy(x, out):
                 out=out)
 
 
-def gemm_epilogue_numpy(w, x, out, scale, shift, lo, hi):
-    """``out = clip((w @ x) * scale[:, None] + shift[:, None], lo, hi)``
-    (``scale``/``shift`` None: 1/0; ``lo``/``hi`` infinite: no clamp), as
-    :func:`clamp_numpy` clamps: the GEMM of a convolution, its bias or batch
-    norm, and its ReLU.  Returns True (done)."""
-    np.matmul(w, x, out=out)
-    _epilogue_numpy(out, scale, shift, lo, hi)
-    return True
-
-
 def _epilogue_numpy(out, scale, shift, lo, hi):
     """``out`` (``(rows, n)``) scaled and shifted by row and clamped, in place,
     in double rounded once as one FMA rounds (the compiled epilogue's)."""
@@ -290,15 +280,19 @@ def _epilogue_numpy(out, scale, shift, lo, hi):
 
 
 def conv2d_gemm_numpy(x, w, out, scale, shift, lo, hi, kh, kw, sh, sw, ph, pw, dh, dw):
-    """``out = clip((w @ cols) * scale + shift, lo, hi)`` (per row), ``cols`` the columns
+    """``out = clip((w @ cols) * scale + shift, lo, hi)`` by row (``scale``/``shift``
+    None: 1/0; ``lo``/``hi`` infinite: no clamp), ``cols`` the columns
     :func:`im2col2d_numpy` makes of ``x`` (``(C, H, W)``) for the output whose
-    pixels are ``out``'s columns: a convolution as one GEMM.  Returns True."""
+    pixels are ``out``'s columns: a convolution as one GEMM, its bias or batch
+    norm and its ReLU.  Returns True (done)."""
     h, wd = x.shape[1:]
     oh = (h + 2 * ph - dh * (kh - 1) - 1) // sh + 1
     ow = (wd + 2 * pw - dw * (kw - 1) - 1) // sw + 1
     cols = np.empty((x.shape[0] * kh * kw, oh, ow), F32)
     im2col2d_numpy(x, cols, kh, kw, sh, sw, ph, pw, dh, dw)
-    return gemm_epilogue_numpy(w, cols.reshape(-1, oh * ow), out, scale, shift, lo, hi)
+    np.matmul(w, cols.reshape(-1, oh * ow), out=out)
+    _epilogue_numpy(out, scale, shift, lo, hi)
+    return True
 
 
 def clamp_numpy(x, out, lo, hi):
