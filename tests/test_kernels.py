@@ -248,6 +248,51 @@ def test_a_1x1_convolution_gemm_with_its_epilogue_agrees_with_numpy(m, k, n, gem
         np.testing.assert_array_equal(np.isnan(out), np.isnan(ref))
 
 
+#: Depthwise planes for the bodies summed in registers (_kernels_depthwise.h):
+#: (C, H, W, k, stride, ph, pw): 3x3 and 5x5 at strides 1 and 2, planes at most
+#: 16 wide (blocks of 7 rows) and wider (4 rows by 32 columns, a last block
+#: of fewer columns), a last block of rows overlapping the one before, a
+#: padding of 0, of more than the kernel's half, and different by axis.
+DEPTHWISE_PLANES = [
+    (3, 7, 7, 3, 1, 1, 1), (2, 7, 7, 5, 1, 2, 2), (2, 14, 14, 3, 1, 1, 1), (2, 9, 16, 3, 1, 1, 1),
+    (2, 10, 17, 5, 1, 2, 2), (2, 6, 33, 3, 1, 1, 1), (3, 11, 40, 5, 1, 2, 2),
+    (2, 13, 12, 3, 1, 0, 0), (2, 8, 30, 3, 1, 3, 1), (2, 9, 21, 5, 1, 1, 4),
+    (2, 14, 14, 3, 2, 1, 1), (2, 14, 14, 5, 2, 2, 2), (2, 28, 28, 3, 2, 1, 1),
+    (2, 15, 35, 5, 2, 2, 2), (2, 17, 66, 3, 2, 1, 1), (2, 16, 31, 3, 2, 0, 2),
+    (2, 20, 23, 5, 2, 3, 1), (2, 56, 56, 3, 2, 1, 1), (2, 13, 13, 3, 2, 1, 1),
+]
+
+
+@pytest.mark.parametrize("g", DEPTHWISE_PLANES)
+def test_the_depthwise_bodies_agree_with_the_reference(g, gemm_body):
+    # on AVX-512 (body 2) these planes are summed in registers from the input
+    # itself; on AVX2 (body 1), by pj_taps_sum from the padded copy: the same
+    # sums, then the bias, the affine map and the clamp, NaN kept; and with no
+    # epilogue every sum unchanged, a -0.0 as well
+    c, h, w, kk, s, ph, pw = g
+    rng = np.random.default_rng(sum(g))
+    x = rng.standard_normal((c, h, w)).astype(np.float32)
+    x[0, h // 2, w // 3] = np.nan
+    oh, ow = _out(h, kk, s, ph, 1), _out(w, kk, s, pw, 1)
+    weight = rng.standard_normal((c, kk, kk)).astype(np.float32)
+    bias = rng.standard_normal(c).astype(np.float32)
+    scale = rng.uniform(0.5, 2, c).astype(np.float32)
+    shift = rng.standard_normal(c).astype(np.float32)
+    for extra in [(None, None, -np.inf, np.inf), (scale, shift, 0.0, 6.0), (scale, None, -0.5, np.inf)]:
+        outs = {}
+        for k in (kernels.COMPILED, kernels.NUMPY):
+            outs[k.name] = np.full((c, oh, ow), 7.0, np.float32)
+            k.depthwise2d(x, weight, bias, outs[k.name], s, s, ph, pw, 1, 1, *extra)
+        np.testing.assert_allclose(outs["compiled"], outs["numpy"], rtol=1e-5, atol=1e-5)
+        assert np.isnan(outs["compiled"][0]).sum() == np.isnan(outs["numpy"][0]).sum() > 0
+    # -0.0 onto -0.0 products (negative taps on zeros) stays -0.0
+    zeros, negative = np.zeros((c, h, w), np.float32), -np.abs(weight)
+    out = np.full((c, oh, ow), 7.0, np.float32)
+    kernels.COMPILED.depthwise2d(zeros, negative, np.full(c, -0.0, np.float32), out, s, s, ph,
+                                 pw, 1, 1)
+    assert (out == 0).all() and np.signbit(out).all()
+
+
 @pytest.mark.skipif(kernels.COMPILED is None, reason="built without a compiler")
 def test_the_gemm_kernels_refuse_what_does_not_fit():
     k = kernels.COMPILED

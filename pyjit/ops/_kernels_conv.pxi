@@ -24,6 +24,13 @@ cdef extern from "_kernels_math.h" nogil:
                       const float* k1, Py_ssize_t ntaps, float* acc0, float* acc1,
                       Py_ssize_t n)
 
+cdef extern from "_kernels_depthwise.h" nogil:
+    int pj_depthwise_takes(int kh, int kw, int sh, int sw, Py_ssize_t oh, Py_ssize_t ow)
+    void pj_depthwise(const float* x, Py_ssize_t h, Py_ssize_t w, int ph, int pw,
+                      const float* k, int kh, int s, Py_ssize_t oh, Py_ssize_t ow, float bias,
+                      float scale, float shift, float lo, float hi, float* out,
+                      const float* zeros)
+
 cdef extern from "_kernels_gemm.h" nogil:
     int pj_gemm_level()
     int pj_gemm_cap
@@ -264,6 +271,10 @@ def depthwise2d(const float[:, :, ::1] x, const float[:, :, ::1] weight, const f
     cdef float* acc = src + phases * plane + 32
     cdef float* taps = acc + n_up
     cdef float* orow
+    # a 3x3 or 5x5 kernel at stride 1 or 2, undilated, one output channel an
+    # input channel: summed in registers, block by block, from the input
+    # itself (_kernels_depthwise.h), where this CPU has the body
+    cdef bint fast = m == 1 and dh == dw == 1 and pj_depthwise_takes(kh, kw, sh, sw, oh, ow)
     with nogil:
         memset(src, 0, (phases * plane + 32 + n_up) * sizeof(float))
         for i in range(kh):
@@ -271,19 +282,25 @@ def depthwise2d(const float[:, :, ::1] x, const float[:, :, ::1] weight, const f
                 offs[i * kw + j] = (((i * dh) % sh) * sw + (j * dw) % sw) * plane + \
                     ((i * dh) // sh) * wq + (j * dw) // sw
         for c in range(c_n):
-            _phase_planes(&x[c, 0, 0], h, w, src, hq, wq, sh, sw, ph, pw)
+            if not fast:   # (the fast one reads x itself, src its zeros)
+                _phase_planes(&x[c, 0, 0], h, w, src, hq, wq, sh, sw, ph, pw)
             for o in range(c * m, (c + 1) * m):
                 for i in range(kh):
                     for j in range(kw):
                         taps[i * kw + j] = weight[o, i, j]
                 b = bias[o] if has_bias else 0
+                orow = &out[o, 0, 0]
+                # no epilogue: * 1 + -0, which gives every sum back, -0 too
+                fa = scale[o] if scale is not None else 1
+                fb = shift[o] if shift is not None else (0 if epilogue else -0.0)
+                if fast:
+                    pj_depthwise(&x[c, 0, 0], h, w, ph, pw, taps, kh, sh, oh, ow, b, fa, fb, lo,
+                                 hi, orow, src)
+                    continue
                 for q in range(n):
                     acc[q] = b
                 pj_taps_sum(src, offs, taps, ntaps, acc, n)
-                orow = &out[o, 0, 0]
                 if epilogue:
-                    fa = scale[o] if scale is not None else 1
-                    fb = shift[o] if shift is not None else 0
                     for oy in range(oh):
                         pj_affine_clamp_loop(acc + oy * wq, fa, fb, lo, hi, orow + oy * ow, ow)
                 else:
