@@ -248,6 +248,32 @@ def test_a_1x1_convolution_gemm_with_its_epilogue_agrees_with_numpy(m, k, n, gem
         np.testing.assert_array_equal(np.isnan(out), np.isnan(ref))
 
 
+@pytest.mark.skipif(kernels.COMPILED is None, reason="built without a compiler")
+@pytest.mark.parametrize("given", ["all", "none", "no conv bias"])
+def test_the_batch_norm_map_is_the_same_in_both_sets(given):
+    # made in double and rounded once, in the same order: equal to the bit,
+    # a zero variance with eps 0 an infinite scale as in numpy
+    rng = np.random.default_rng(3)
+    c = 37
+    weight, bias, mean, conv_bias = (rng.standard_normal(c).astype(np.float32) for _ in range(4))
+    var = rng.uniform(0, 2, c).astype(np.float32)
+    var[5] = 0
+    if given == "none":
+        weight = bias = conv_bias = None
+    elif given == "no conv bias":
+        conv_bias = None
+    maps = {}
+    for k in (kernels.COMPILED, kernels.NUMPY):
+        scale, shift = np.full(c, 7.0, np.float32), np.full(c, 7.0, np.float32)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            k.bn_affine(weight, bias, mean, var, 0.0 if given == "all" else 1e-5, conv_bias,
+                        scale, shift)
+        maps[k.name] = (scale, shift)
+    for a, b in zip(maps["compiled"], maps["numpy"]):
+        np.testing.assert_array_equal(a, b)
+    assert np.isinf(maps["compiled"][0][5]) == (given == "all")
+
+
 #: Depthwise planes for the bodies summed in registers (_kernels_depthwise.h):
 #: (C, H, W, k, stride, ph, pw): 3x3 and 5x5 at strides 1 and 2, planes at most
 #: 16 wide (blocks of 7 rows) and wider (4 rows by 32 columns, a last block

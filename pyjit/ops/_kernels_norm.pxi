@@ -19,6 +19,34 @@ cdef extern from "_kernels_math.h" nogil:
                      float* out, Py_ssize_t n)
 
 
+def bn_affine(const float[::1] weight, const float[::1] bias, const float[::1] mean,
+              const float[::1] var, double eps, const float[::1] conv_bias, float[::1] scale,
+              float[::1] shift):
+    """An inference batch norm's map per channel into ``scale`` and ``shift``:
+    ``scale = weight / sqrt(var + eps)``, ``shift = bias - mean * scale +
+    conv_bias * scale`` (the bias of the convolution before it, folded in),
+    made in double and rounded once to float32 (``weight``, ``bias``,
+    ``conv_bias`` None: 1, 0, 0).  Here rather than six numpy calls, which
+    took half of the time a fused convolution of a 7x7 plane spent outside
+    its kernel."""
+    cdef Py_ssize_t c, n = mean.shape[0]
+    cdef bint has_w = weight is not None, has_b = bias is not None
+    cdef bint has_cb = conv_bias is not None
+    cdef double a, b
+    with nogil:
+        for c in range(n):
+            a = 1 / sqrt(<double>var[c] + eps)
+            if has_w:
+                a = a * weight[c]
+            b = -(<double>mean[c]) * a
+            if has_b:
+                b = b + bias[c]
+            if has_cb:
+                b = b + <double>conv_bias[c] * a
+            scale[c] = <float>a
+            shift[c] = <float>b
+
+
 def plane_affine(const float[:, ::1] x, const float[::1] scale, const float[::1] shift,
                  float[:, ::1] out, float lo=-INFINITY, float hi=INFINITY):
     """``out[p] = x[p] * scale[p % len(scale)] + shift[...]`` for every plane

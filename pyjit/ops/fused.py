@@ -128,13 +128,12 @@ def conv_bn_act(x, weight, bias, stride, padding, dilation, groups: int, nd: int
             type(eps) is float and mean.ndim == var.ndim == 1 and \
             weight.ndim == 4 and mean.shape == var.shape == weight.shape[:1] and \
             all(a is None or a.shape == mean.shape for a in (bn_weight, bn_bias, bias)):
-        # the affine map as batch_norm_planes makes it: in double, rounded once
-        scale, shift = kernels.batch_norm_affine(bn_weight, bn_bias, mean, var, eps)
-        if bias is not None:   # (sums + bias) * scale + shift
-            shift = shift + bias.astype(np.float64) * scale
+        # the affine map as batch_norm_planes makes it: in double, rounded
+        # once; a bias first, (sums + bias) * scale + shift
+        scale, shift = np.empty(mean.shape, np.float32), np.empty(mean.shape, np.float32)
+        kernels.ACTIVE.bn_affine(bn_weight, bn_bias, mean, var, eps, bias, scale, shift)
         out = direct_conv2d(x, weight, None, stride, padding, dilation, groups,
-                            CLAMPS.get(activation),
-                            (scale.astype(np.float32), shift.astype(np.float32)))
+                            CLAMPS.get(activation), (scale, shift))
         if out is not None:
             return out if act is None or activation in CLAMPS else act(out)
     y = conv2d(x, weight, bias, stride, padding, dilation, groups) if nd == 2 else \

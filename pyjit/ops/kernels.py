@@ -346,6 +346,17 @@ def batch_norm_affine(weight, bias, mean, var, eps: float) -> Tuple[np.ndarray, 
     return scale, shift
 
 
+def bn_affine_numpy(weight, bias, mean, var, eps, conv_bias, scale, shift):
+    """:func:`batch_norm_affine` into the float32 ``scale`` and ``shift``, the
+    bias of the convolution before the batch norm (``conv_bias``, or None)
+    folded in: ``shift + conv_bias * scale``, in double, rounded once."""
+    a, b = batch_norm_affine(weight, bias, mean, var, eps)
+    if conv_bias is not None:
+        b = b + conv_bias.astype(np.float64) * a
+    scale[...] = a
+    shift[...] = b
+
+
 def batch_norm_planes_numpy(x, weight, bias, mean, var, eps, out):
     """Inference batch norm of ``x`` (``(N*C, spatial)``, plane ``p`` of channel
     ``p % C``) by running statistics: ``out[p] = x[p] * scale + shift``, the map
@@ -432,7 +443,8 @@ def recurrent_layer_numpy(mode, gi, sizes, w_hh, b_hh, w_hr, h, c, out, reverse)
 
 _NAMES = ("im2col2d", "conv2d_gemm", "depthwise2d", "conv2d_direct", "max_pool2d", "avg_pool2d",
           "plane_means", "erf", "gelu", "silu", "sigmoid", "hardswish", "clamp", "hardsigmoid",
-          "softmax_rows", "plane_affine", "batch_norm_planes", "row_stats", "layer_norm_rows",
+          "softmax_rows", "plane_affine", "bn_affine", "batch_norm_planes", "row_stats",
+          "layer_norm_rows",
           "recurrent_layer")
 
 #: The numpy references, by the kernels' names.
@@ -524,6 +536,11 @@ DIRECT_MAX_OUTPUTS = 1 << 19
 #: longer one, numpy's BLAS, whose packed weight serves deep layers better
 #: (resnet18's 3x3 layers, 576 to 4608 terms: 38 against 42 ms).
 OWN_GEMM_MAX_K = 256
+#: ... and of at least this many output pixels (``oh * ow``): its tiles are 64
+#: columns wide (16 on AVX2), so a squeeze-and-excitation block's 1x1
+#: convolutions of one pixel would compute 64 times their sums (576 x 144 on
+#: one pixel: 80 us against numpy's 7 us); numpy's BLAS is faster up to ~30.
+OWN_GEMM_MIN_N = 32
 
 
 def conv2d(x, weight, bias, stride: Sequence[int], padding: Sequence[int],
@@ -584,7 +601,7 @@ def conv2d(x, weight, bias, stride: Sequence[int], padding: Sequence[int],
                 gb = None if shift is None else shift[rows]
                 if pointwise:
                     _gemm(k, w_mats[g], xg, dst, gs, gb, lo, hi)
-                elif cg * kh * kw > OWN_GEMM_MAX_K or \
+                elif cg * kh * kw > OWN_GEMM_MAX_K or oh * ow < OWN_GEMM_MIN_N or \
                         not k.conv2d_gemm(xg, w_mats[g], dst, gs, gb, lo, hi, kh, kw, sh, sw,
                                           ph, pw, dh, dw):
                     cols = _scratch((cg * kh * kw, oh, ow))
@@ -603,9 +620,10 @@ def _gemm(k, w, image, out, scale, shift, lo, hi) -> None:
     ``(C, H, W)`` taken as ``(C, H*W)``: a 1x1 convolution, by the set's
     ``conv2d_gemm`` for a product of at most :data:`OWN_GEMM_MAX_K` terms with
     something to apply after it, else (or where the compiled one has no body
-    for this CPU) numpy's BLAS and :func:`_finish`."""
+    for this CPU, or fewer than :data:`OWN_GEMM_MIN_N` pixels) numpy's BLAS and
+    :func:`_finish`."""
     if (scale is None and shift is None and lo == -math.inf and hi == math.inf) or \
-            w.shape[1] > OWN_GEMM_MAX_K or \
+            w.shape[1] > OWN_GEMM_MAX_K or out.shape[1] < OWN_GEMM_MIN_N or \
             not k.conv2d_gemm(image, w, out, scale, shift, lo, hi, 1, 1, 1, 1, 0, 0, 1, 1):
         np.matmul(w, image.reshape(image.shape[0], -1), out=out)
         _finish(k, out, scale, shift, lo, hi)
