@@ -116,13 +116,17 @@ static void pj_pack_conv(const pj_conv_geom* g, Py_ssize_t k0, Py_ssize_t kc, Py
 
 /* One tile of the AVX-512 body: MR rows of out by NV vectors of 16 columns,
  * masked by m[], over kc rows of the packed panel (64 floats a row); first:
- * the accumulators start at 0, else at out; last: the epilogue is applied. */
+ * the accumulators start at 0, else at out; last: the epilogue is applied.
+ * The clamp's bounds come by pointer, read after the loop: as float
+ * arguments they would hold two vector registers through it, and the 24
+ * accumulators, 4 columns and a broadcast leave none, so a column vector was
+ * spilled to the stack and read back six times a step (20-25% slower). */
 #define PJ_TILE512(MR, NV)                                                          \
 __attribute__((target("avx512f,fma"), always_inline)) static inline void            \
 pj_tile512_##MR##_##NV(Py_ssize_t kc, const float* w, Py_ssize_t ldw,               \
                        const float* x, float* o, Py_ssize_t ldo, const __mmask16* m,\
                        int first, int last, const float* scale, const float* shift,    \
-                       float lo, float hi) {                                        \
+                       const float* bounds) {                                       \
     __m512 acc[MR][NV];                                                             \
     _Pragma("GCC unroll 6") for (int r = 0; r < MR; r++)                           \
         _Pragma("GCC unroll 4") for (int v = 0; v < NV; v++)                        \
@@ -139,7 +143,7 @@ pj_tile512_##MR##_##NV(Py_ssize_t kc, const float* w, Py_ssize_t ldw,           
                 acc[r][v] = _mm512_fmadd_ps(a, xv[v], acc[r][v]);                   \
         }                                                                           \
     }                                                                               \
-    __m512 vlo = _mm512_set1_ps(lo), vhi = _mm512_set1_ps(hi);                      \
+    __m512 vlo = _mm512_set1_ps(bounds[0]), vhi = _mm512_set1_ps(bounds[1]);        \
     _Pragma("GCC unroll 6") for (int r = 0; r < MR; r++) {                         \
         __m512 s = _mm512_set1_ps(last && shift ? shift[r] : 0.0f);                 \
         __m512 f = _mm512_set1_ps(last && scale ? scale[r] : 1.0f);                 \
@@ -162,7 +166,7 @@ PJ_TILE512(6, 4)
 
 typedef void (*pj_tile512_fn)(Py_ssize_t, const float*, Py_ssize_t, const float*, float*,
                               Py_ssize_t, const __mmask16*, int, int, const float*,
-                              const float*, float, float);
+                              const float*, const float*);
 static const pj_tile512_fn pj_tiles512[PJ_MR] = {pj_tile512_1_4, pj_tile512_2_4,
     pj_tile512_3_4, pj_tile512_4_4, pj_tile512_5_4, pj_tile512_6_4};
 
@@ -185,11 +189,12 @@ pj_panel512(Py_ssize_t M, Py_ssize_t N, Py_ssize_t K, Py_ssize_t n0, Py_ssize_t 
     /* the panel, contiguous: rows N floats apart in x would fall in a few of
      * L1's sets and each on a page of its own */
     pj_pack_conv(g, k0, kc, n0, left < 64 ? left : 64, 64, pack);
+    float bounds[2] = {lo, hi};
     for (Py_ssize_t r0 = 0; r0 < M; r0 += PJ_MR) {
         Py_ssize_t rows = M - r0 < PJ_MR ? M - r0 : PJ_MR;
         pj_tiles512[rows - 1](kc, w + r0 * ldw + k0, ldw, pack, out + r0 * ldo + n0, ldo, m,
                               first, last, scale ? scale + r0 : NULL,
-                              shift ? shift + r0 : NULL, lo, hi);
+                              shift ? shift + r0 : NULL, bounds);
     }
 }
 
@@ -227,7 +232,7 @@ __attribute__((target("avx2,fma"), always_inline)) static inline void           
 pj_tile256_##MR(Py_ssize_t kc, const float* w, Py_ssize_t ldw, const float* x,      \
                 Py_ssize_t ldx, float* o, Py_ssize_t ldo, __m256i m0, __m256i m1,   \
                 int first, int last, const float* scale, const float* shift,        \
-                float lo, float hi) {                                               \
+                const float* bounds) {                                              \
     __m256 acc[MR][2];                                                              \
     _Pragma("GCC unroll 6") for (int r = 0; r < MR; r++) {                          \
         acc[r][0] = first ? _mm256_setzero_ps() : _mm256_maskload_ps(o + r * ldo, m0); \
@@ -244,7 +249,7 @@ pj_tile256_##MR(Py_ssize_t kc, const float* w, Py_ssize_t ldw, const float* x,  
             acc[r][1] = _mm256_fmadd_ps(a, x1, acc[r][1]);                          \
         }                                                                           \
     }                                                                               \
-    __m256 vlo = _mm256_set1_ps(lo), vhi = _mm256_set1_ps(hi);                      \
+    __m256 vlo = _mm256_set1_ps(bounds[0]), vhi = _mm256_set1_ps(bounds[1]);        \
     _Pragma("GCC unroll 6") for (int r = 0; r < MR; r++) {                          \
         __m256 s = _mm256_set1_ps(last && shift ? shift[r] : 0.0f);                 \
         __m256 f = _mm256_set1_ps(last && scale ? scale[r] : 1.0f);                 \
@@ -271,6 +276,7 @@ pj_sgemm256(Py_ssize_t M, Py_ssize_t N, Py_ssize_t K, const float* w, Py_ssize_t
             const pj_conv_geom* g, float* out,
             Py_ssize_t ldo, const float* scale, const float* shift, float lo, float hi,
             float* pack) {
+    float bounds[2] = {lo, hi};
     for (Py_ssize_t n0 = 0; n0 < N; n0 += 16) {
         __m256i m0 = pj_lanes256(N - n0), m1 = pj_lanes256(N - n0 - 8);
         for (Py_ssize_t k0 = 0; k0 < K; k0 += 2 * PJ_KC) {
@@ -283,12 +289,12 @@ pj_sgemm256(Py_ssize_t M, Py_ssize_t N, Py_ssize_t K, const float* w, Py_ssize_t
                 const float* st = shift ? shift + r0 : NULL;
                 const float* sc = scale ? scale + r0 : NULL;
                 switch (M - r0 < PJ_MR ? M - r0 : PJ_MR) {
-                case 6: pj_tile256_6(kc, wt, ldw, pack, 16, ot, ldo, m0, m1, first, last, sc, st, lo, hi); break;
-                case 5: pj_tile256_5(kc, wt, ldw, pack, 16, ot, ldo, m0, m1, first, last, sc, st, lo, hi); break;
-                case 4: pj_tile256_4(kc, wt, ldw, pack, 16, ot, ldo, m0, m1, first, last, sc, st, lo, hi); break;
-                case 3: pj_tile256_3(kc, wt, ldw, pack, 16, ot, ldo, m0, m1, first, last, sc, st, lo, hi); break;
-                case 2: pj_tile256_2(kc, wt, ldw, pack, 16, ot, ldo, m0, m1, first, last, sc, st, lo, hi); break;
-                default: pj_tile256_1(kc, wt, ldw, pack, 16, ot, ldo, m0, m1, first, last, sc, st, lo, hi); break;
+                case 6: pj_tile256_6(kc, wt, ldw, pack, 16, ot, ldo, m0, m1, first, last, sc, st, bounds); break;
+                case 5: pj_tile256_5(kc, wt, ldw, pack, 16, ot, ldo, m0, m1, first, last, sc, st, bounds); break;
+                case 4: pj_tile256_4(kc, wt, ldw, pack, 16, ot, ldo, m0, m1, first, last, sc, st, bounds); break;
+                case 3: pj_tile256_3(kc, wt, ldw, pack, 16, ot, ldo, m0, m1, first, last, sc, st, bounds); break;
+                case 2: pj_tile256_2(kc, wt, ldw, pack, 16, ot, ldo, m0, m1, first, last, sc, st, bounds); break;
+                default: pj_tile256_1(kc, wt, ldw, pack, 16, ot, ldo, m0, m1, first, last, sc, st, bounds); break;
                 }
             }
         }

@@ -530,12 +530,14 @@ DIRECT_MAX_OUTPUTS = 1 << 19
 
 
 #: A convolution's GEMM of at most this many terms a sum (``C/groups * kh *
-#: kw``) is the compiled ``conv2d_gemm``, which packs nothing
-#: but a panel of the columns (1.05-1.45x numpy's OpenBLAS on a MobileNet's 1x1
-#: layers, 1.3x on resnet18's 7x7 stem, its columns never written out); a
-#: longer one, numpy's BLAS, whose packed weight serves deep layers better
-#: (resnet18's 3x3 layers, 576 to 4608 terms: 38 against 42 ms).
-OWN_GEMM_MAX_K = 256
+#: kw``) is the compiled ``conv2d_gemm``, which packs nothing but a panel of
+#: the columns and applies the bias, batch norm and clamp before it stores
+#: (1.2-1.4x numpy's OpenBLAS on a MobileNet's 1x1 layers, 1.3x on resnet18's
+#: 7x7 stem and its 64-channel 3x3 layers, 576 terms); a longer one, numpy's
+#: BLAS, whose packed weight serves deep layers better (resnet18 with every
+#: 3x3 layer pyjit's, 1152 to 4608 terms too: 39.1 against 36.4 ms; with 640,
+#: squeezenet1_1 8.8 -> 8.2 ms, resnet18 39.3 -> 37.1 ms).
+OWN_GEMM_MAX_K = 640
 #: ... and of at least this many output pixels (``oh * ow``): its tiles are 64
 #: columns wide (16 on AVX2), so a squeeze-and-excitation block's 1x1
 #: convolutions of one pixel would compute 64 times their sums (576 x 144 on
