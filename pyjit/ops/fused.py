@@ -125,9 +125,11 @@ def conv_bn_act(x, weight, bias, stride, padding, dilation, groups: int, nd: int
     act = None if activation == "none" else _activation(activation)
     if nd == 2 and mean is not None and var is not None and \
             kernels.is_float32(x, weight, bias, bn_weight, bn_bias, mean, var) and \
-            type(eps) is float and mean.ndim == var.ndim == 1 and \
-            weight.ndim == 4 and mean.shape == var.shape == weight.shape[:1] and \
-            all(a is None or a.shape == mean.shape for a in (bn_weight, bn_bias, bias)):
+            type(eps) is float and weight.ndim == 4 and \
+            mean.shape == var.shape == weight.shape[:1] and \
+            (bn_weight is None or bn_weight.shape == mean.shape) and \
+            (bn_bias is None or bn_bias.shape == mean.shape) and \
+            (bias is None or bias.shape == mean.shape):
         # the affine map as batch_norm_planes makes it: in double, rounded
         # once; a bias first, (sums + bias) * scale + shift
         scale, shift = np.empty(mean.shape, np.float32), np.empty(mean.shape, np.float32)

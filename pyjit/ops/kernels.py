@@ -54,8 +54,13 @@ _enabled = True
 def is_float32(*arrays) -> bool:
     """Whether every array given (None skipped) is a float32 ndarray: the
     tensors these kernels compute (none inside :func:`disabled`)."""
-    return _enabled and all(a is None or (type(a) is np.ndarray and a.dtype == F32)
-                            for a in arrays)
+    if not _enabled:
+        return False
+    for a in arrays:   # a loop, not all() over a generator: called twice a layer
+        if a is not None and (type(a) is not np.ndarray or
+                              (a.dtype is not F32 and a.dtype != F32)):
+            return False
+    return True
 
 
 @contextlib.contextmanager
@@ -596,11 +601,14 @@ def conv2d(x, weight, bias, stride: Sequence[int], padding: Sequence[int],
         w_mats = weight.reshape(groups, og, cg * kh * kw)
         for i in range(n):
             for g in range(groups):
-                xg = x[i, g * cg:(g + 1) * cg]
-                dst = out[i, g * og:(g + 1) * og].reshape(og, oh * ow)
-                rows = slice(g * og, (g + 1) * og)
-                gs = None if scale is None else scale[rows]
-                gb = None if shift is None else shift[rows]
+                if groups == 1:   # no slices: a small layer's time is its Python
+                    xg, dst, gs, gb = x[i], out[i].reshape(o, oh * ow), scale, shift
+                else:
+                    xg = x[i, g * cg:(g + 1) * cg]
+                    dst = out[i, g * og:(g + 1) * og].reshape(og, oh * ow)
+                    rows = slice(g * og, (g + 1) * og)
+                    gs = None if scale is None else scale[rows]
+                    gb = None if shift is None else shift[rows]
                 if pointwise:
                     _gemm(k, w_mats[g], xg, dst, gs, gb, lo, hi)
                 elif cg * kh * kw > OWN_GEMM_MAX_K or oh * ow < OWN_GEMM_MIN_N or \

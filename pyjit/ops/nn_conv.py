@@ -419,7 +419,8 @@ def direct_conv2d(x, w, b, s, p, d, g, clamp=None, affine=None):
     if type(x) is np.ndarray and x.ndim == 4 and type(w) is np.ndarray and w.ndim == 4 and \
             _pair(s) and _pair(p) and _pair(d) and type(g) is int and g > 0 and \
             x.shape[1] == w.shape[1] * g and w.shape[0] % g == 0 and x.size and w.size and \
-            kernels.is_float32(x, w, b) and min(s) > 0 and min(d) > 0 and min(p) >= 0:
+            kernels.is_float32(x, w, b) and s[0] > 0 and s[1] > 0 and d[0] > 0 and \
+            d[1] > 0 and p[0] >= 0 and p[1] >= 0:
         oh = (x.shape[2] + 2 * p[0] - d[0] * (w.shape[2] - 1) - 1) // s[0] + 1
         ow = (x.shape[3] + 2 * p[1] - d[1] * (w.shape[3] - 1) - 1) // s[1] + 1
         if oh > 0 and ow > 0:
