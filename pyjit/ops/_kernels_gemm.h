@@ -157,18 +157,22 @@ pj_tile512_##MR##_##NV(Py_ssize_t kc, const float* w, Py_ssize_t ldw,           
         }                                                                           \
     }                                                                               \
 }
-/* A tile is up to 6 rows by 4 vectors (24 accumulators), a last panel's too
- * (masked lanes: sets of narrower tiles for the last panel measured no faster
- * on the short products this GEMM takes, and each body costs a wheel about a
- * kilobyte). */
+/* A tile is up to 6 rows by 4 vectors (24 accumulators).  A last panel of
+ * at most 48 columns takes tiles of 6 rows by as many vectors as it fills,
+ * not 4 of which some are masked off whole: a 14x14 plane's 196 columns are
+ * 13 vectors of work, not 16 (its 1x1 layers 15-20% faster); a tile of fewer
+ * rows there keeps 4 vectors (each body costs a wheel about a kilobyte). */
 PJ_TILE512(1, 4) PJ_TILE512(2, 4) PJ_TILE512(3, 4) PJ_TILE512(4, 4) PJ_TILE512(5, 4)
-PJ_TILE512(6, 4)
+PJ_TILE512(6, 4) PJ_TILE512(6, 1) PJ_TILE512(6, 2) PJ_TILE512(6, 3)
 
 typedef void (*pj_tile512_fn)(Py_ssize_t, const float*, Py_ssize_t, const float*, float*,
                               Py_ssize_t, const __mmask16*, int, int, const float*,
                               const float*, const float*);
 static const pj_tile512_fn pj_tiles512[PJ_MR] = {pj_tile512_1_4, pj_tile512_2_4,
     pj_tile512_3_4, pj_tile512_4_4, pj_tile512_5_4, pj_tile512_6_4};
+/* full tiles of 6 rows, by the vectors a panel fills */
+static const pj_tile512_fn pj_narrow512[4] = {pj_tile512_6_1, pj_tile512_6_2, pj_tile512_6_3,
+    pj_tile512_6_4};
 
 /* Columns [n0, n0 + 64) of out, rows of x [k0, k0 + kc): the panel packed,
  * then every tile of rows multiplied into it. */
@@ -189,10 +193,11 @@ pj_panel512(Py_ssize_t M, Py_ssize_t N, Py_ssize_t K, Py_ssize_t n0, Py_ssize_t 
     /* the panel, contiguous: rows N floats apart in x would fall in a few of
      * L1's sets and each on a page of its own */
     pj_pack_conv(g, k0, kc, n0, left < 64 ? left : 64, 64, pack);
+    int vectors = left >= 64 ? 4 : (int)((left + 15) / 16);
     float bounds[2] = {lo, hi};
     for (Py_ssize_t r0 = 0; r0 < M; r0 += PJ_MR) {
         Py_ssize_t rows = M - r0 < PJ_MR ? M - r0 : PJ_MR;
-        pj_tiles512[rows - 1](kc, w + r0 * ldw + k0, ldw, pack, out + r0 * ldo + n0, ldo, m,
+        (rows == PJ_MR ? pj_narrow512[vectors - 1] : pj_tiles512[rows - 1])(kc, w + r0 * ldw + k0, ldw, pack, out + r0 * ldo + n0, ldo, m,
                               first, last, scale ? scale + r0 : NULL,
                               shift ? shift + r0 : NULL, bounds);
     }
