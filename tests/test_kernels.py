@@ -274,6 +274,38 @@ def test_the_batch_norm_map_is_the_same_in_both_sets(given):
     assert np.isinf(maps["compiled"][0][5]) == (given == "all")
 
 
+#: Max poolings of 3x3 windows at stride 2 for the bodies in registers:
+#: (C, H, W, ph, pw, ceil_mode): planes at most 16 wide and wider, padded by 1
+#: or not, windows past the input's end (ceil_mode), a last block of rows
+#: overlapping the one before; resnet18's and SqueezeNet's own.
+MAX_POOL_PLANES = [(2, 15, 15, 0, 0, False), (2, 14, 14, 0, 0, True), (2, 28, 31, 1, 1, False),
+                   (3, 27, 27, 0, 0, True), (2, 16, 70, 1, 0, True), (2, 9, 40, 0, 1, False),
+                   (4, 112, 112, 1, 1, False), (2, 111, 111, 0, 0, True)]
+
+
+@pytest.mark.parametrize("g", MAX_POOL_PLANES)
+def test_the_max_pooling_bodies_agree_with_the_reference(g, gemm_body):
+    # on AVX-512 these are block by block in registers, on AVX2 tap by tap:
+    # the same elements, the same NaNs, -inf only where the window is all -inf
+    c, h, w, ph, pw, ceil = g
+    rng = np.random.default_rng(sum(g))
+    x = rng.standard_normal((c, h, w)).astype(np.float32)
+    x[0, h // 2, w // 3] = np.nan
+    x[1, :3, :3] = -np.inf
+    x[-1, -1, -1] = np.inf
+
+    def out_size(n, p):
+        size = (n + 2 * p - 3 + (1 if ceil else 0)) // 2 + 1
+        return size - 1 if ceil and (size - 1) * 2 >= n + p else size   # torch's rule
+    oh, ow = out_size(h, ph), out_size(w, pw)
+    outs = {}
+    for k in (kernels.COMPILED, kernels.NUMPY):
+        outs[k.name] = np.full((c, oh, ow), 7.0, np.float32)
+        k.max_pool2d(x, outs[k.name], 3, 3, 2, 2, ph, pw, 1, 1)
+    np.testing.assert_array_equal(outs["compiled"], outs["numpy"])
+    assert np.isnan(outs["compiled"][0]).any()
+
+
 #: Depthwise planes for the bodies summed in registers (_kernels_depthwise.h):
 #: (C, H, W, k, stride, ph, pw): 3x3 and 5x5 at strides 1 and 2, planes at most
 #: 16 wide (blocks of 7 rows) and wider (4 rows by 32 columns, a last block
