@@ -275,7 +275,7 @@ def test_the_batch_norm_map_is_the_same_in_both_sets(given):
 
 
 #: Max poolings of 3x3 windows at stride 2 for the bodies in registers:
-#: (C, H, W, ph, pw, ceil_mode): planes at most 16 wide and wider, padded by 1
+#: (C, H, W, ph, pw, ceil_mode): planes of one block of columns and more, padded by 1
 #: or not, windows past the input's end (ceil_mode), a last block of rows
 #: overlapping the one before; resnet18's and SqueezeNet's own.
 MAX_POOL_PLANES = [(2, 15, 15, 0, 0, False), (2, 14, 14, 0, 0, True), (2, 28, 31, 1, 1, False),
@@ -307,10 +307,11 @@ def test_the_max_pooling_bodies_agree_with_the_reference(g, gemm_body):
 
 
 #: Depthwise planes for the bodies summed in registers (_kernels_depthwise.h):
-#: (C, H, W, k, stride, ph, pw): 3x3 and 5x5 at strides 1 and 2, planes at most
-#: 16 wide (blocks of 7 rows) and wider (4 rows by 32 columns, a last block
-#: of fewer columns), a last block of rows overlapping the one before, a
-#: padding of 0, of more than the kernel's half, and different by axis.
+#: (C, H, W, k, stride, ph, pw): 3x3 and 5x5 at strides 1 and 2, planes of one
+#: block of 16 columns and of several (a last block of fewer), of fewer rows
+#: than a block's 7 (not taken), a last block of rows overlapping the one
+#: before, a padding of 0, of more than the kernel's half, and different by
+#: axis.
 DEPTHWISE_PLANES = [
     (3, 7, 7, 3, 1, 1, 1), (2, 7, 7, 5, 1, 2, 2), (2, 14, 14, 3, 1, 1, 1), (2, 9, 16, 3, 1, 1, 1),
     (2, 10, 17, 5, 1, 2, 2), (2, 6, 33, 3, 1, 1, 1), (3, 11, 40, 5, 1, 2, 2),

@@ -6,12 +6,11 @@
  * tap over the whole (zero-padded copy of the) plane at a time, so each
  * partial sum goes through memory once a tap, every unaligned load of the
  * source serves one tap of one output row, and the bias, the batch norm's
- * map and the clamp are a pass of their own.  Here a block of output rows (7
- * of a plane at most 16 wide, else 4 rows by 32 columns) is summed in
- * registers from first tap to last, the taps held in registers too: every
- * load of an input row serves the taps of each row of the block below it,
- * 7-8 accumulators keep two FMAs a cycle in flight, and the epilogue is
- * applied before the one store.  The input is read where it is, no padded
+ * map and the clamp are a pass of their own.  Here a block of 7 output rows
+ * by 16 columns is summed in registers from first tap to last, the taps held
+ * in registers too: every load of an input row serves the taps of each row of
+ * the block below it, 7 accumulators keep two FMAs a cycle in flight, and
+ * the epilogue is applied before the one store.  The input is read where it is, no padded
  * copy made: a tap's lanes over the padding are masked off their load (read
  * as 0, never touched), a row of the padding reads zeros.  The last block of
  * a plane overlaps the one before it, those rows computed twice alike.  On
@@ -138,31 +137,30 @@ pj_dw512_##NAME(const float* x, Py_ssize_t h, Py_ssize_t w,                     
 }
 /* Planes at most 16 wide (7x7, 14x14): 7 rows a block; wider ones: 4 rows by
  * 32 columns. */
-PJ_DW512(3_1_7x1, PJ_DW_SUM, 3, 1, 7, 1) PJ_DW512(3_1_4x2, PJ_DW_SUM, 3, 1, 4, 2)
-PJ_DW512(5_1_7x1, PJ_DW_SUM, 5, 1, 7, 1) PJ_DW512(5_1_4x2, PJ_DW_SUM, 5, 1, 4, 2)
-PJ_DW512(3_2_7x1, PJ_DW_SUM, 3, 2, 7, 1) PJ_DW512(3_2_4x2, PJ_DW_SUM, 3, 2, 4, 2)
-PJ_DW512(5_2_7x1, PJ_DW_SUM, 5, 2, 7, 1) PJ_DW512(5_2_4x2, PJ_DW_SUM, 5, 2, 4, 2)
+/* Blocks of 7 rows by 16 columns, planes of any width: as fast as blocks of 4
+ * rows by 32 columns on wide planes (7 chains against 8, fewer loads a
+ * row), and each body costs a wheel held to 1.2 MB 1-4 KB. */
+PJ_DW512(3_1, PJ_DW_SUM, 3, 1, 7, 1) PJ_DW512(5_1, PJ_DW_SUM, 5, 1, 7, 1)
+PJ_DW512(3_2, PJ_DW_SUM, 3, 2, 7, 1) PJ_DW512(5_2, PJ_DW_SUM, 5, 2, 7, 1)
 /* the CNNs' max pooling: 3x3 at stride 2 (resnet18's, SqueezeNet's, ShuffleNet's) */
-PJ_DW512(max_7x1, PJ_DW_MAX, 3, 2, 7, 1) PJ_DW512(max_4x2, PJ_DW_MAX, 3, 2, 4, 2)
+PJ_DW512(max, PJ_DW_MAX, 3, 2, 7, 1)
 
 typedef void (*pj_dw512_fn)(const float*, Py_ssize_t, Py_ssize_t, int, int, const float*,
                             Py_ssize_t, Py_ssize_t, float, float, float, float, float, float*,
                             const float*);
-/* by [kernel 5][stride 2][plane wider than 16] */
-static const pj_dw512_fn pj_dw512_sums[2][2][2] = {
-    {{pj_dw512_3_1_7x1, pj_dw512_3_1_4x2}, {pj_dw512_3_2_7x1, pj_dw512_3_2_4x2}},
-    {{pj_dw512_5_1_7x1, pj_dw512_5_1_4x2}, {pj_dw512_5_2_7x1, pj_dw512_5_2_4x2}}};
+/* by [kernel 5][stride 2] */
+static const pj_dw512_fn pj_dw512_sums[2][2] = {{pj_dw512_3_1, pj_dw512_3_2},
+                                                {pj_dw512_5_1, pj_dw512_5_2}};
 
 #endif  /* PJ_HAVE_GEMM */
 
 /* Whether pj_depthwise takes a kh x kw kernel at stride sh x sw onto an oh x
  * ow plane on this CPU: an AVX-512 one (not capped by the tests,
  * pj_gemm_cap), a 3x3 or 5x5 kernel, the same stride 1 or 2 both ways, a
- * plane of at least the rows of one block (7 for a plane at most 16 wide,
- * else 4). */
+ * plane of at least the rows of one block, 7. */
 static int pj_depthwise_takes(int kh, int kw, int sh, int sw, Py_ssize_t oh, Py_ssize_t ow) {
 #if PJ_HAVE_GEMM
-    return oh >= (ow <= 16 ? 7 : 4) && ow > 0 && kh == kw && (kh == 3 || kh == 5) &&
+    return oh >= 7 && ow > 0 && kh == kw && (kh == 3 || kh == 5) &&
            sh == sw && (sh == 1 || sh == 2) && pj_gemm_level() >= 2;
 #else
     (void)kh; (void)kw; (void)sh; (void)sw; (void)oh; (void)ow;
@@ -179,8 +177,8 @@ static void pj_depthwise(const float* x, Py_ssize_t h, Py_ssize_t w, int ph, int
                          float bias, float scale, float shift, float lo, float hi, float* out,
                          const float* zeros) {
 #if PJ_HAVE_GEMM
-    pj_dw512_sums[kh == 5][s == 2][ow > 16](x, h, w, ph, pw, k, oh, ow, bias, scale, shift, lo,
-                                            hi, out, zeros);
+    pj_dw512_sums[kh == 5][s == 2](x, h, w, ph, pw, k, oh, ow, bias, scale, shift, lo, hi, out,
+                                   zeros);
 #else
     (void)x; (void)h; (void)w; (void)ph; (void)pw; (void)k; (void)kh; (void)s; (void)oh;
     (void)ow; (void)bias; (void)scale; (void)shift; (void)lo; (void)hi; (void)out;
@@ -195,7 +193,7 @@ static int pj_max_pool_takes(int kh, int kw, int sh, int sw, int dh, int dw, Py_
                              Py_ssize_t ow) {
 #if PJ_HAVE_GEMM
     return kh == 3 && kw == 3 && sh == 2 && sw == 2 && dh == 1 && dw == 1 &&
-           oh >= (ow <= 16 ? 7 : 4) && ow > 0 && pj_gemm_level() >= 2;
+           oh >= 7 && ow > 0 && pj_gemm_level() >= 2;
 #else
     (void)kh; (void)kw; (void)sh; (void)sw; (void)dh; (void)dw; (void)oh; (void)ow;
     return 0;
@@ -210,9 +208,8 @@ static int pj_max_pool_takes(int kh, int kw, int sh, int sw, int dh, int dw, Py_
 static void pj_max_pool(const float* x, Py_ssize_t h, Py_ssize_t w, int ph, int pw,
                         Py_ssize_t oh, Py_ssize_t ow, float* out, const float* minus_inf) {
 #if PJ_HAVE_GEMM
-    (ow > 16 ? pj_dw512_max_4x2 : pj_dw512_max_7x1)(x, h, w, ph, pw, NULL, oh, ow, -INFINITY,
-                                                     1.0f, -0.0f, -INFINITY, INFINITY, out,
-                                                     minus_inf);
+    pj_dw512_max(x, h, w, ph, pw, NULL, oh, ow, -INFINITY, 1.0f, -0.0f, -INFINITY, INFINITY, out,
+                 minus_inf);
 #else
     (void)x; (void)h; (void)w; (void)ph; (void)pw; (void)oh; (void)ow; (void)out;
     (void)minus_inf;
