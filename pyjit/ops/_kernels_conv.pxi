@@ -280,13 +280,15 @@ def depthwise2d(const float[:, :, ::1] x, const float[:, :, ::1] weight, const f
     # itself (_kernels_depthwise.h), where this CPU has the body
     cdef bint fast = m == 1 and dh == dw == 1 and pj_depthwise_takes(kh, kw, sh, sw, oh, ow)
     with nogil:
-        memset(src, 0, (phases * plane + 32 + n_up) * sizeof(float))
+        # the fast one reads no planes, only a row of zeros (w of them) for
+        # the rows of the padding
+        memset(src, 0, (w if fast else phases * plane + 32 + n_up) * sizeof(float))
         for i in range(kh):
             for j in range(kw):
                 offs[i * kw + j] = (((i * dh) % sh) * sw + (j * dw) % sw) * plane + \
                     ((i * dh) // sh) * wq + (j * dw) // sw
         for c in range(c_n):
-            if not fast:   # (the fast one reads x itself, src its zeros)
+            if not fast:
                 _phase_planes(&x[c, 0, 0], h, w, src, hq, wq, sh, sw, ph, pw)
             for o in range(c * m, (c + 1) * m):
                 for i in range(kh):

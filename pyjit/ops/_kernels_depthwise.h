@@ -40,10 +40,15 @@ static inline __mmask16 pj_dw_inside(Py_ssize_t a, Py_ssize_t w) {
 
 /* What a body does with the KH x KH window: sums it by the taps (a
  * depthwise convolution), or takes its largest element, NaN winning (a max
- * pooling: the padding is -inf, every output of the same plane as a tap's
- * rows). */
+ * pooling, whose padding is -inf). */
 #define PJ_DW_SUM 0
 #define PJ_DW_MAX 1
+
+/* Output rows a block holds: 7 accumulators, each a chain of KH * KH
+ * dependent FMAs, keep two FMAs a cycle in flight despite each one's latency
+ * (as fast on wide planes as blocks of 4 rows by 32 columns, which have 8,
+ * and fewer loads a row). */
+#define PJ_DW_ROWS 7
 
 /* acc, or v where v is larger or NaN: torch's max pooling, tap by tap. */
 __attribute__((target("avx512f"), always_inline)) static inline __m512
@@ -51,21 +56,17 @@ pj_dw_max(__m512 acc, __m512 v) {
     return _mm512_mask_mov_ps(_mm512_max_ps(v, acc), _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q), v);
 }
 
-/* A body for KH x KH taps at stride S (1 or 2), blocks of RB rows by CB
- * vectors of 16 columns: RB * CB accumulators, each a chain of KH * KH
- * dependent FMAs, so that with 7-8 of them two FMAs a cycle are in flight
- * despite each one's latency.  At stride 2 the 16 inputs of a tap are every
- * other one of 32 loaded, picked out by one permute; taps j and j + 1 share
- * their loads (the even inputs and the odd ones).  OP PJ_DW_MAX: the same
- * walk over a max pooling's windows (bias -inf, k unread, no epilogue). */
-#define PJ_DW512(NAME, OP, KH, S, RB, CB)                                           \
+/* A body for KH x KH taps at stride S (1 or 2), blocks of PJ_DW_ROWS rows by
+ * 16 columns.  At stride 2 the 16 inputs of a tap are every other one of 32
+ * loaded, picked out by one permute; taps j and j + 1 share their loads (the
+ * even inputs and the odd ones).  OP PJ_DW_MAX: the same walk over a max
+ * pooling's windows (bias -inf, k unread, no epilogue). */
+#define PJ_DW512(NAME, OP, KH, S)                                                   \
 __attribute__((target("avx512f,fma"))) static void                                  \
-pj_dw512_##NAME(const float* x, Py_ssize_t h, Py_ssize_t w,                         \
-                                  int ph, int pw, const float* k, Py_ssize_t oh,     \
-                                  Py_ssize_t ow, float bias, float scale,            \
-                                  float shift, float lo, float hi, float* out,       \
-                                  const float* zeros) {                             \
-    enum { ROWS = S * (RB - 1) + KH, LOADS = S == 1 ? KH : (KH + 1) / 2 };          \
+pj_dw512_##NAME(const float* x, Py_ssize_t h, Py_ssize_t w, int ph, int pw,         \
+                const float* k, Py_ssize_t oh, Py_ssize_t ow, float bias, float scale,   \
+                float shift, float lo, float hi, float* out, const float* zeros) {  \
+    enum { RB = PJ_DW_ROWS, ROWS = S * (RB - 1) + KH, LOADS = S == 1 ? KH : (KH + 1) / 2 }; \
     __m512 tap[KH][KH];                                                             \
     _Pragma("GCC unroll 5") for (int i = 0; i < KH; i++)                           \
         _Pragma("GCC unroll 5") for (int j = 0; j < KH; j++)                        \
@@ -85,65 +86,54 @@ pj_dw512_##NAME(const float* x, Py_ssize_t h, Py_ssize_t w,                     
             Py_ssize_t iy = oy * S + ir - ph;                                       \
             row[ir] = iy >= 0 && iy < h ? x + iy * w : zeros;                       \
         }                                                                           \
-        for (Py_ssize_t ox = 0; ox < ow; ox += 16 * CB) {                           \
-            /* load l of column block c starts at input column a[c][l] (at      \
-             * stride 2 a pair of loads, the second 16 columns on) */           \
-            Py_ssize_t a[CB][LOADS];                                                \
-            __mmask16 m[CB], in[CB][LOADS][S];                                      \
-            _Pragma("GCC unroll 2") for (int c = 0; c < CB; c++) {                  \
-                Py_ssize_t left = ow - ox - 16 * c;                                 \
-                m[c] = left >= 16 ? (__mmask16)0xFFFF                               \
-                     : left <= 0 ? (__mmask16)0 : (__mmask16)((1u << left) - 1);    \
-                _Pragma("GCC unroll 5") for (int l = 0; l < LOADS; l++) {           \
-                    a[c][l] = S * (ox + 16 * c) - pw + S * l;                       \
-                    _Pragma("GCC unroll 2") for (int u = 0; u < S; u++)             \
-                        in[c][l][u] = pj_dw_inside(a[c][l] + 16 * u, w);            \
-                }                                                                   \
+        for (Py_ssize_t ox = 0; ox < ow; ox += 16) {                                \
+            /* load l starts at input column a[l] (at stride 2 a pair of        \
+             * loads, the second 16 columns on) */                              \
+            Py_ssize_t a[LOADS];                                                    \
+            __mmask16 in[LOADS][S];                                                 \
+            Py_ssize_t left = ow - ox;                                              \
+            __mmask16 m = left >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << left) - 1); \
+            _Pragma("GCC unroll 5") for (int l = 0; l < LOADS; l++) {               \
+                a[l] = S * ox - pw + S * l;                                         \
+                _Pragma("GCC unroll 2") for (int u = 0; u < S; u++)                 \
+                    in[l][u] = pj_dw_inside(a[l] + 16 * u, w);                      \
             }                                                                       \
-            __m512 acc[RB][CB];                                                     \
+            __m512 acc[RB];                                                         \
             _Pragma("GCC unroll 8") for (int r = 0; r < RB; r++)                   \
-                _Pragma("GCC unroll 2") for (int c = 0; c < CB; c++)                \
-                    acc[r][c] = vb;                                                 \
+                acc[r] = vb;                                                        \
             /* input row oy*S + ir - ph is tap row ir - S*r of output row oy + r */ \
             _Pragma("GCC unroll 16") for (int ir = 0; ir < ROWS; ir++)              \
-                _Pragma("GCC unroll 5") for (int l = 0; l < LOADS; l++)             \
-                    _Pragma("GCC unroll 2") for (int c = 0; c < CB; c++) {          \
-                        /* masked lanes are neither read nor faulted on */          \
-                        const float* s = row[ir] + a[c][l];                         \
-                        __m512 v0 = _mm512_mask_loadu_ps(pad, in[c][l][0], s), v1 = v0; \
-                        if (S == 2)                                                 \
-                            v1 = _mm512_mask_loadu_ps(pad, in[c][l][S - 1], s + 16); \
-                        _Pragma("GCC unroll 2") for (int u = 0; u < S; u++) {       \
-                            int j = S * l + u;                                      \
-                            if (j >= KH)                                            \
-                                continue;                                           \
-                            __m512 v = S == 1 ? v0 : _mm512_permutex2var_ps(        \
-                                v0, u ? odd : even, v1);                            \
-                            _Pragma("GCC unroll 8") for (int r = 0; r < RB; r++)   \
-                                if (ir - S * r >= 0 && ir - S * r < KH)             \
-                                    acc[r][c] = OP == PJ_DW_MAX ? pj_dw_max(acc[r][c], v) \
-                                        : _mm512_fmadd_ps(tap[ir - S * r][j], v, acc[r][c]); \
-                        }                                                           \
+                _Pragma("GCC unroll 5") for (int l = 0; l < LOADS; l++) {           \
+                    /* masked lanes are neither read nor faulted on */              \
+                    const float* s = row[ir] + a[l];                                \
+                    __m512 v0 = _mm512_mask_loadu_ps(pad, in[l][0], s), v1 = v0;    \
+                    if (S == 2)                                                     \
+                        v1 = _mm512_mask_loadu_ps(pad, in[l][S - 1], s + 16);       \
+                    _Pragma("GCC unroll 2") for (int u = 0; u < S; u++) {           \
+                        int j = S * l + u;                                          \
+                        if (j >= KH)                                                \
+                            continue;                                               \
+                        __m512 v = S == 1 ? v0 : _mm512_permutex2var_ps(            \
+                            v0, u ? odd : even, v1);                                \
+                        _Pragma("GCC unroll 8") for (int r = 0; r < RB; r++)       \
+                            if (ir - S * r >= 0 && ir - S * r < KH)                 \
+                                acc[r] = OP == PJ_DW_MAX ? pj_dw_max(acc[r], v)     \
+                                    : _mm512_fmadd_ps(tap[ir - S * r][j], v, acc[r]); \
                     }                                                               \
-            _Pragma("GCC unroll 8") for (int r = 0; r < RB; r++)                   \
-                _Pragma("GCC unroll 2") for (int c = 0; c < CB; c++) {              \
-                    /* the value second: max/min give it back when it is NaN */    \
-                    __m512 y = OP == PJ_DW_MAX ? acc[r][c] : _mm512_min_ps(vhi,     \
-                        _mm512_max_ps(vlo, _mm512_fmadd_ps(acc[r][c], vf, vs)));     \
-                    _mm512_mask_storeu_ps(out + (oy + r) * ow + ox + 16 * c, m[c], y); \
                 }                                                                   \
+            _Pragma("GCC unroll 8") for (int r = 0; r < RB; r++) {                 \
+                /* the value second: max/min give it back when it is NaN */        \
+                __m512 y = OP == PJ_DW_MAX ? acc[r] : _mm512_min_ps(vhi,            \
+                    _mm512_max_ps(vlo, _mm512_fmadd_ps(acc[r], vf, vs)));            \
+                _mm512_mask_storeu_ps(out + (oy + r) * ow + ox, m, y);              \
+            }                                                                       \
         }                                                                           \
     }                                                                               \
 }
-/* Planes at most 16 wide (7x7, 14x14): 7 rows a block; wider ones: 4 rows by
- * 32 columns. */
-/* Blocks of 7 rows by 16 columns, planes of any width: as fast as blocks of 4
- * rows by 32 columns on wide planes (7 chains against 8, fewer loads a
- * row), and each body costs a wheel held to 1.2 MB 1-4 KB. */
-PJ_DW512(3_1, PJ_DW_SUM, 3, 1, 7, 1) PJ_DW512(5_1, PJ_DW_SUM, 5, 1, 7, 1)
-PJ_DW512(3_2, PJ_DW_SUM, 3, 2, 7, 1) PJ_DW512(5_2, PJ_DW_SUM, 5, 2, 7, 1)
+PJ_DW512(3_1, PJ_DW_SUM, 3, 1) PJ_DW512(5_1, PJ_DW_SUM, 5, 1)
+PJ_DW512(3_2, PJ_DW_SUM, 3, 2) PJ_DW512(5_2, PJ_DW_SUM, 5, 2)
 /* the CNNs' max pooling: 3x3 at stride 2 (resnet18's, SqueezeNet's, ShuffleNet's) */
-PJ_DW512(max, PJ_DW_MAX, 3, 2, 7, 1)
+PJ_DW512(max, PJ_DW_MAX, 3, 2)
 
 typedef void (*pj_dw512_fn)(const float*, Py_ssize_t, Py_ssize_t, int, int, const float*,
                             Py_ssize_t, Py_ssize_t, float, float, float, float, float, float*,
@@ -157,10 +147,10 @@ static const pj_dw512_fn pj_dw512_sums[2][2] = {{pj_dw512_3_1, pj_dw512_3_2},
 /* Whether pj_depthwise takes a kh x kw kernel at stride sh x sw onto an oh x
  * ow plane on this CPU: an AVX-512 one (not capped by the tests,
  * pj_gemm_cap), a 3x3 or 5x5 kernel, the same stride 1 or 2 both ways, a
- * plane of at least the rows of one block, 7. */
+ * plane of at least the rows of one block (PJ_DW_ROWS). */
 static int pj_depthwise_takes(int kh, int kw, int sh, int sw, Py_ssize_t oh, Py_ssize_t ow) {
 #if PJ_HAVE_GEMM
-    return oh >= 7 && ow > 0 && kh == kw && (kh == 3 || kh == 5) &&
+    return oh >= PJ_DW_ROWS && ow > 0 && kh == kw && (kh == 3 || kh == 5) &&
            sh == sw && (sh == 1 || sh == 2) && pj_gemm_level() >= 2;
 #else
     (void)kh; (void)kw; (void)sh; (void)sw; (void)oh; (void)ow;
@@ -193,7 +183,7 @@ static int pj_max_pool_takes(int kh, int kw, int sh, int sw, int dh, int dw, Py_
                              Py_ssize_t ow) {
 #if PJ_HAVE_GEMM
     return kh == 3 && kw == 3 && sh == 2 && sw == 2 && dh == 1 && dw == 1 &&
-           oh >= 7 && ow > 0 && pj_gemm_level() >= 2;
+           oh >= PJ_DW_ROWS && ow > 0 && pj_gemm_level() >= 2;
 #else
     (void)kh; (void)kw; (void)sh; (void)sw; (void)dh; (void)dw; (void)oh; (void)ow;
     return 0;
