@@ -662,3 +662,45 @@ def test_self_attention_takes_one_packed_projection_with_the_same_values():
     apart = mha(x, x.copy(), x.copy(), 32, 4, qkv_w, qkv_b, proj_w, proj_b, None, True, True)
     for a, b in zip(packed, apart):
         np.testing.assert_allclose(a, b, rtol=1e-6, atol=1e-6)
+
+
+@pytest.mark.skipif(kernels.COMPILED is None, reason="built without a compiler")
+@pytest.mark.parametrize("log", [False, True], ids=["softmax", "log_softmax"])
+def test_softmax_rows_agree_with_the_reference_at_every_special_position(log):
+    # Rows of every length up to 40 (the maximum's two chains of 8, the block of
+    # 8 after them, the scalar tail) and 197 (a ViT's), each with a NaN, an inf,
+    # a -inf and 200 placed at every position in turn, and a row of -inf alone.
+    # (A maximum that missed the 200 would overflow exp: softmax is otherwise
+    # the same for any shift.)
+    rng = np.random.default_rng(11)
+    for d in list(range(1, 41)) + [197]:
+        base = rng.standard_normal(d).astype(np.float32) * 4
+        rows = [base]
+        for special in (np.nan, np.inf, -np.inf, 200.0):
+            for p in range(d):
+                r = base.copy()
+                r[p] = special
+                rows.append(r)
+        rows.append(np.full(d, -np.inf, np.float32))
+        x = np.stack(rows)
+        got, want = np.empty_like(x), np.empty_like(x)
+        kernels.COMPILED.softmax_rows(x, got, log)
+        kernels.NUMPY.softmax_rows(x, want, log)
+        nan = np.isnan(want)
+        assert (np.isnan(got) == nan).all(), d
+        np.testing.assert_allclose(got[~nan], want[~nan], rtol=2e-6, atol=1e-7 if not log else 2e-6,
+                                   err_msg=f"rows of {d}")
+
+
+def test_a_short_recurrent_projection_is_the_product():
+    from pyjit.ops.nn_recurrent import SHORT_PROJECTION, _projection
+    rng = np.random.default_rng(12)
+    for rows, k in ((32, 64), (1, 5), (SHORT_PROJECTION, SHORT_PROJECTION), (65, 64), (8, 65)):
+        x = rng.standard_normal((rows, k)).astype(np.float32)
+        w = rng.standard_normal((3 * 16, k)).astype(np.float32)
+        got = _projection(x, w)
+        assert got.flags.c_contiguous and got.dtype == np.float32
+        np.testing.assert_allclose(got, x.astype(np.float64) @ w.T.astype(np.float64),
+                                   rtol=1e-5, atol=1e-5)
+    x64 = rng.standard_normal((4, 8))
+    assert _projection(x64, rng.standard_normal((12, 8))).dtype == np.float64

@@ -17,6 +17,7 @@ cdef extern from "_kernels_math.h" nogil:
     void pj_sigmoid_loop(const float* x, float* out, Py_ssize_t n)
     void pj_hardswish_loop(const float* x, float* out, Py_ssize_t n)
     void pj_exp_shifted_loop(const float* x, float shift, float* out, Py_ssize_t n)
+    double pj_sum_double(const float* x, Py_ssize_t n)
     float pj_max_nan(const float* x, Py_ssize_t n)
     void pj_scale_loop(float* x, float k, Py_ssize_t n)
     void pj_clamp_loop(const float* x, float* out, Py_ssize_t n, float lo, float hi)
@@ -81,23 +82,6 @@ def hardswish(const float[::1] x, float[::1] out):
     _run(pj_hardswish_loop, x, out)
 
 
-cdef inline double _sum(const float* p, Py_ssize_t n) noexcept nogil:
-    """The sum of ``p[:n]`` in double, four running sums interleaved (a chain
-    a quarter as long for the adder)."""
-    cdef double s0 = 0, s1 = 0, s2 = 0, s3 = 0
-    cdef Py_ssize_t i = 0
-    while i + 4 <= n:
-        s0 += p[i]
-        s1 += p[i + 1]
-        s2 += p[i + 2]
-        s3 += p[i + 3]
-        i += 4
-    while i < n:
-        s0 += p[i]
-        i += 1
-    return (s0 + s1) + (s2 + s3)
-
-
 def softmax_rows(const float[:, ::1] x, float[:, ::1] out, bint log):
     """Softmax (``log``: log-softmax) of every row: the row's maximum, the sum of
     ``exp(x - max)`` in double, then each element; a row whose maximum is not
@@ -106,6 +90,7 @@ def softmax_rows(const float[:, ::1] x, float[:, ::1] out, bint log):
     cdef const float* src
     cdef float* dst
     cdef float m, scale
+    cdef double total
     if rows == 0 or d == 0:
         return
     with nogil:
@@ -121,9 +106,12 @@ def softmax_rows(const float[:, ::1] x, float[:, ::1] out, bint log):
                 m = 0
                 for j in range(d):
                     dst[j] = expf(src[j])
+            # (in eight running sums, which vectorise: Cython's loop of four
+            # did not)
+            total = pj_sum_double(dst, d)
             if log:
-                scale = logf(<float>_sum(dst, d))
+                scale = logf(<float>total)
                 for j in range(d):
                     dst[j] = (src[j] - m) - scale
             else:
-                pj_scale_loop(dst, <float>(1 / _sum(dst, d)), d)
+                pj_scale_loop(dst, <float>(1 / total), d)
