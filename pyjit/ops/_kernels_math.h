@@ -225,6 +225,16 @@ typedef float pj_f8 __attribute__((vector_size(32)));
 typedef float pj_f8u __attribute__((vector_size(32), aligned(4), may_alias));
 typedef int pj_i8m __attribute__((vector_size(32)));
 
+/* m = v lane by lane where v > m or v is a NaN: pj_max_nan's step (a macro:
+ * a function taking vectors by value is an ABI of its own in the baseline
+ * clone). */
+#define PJ_MAX_NAN8(m, v)                                                     \
+    do {                                                                      \
+        pj_f8 v_ = (v);                                                       \
+        pj_i8m take_ = (v_ > (m)) | (v_ != v_);                               \
+        (m) = (pj_f8)(((pj_i8m)v_ & take_) | ((pj_i8m)(m) & ~take_));         \
+    } while (0)
+
 /* The largest of x[:n] (-inf if n is 0), or a NaN if x holds one: lanes of
  * selects, where a scalar loop's early return for a NaN keeps it from
  * vectorising.  The lanes are vector registers, written as such: as an array
@@ -237,19 +247,13 @@ PJ_CLONES static float pj_max_nan(const float* x, Py_ssize_t n) {
                 -INFINITY, -INFINITY, -INFINITY, -INFINITY};
     pj_f8 mw = mv;
     Py_ssize_t i = 0;
-    for (; i + 16 <= n; i += 16) {   /* two chains: a select waits for the last */
-        pj_f8 v = *(const pj_f8u*)(x + i), u = *(const pj_f8u*)(x + i + 8);
-        pj_i8m take = (v > mv) | (v != v), tu = (u > mw) | (u != u);
-        mv = (pj_f8)(((pj_i8m)v & take) | ((pj_i8m)mv & ~take));
-        mw = (pj_f8)(((pj_i8m)u & tu) | ((pj_i8m)mw & ~tu));
+    for (; i + 16 <= n; i += 16) {
+        PJ_MAX_NAN8(mv, *(const pj_f8u*)(x + i));
+        PJ_MAX_NAN8(mw, *(const pj_f8u*)(x + i + 8));
     }
-    for (; i + 8 <= n; i += 8) {
-        pj_f8 v = *(const pj_f8u*)(x + i);
-        pj_i8m take = (v > mv) | (v != v);
-        mv = (pj_f8)(((pj_i8m)v & take) | ((pj_i8m)mv & ~take));
-    }
-    pj_i8m tw = (mw > mv) | (mw != mw);
-    mv = (pj_f8)(((pj_i8m)mw & tw) | ((pj_i8m)mv & ~tw));
+    for (; i + 8 <= n; i += 8)
+        PJ_MAX_NAN8(mv, *(const pj_f8u*)(x + i));
+    PJ_MAX_NAN8(mv, mw);
     float m[8];
     memcpy(m, &mv, sizeof m);
     for (int j = 0; i < n; i++, j++) {
