@@ -353,6 +353,94 @@ def test_the_depthwise_bodies_agree_with_the_reference(g, gemm_body):
 
 
 @pytest.mark.skipif(kernels.COMPILED is None, reason="built without a compiler")
+@pytest.mark.parametrize("m,k,n", [(1, 1, 1), (2, 3, 17), (7, 16, 16), (13, 200, 70),
+                                   (6, 128, 64), (25, 129, 65), (12, 300, 1000), (197, 40, 33),
+                                   (3, 17, 130)])
+@pytest.mark.parametrize("layout", ["rows", "columns", "strided"])
+def test_the_matrix_gemm_agrees_with_numpy(m, k, n, layout, gemm_body):
+    # b with contiguous rows (a C array: memcpy'd panels) or columns (a linear
+    # layer's weight.T: transposed 16x16 in registers, tails of k and n masked);
+    # the bias first, the clamp keeping a NaN; rows of a and out wider than
+    # they are read or written
+    rng = np.random.default_rng(m * k + n)
+    wide = rng.standard_normal((m, k + 3)).astype(np.float32)
+    a = wide[:, :k]
+    if layout == "rows":
+        b = rng.standard_normal((k, n)).astype(np.float32)
+    elif layout == "columns":
+        b = rng.standard_normal((n, k)).astype(np.float32).T
+    else:   # columns, a row of b's transpose longer than k
+        b = rng.standard_normal((n, k + 5)).astype(np.float32)[:, :k].T
+    a[0, : k // 2] = np.nan
+    bias = rng.standard_normal(n).astype(np.float32)
+    for bias_, lo, hi in ((None, -np.inf, np.inf), (bias, 0.0, 6.0), (bias, -1.0, np.inf)):
+        out = np.full((m, n + 4), 7.0, np.float32)
+        ref = np.empty((m, n), np.float32)
+        assert kernels.COMPILED.matmul(a, b, out[:, :n], bias_, lo, hi)
+        kernels.NUMPY.matmul(a, b, ref, bias_, lo, hi)
+        np.testing.assert_allclose(out[:, :n], ref, rtol=1e-5, atol=1e-5 * np.sqrt(k))
+        np.testing.assert_array_equal(np.isnan(out[:, :n]), np.isnan(ref))
+        assert (out[:, n:] == 7.0).all()   # nothing past a row written
+
+
+def test_the_matrix_gemm_refuses_what_does_not_fit():
+    k = kernels.COMPILED
+    if k is None:
+        pytest.skip("built without a compiler")
+    a, out = np.ones((4, 3), np.float32), np.empty((4, 5), np.float32)
+    with pytest.raises(ValueError, match=r"\(4, 3\) @ \(2, 5\) into \(4, 5\)"):
+        k.matmul(a, np.ones((2, 5), np.float32), out, None, -np.inf, np.inf)
+    with pytest.raises(ValueError, match="4 biases for 5 rows"):
+        k.matmul(a, np.ones((3, 5), np.float32), out, np.ones(4, np.float32), -np.inf, np.inf)
+    with pytest.raises(ValueError, match="rows or columns must be contiguous"):
+        k.matmul(a, np.ones((6, 10), np.float32)[::2, ::2], out, None, -np.inf, np.inf)
+    with pytest.raises(ValueError, match="rows of a and of out must be contiguous"):
+        k.matmul(np.ones((3, 4), np.float32).T, np.ones((3, 5), np.float32), out, None,
+                 -np.inf, np.inf)
+    # no terms: nothing written, the caller's numpy makes the bias
+    assert not k.matmul(np.ones((4, 0), np.float32), np.ones((0, 5), np.float32), out, None,
+                        -np.inf, np.inf)
+
+
+@pytest.mark.parametrize("own", [True, False])
+def test_the_matmul_driver_gives_the_product_either_way(own, monkeypatch):
+    # kernels.matmul: pyjit's GEMM where it takes numpy's products, numpy's
+    # otherwise and for one row; a strided a or b copied first, out= honoured
+    monkeypatch.setattr(kernels, "OWN_GEMM_EVERYWHERE", own)
+    rng = np.random.default_rng(5)
+    for m, k, n in ((1, 40, 30), (2, 40, 30), (70, 33, 129), (5, 0, 3)):
+        a = rng.standard_normal((m, 2 * k)).astype(np.float32)[:, ::2]
+        b = rng.standard_normal((2 * k, n)).astype(np.float32)[::2]
+        bias = rng.standard_normal(n).astype(np.float32)
+        expected = a.astype(np.float64) @ b.astype(np.float64) + bias
+        got = kernels.matmul(a, b, bias)
+        assert got.dtype == np.float32 and got.flags.c_contiguous
+        np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-5 * np.sqrt(k + 1))
+        into = np.empty((m, n + 2), np.float32)[:, :n]
+        assert kernels.matmul(a, b, out=into) is into
+        np.testing.assert_allclose(into, expected - bias, rtol=1e-5, atol=1e-5 * np.sqrt(k + 1))
+
+
+def test_the_blas_core_is_read_and_decides_whose_gemm(monkeypatch):
+    from pyjit.ops import blas
+    name = blas.core_name()
+    assert name is None or (isinstance(name, str) and name)
+    assert blas.vector_bits() in (None, 256, 512)
+    monkeypatch.setattr(blas, "GEMM_CHOICE", "auto")
+    for core, level, expected in (("Haswell", 2, True), ("Zen", 2, True), ("SkylakeX", 2, False),
+                                  ("SapphireRapids", 2, False), ("Haswell", 1, False),
+                                  ("Haswell", 0, False), (None, 2, False)):
+        monkeypatch.setattr(blas, "core_name", lambda core=core: core)
+        assert blas.prefer_own_gemm(level) is expected, (core, level)
+    monkeypatch.setattr(blas, "GEMM_CHOICE", "own")
+    assert blas.prefer_own_gemm(1) and not blas.prefer_own_gemm(0)
+    monkeypatch.setattr(blas, "GEMM_CHOICE", "blas")
+    assert not blas.prefer_own_gemm(2)
+    monkeypatch.setenv("PYJIT_GEMM", "fastest")
+    with pytest.raises(ValueError, match="PYJIT_GEMM='fastest': expected 'auto', 'own' or 'blas'"):
+        blas._choice()
+
+
 def test_the_gemm_kernels_refuse_what_does_not_fit():
     k = kernels.COMPILED
     image = np.ones((2, 4, 4), np.float32)

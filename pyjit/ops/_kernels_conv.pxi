@@ -45,6 +45,9 @@ cdef extern from "_kernels_gemm.h" nogil:
     int pj_conv2d_gemm(const pj_conv_geom* g, Py_ssize_t M, Py_ssize_t K, const float* w,
                        Py_ssize_t ldw, float* out, Py_ssize_t ldo, const float* scale,
                        const float* shift, float lo, float hi)
+    int pj_matmul(Py_ssize_t M, Py_ssize_t N, Py_ssize_t K, const float* a, Py_ssize_t lda,
+                  const float* b, Py_ssize_t ldk, Py_ssize_t ldn, float* out, Py_ssize_t ldo,
+                  const float* bias, float lo, float hi)
 
 
 def gemm_level(cap=None):
@@ -100,6 +103,40 @@ def conv2d_gemm(const float[:, :, ::1] x, const float[:, ::1] w, float[:, :] out
     with nogil:
         done = pj_conv2d_gemm(&g, m, kk, &w[0, 0], kk, &out[0, 0], out.strides[0] // 4, fp,
                               sp, lo, hi)
+    return done != 0
+
+
+def matmul(const float[:, :] a, const float[:, :] b, float[:, :] out, const float[::1] bias,
+           float lo, float hi):
+    """``out = clip(a @ b + bias, lo, hi)`` (``bias`` per column, None: 0),
+    by the convolutions' GEMM (``_kernels_gemm.h``), the bias added first, as
+    torch's ``addmm`` adds it.  ``a`` ``(M, K)`` and ``out`` ``(M, N)`` with
+    contiguous rows; ``b`` ``(K, N)`` with contiguous rows or columns (a C-ordered
+    array or the transpose of one: a linear layer's ``weight.T``).  Returns
+    False, having written nothing, on a CPU the kernel has no body for."""
+    cdef Py_ssize_t m = a.shape[0], kk = a.shape[1], n = b.shape[1]
+    cdef Py_ssize_t ldk, ldn
+    if b.shape[0] != kk or out.shape[0] != m or out.shape[1] != n:
+        raise ValueError(f"matmul: ({m}, {kk}) @ ({b.shape[0]}, {n}) into "
+                         f"({out.shape[0]}, {out.shape[1]})")
+    _per_row(bias, n, "biases", "matmul")
+    if m == 0 or n == 0:
+        return True
+    if kk == 0:
+        return False   # no sums to start from the bias: the caller's numpy
+    if (a.strides[1] != 4 and kk > 1) or (out.strides[1] != 4 and n > 1):
+        raise ValueError("matmul: the rows of a and of out must be contiguous")
+    if b.strides[1] == 4 or n == 1:
+        ldk, ldn = b.strides[0] // 4, 1
+    elif b.strides[0] == 4 or kk == 1:
+        ldk, ldn = 1, b.strides[1] // 4
+    else:
+        raise ValueError("matmul: b's rows or columns must be contiguous")
+    cdef const float* bp = &bias[0] if bias is not None else NULL
+    cdef int done
+    with nogil:
+        done = pj_matmul(m, n, kk, &a[0, 0], a.strides[0] // 4, &b[0, 0], ldk, ldn,
+                         &out[0, 0], out.strides[0] // 4, bp, lo, hi)
     return done != 0
 
 

@@ -112,6 +112,95 @@ static void pj_pack_conv(const pj_conv_geom* g, Py_ssize_t k0, Py_ssize_t kc, Py
     }
 }
 
+/* The right operand of a GEMM, x (K, N), as the panels are packed from it:
+ * a convolution's image, whose im2col columns it is (conv, not NULL), or a
+ * matrix, element (k, n) at b[k * ldk + n * ldn], with ldn == 1 (rows
+ * contiguous: numpy's C order) or ldk == 1 (columns contiguous: the
+ * transpose of a C-ordered array, a linear layer's weight). */
+typedef struct {
+    const pj_conv_geom* conv;
+    const float* b;
+    Py_ssize_t ldk, ldn;
+} pj_operand;
+
+#if PJ_HAVE_GEMM
+/* pack[k * 64 + t] = b[(n0 + t) * ldn + k0 + k] for t < cols, k < kc, with
+ * zeros to 64 columns: a panel of a matrix whose columns are contiguous, 16
+ * rows by 16 columns at a time transposed in registers.  (A load of each
+ * element and a store of it, scalar, was a sixth of the time of a 197-row
+ * product; the 64 shuffles of a 16x16 block are a few per cent.)  Masked
+ * loads read nothing past kc or cols. */
+__attribute__((target("avx512f"))) static void
+pj_pack_columns512(const float* b, Py_ssize_t ldn, Py_ssize_t k0, Py_ssize_t kc,
+                   Py_ssize_t n0, Py_ssize_t cols, float* pack) {
+    for (Py_ssize_t t0 = 0; t0 < 64; t0 += 16) {
+        Py_ssize_t here = cols - t0 < 0 ? 0 : cols - t0 > 16 ? 16 : cols - t0;
+        for (Py_ssize_t kk = 0; kk < kc; kk += 16) {
+            Py_ssize_t klen = kc - kk < 16 ? kc - kk : 16;
+            __mmask16 km = (__mmask16)((1u << klen) - 1);
+            __m512 r[16], a[16];
+            for (int i = 0; i < 16; i++)
+                r[i] = i < here ? _mm512_maskz_loadu_ps(km, b + (n0 + t0 + i) * ldn + k0 + kk)
+                                : _mm512_setzero_ps();
+            /* r[i] is column t0 + i, elements kk..kk+15; make r[j] element
+             * kk + j of the 16 columns: within 128-bit lanes, pairs of 32
+             * bits, then of 64; then the 4x4 transpose of the lanes */
+            for (int i = 0; i < 16; i += 2) {
+                a[i] = _mm512_unpacklo_ps(r[i], r[i + 1]);
+                a[i + 1] = _mm512_unpackhi_ps(r[i], r[i + 1]);
+            }
+            for (int i = 0; i < 16; i += 4) {
+                __m512d a0 = _mm512_castps_pd(a[i]), a1 = _mm512_castps_pd(a[i + 1]);
+                __m512d a2 = _mm512_castps_pd(a[i + 2]), a3 = _mm512_castps_pd(a[i + 3]);
+                r[i] = _mm512_castpd_ps(_mm512_unpacklo_pd(a0, a2));      /* column c = 0 */
+                r[i + 1] = _mm512_castpd_ps(_mm512_unpackhi_pd(a0, a2));  /* 1 */
+                r[i + 2] = _mm512_castpd_ps(_mm512_unpacklo_pd(a1, a3));  /* 2 */
+                r[i + 3] = _mm512_castpd_ps(_mm512_unpackhi_pd(a1, a3));  /* 3 */
+            }
+            /* r[4g + c], lane L: element 4L + c of columns 4g..4g+3 */
+            for (int c = 0; c < 4; c++) {
+                __m512 p0 = _mm512_shuffle_f32x4(r[c], r[4 + c], 0x44);
+                __m512 p1 = _mm512_shuffle_f32x4(r[c], r[4 + c], 0xEE);
+                __m512 p2 = _mm512_shuffle_f32x4(r[8 + c], r[12 + c], 0x44);
+                __m512 p3 = _mm512_shuffle_f32x4(r[8 + c], r[12 + c], 0xEE);
+                a[c] = _mm512_shuffle_f32x4(p0, p2, 0x88);
+                a[4 + c] = _mm512_shuffle_f32x4(p0, p2, 0xDD);
+                a[8 + c] = _mm512_shuffle_f32x4(p1, p3, 0x88);
+                a[12 + c] = _mm512_shuffle_f32x4(p1, p3, 0xDD);
+            }
+            for (Py_ssize_t j = 0; j < klen; j++)
+                _mm512_store_ps(pack + (kk + j) * 64 + t0, a[j]);
+        }
+    }
+}
+#endif
+
+/* A panel of the operand: rows k0..k0+kc, columns n0..n0+cols, as pack's
+ * rows of padded floats, zero past cols (see pj_pack_conv). */
+static void pj_pack(const pj_operand* src, Py_ssize_t k0, Py_ssize_t kc, Py_ssize_t n0,
+                    Py_ssize_t cols, Py_ssize_t padded, float* pack) {
+    if (src->conv) {
+        pj_pack_conv(src->conv, k0, kc, n0, cols, padded, pack);
+    } else if (src->ldn == 1) {
+        for (Py_ssize_t k = k0; k < k0 + kc; k++) {
+            memcpy(pack + padded * (k - k0), src->b + k * src->ldk + n0, cols * sizeof(float));
+            memset(pack + padded * (k - k0) + cols, 0, (padded - cols) * sizeof(float));
+        }
+#if PJ_HAVE_GEMM
+    } else if (padded == 64) {
+        pj_pack_columns512(src->b, src->ldn, k0, kc, n0, cols, pack);
+#endif
+    } else {
+        for (Py_ssize_t k = k0; k < k0 + kc; k++) {
+            float* d = pack + padded * (k - k0);
+            for (Py_ssize_t t = 0; t < cols; t++)
+                d[t] = src->b[k * src->ldk + (n0 + t) * src->ldn];
+            for (Py_ssize_t t = cols; t < padded; t++)
+                d[t] = 0.0f;
+        }
+    }
+}
+
 #if PJ_HAVE_GEMM
 
 /* One tile of the AVX-512 body: MR rows of out by NV vectors of 16 columns,
@@ -126,12 +215,13 @@ __attribute__((target("avx512f,fma"), always_inline)) static inline void        
 pj_tile512_##MR##_##NV(Py_ssize_t kc, const float* w, Py_ssize_t ldw,               \
                        const float* x, float* o, Py_ssize_t ldo, const __mmask16* m,\
                        int first, int last, const float* scale, const float* shift,    \
-                       const float* bounds) {                                       \
+                       const float* bounds, const float* cb) {                      \
     __m512 acc[MR][NV];                                                             \
     _Pragma("GCC unroll 6") for (int r = 0; r < MR; r++)                           \
         _Pragma("GCC unroll 4") for (int v = 0; v < NV; v++)                        \
-            acc[r][v] = first ? _mm512_setzero_ps()                                 \
-                              : _mm512_maskz_loadu_ps(m[v], o + r * ldo + 16 * v);  \
+            acc[r][v] = !first ? _mm512_maskz_loadu_ps(m[v], o + r * ldo + 16 * v)  \
+                      : cb ? _mm512_maskz_loadu_ps(m[v], cb + 16 * v)               \
+                      : _mm512_setzero_ps();                                        \
     for (Py_ssize_t k = 0; k < kc; k++) {                                           \
         const float* xr = x + k * 64;                                               \
         __m512 xv[NV];                                                              \
@@ -167,7 +257,7 @@ PJ_TILE512(6, 4) PJ_TILE512(6, 1) PJ_TILE512(6, 2) PJ_TILE512(6, 3)
 
 typedef void (*pj_tile512_fn)(Py_ssize_t, const float*, Py_ssize_t, const float*, float*,
                               Py_ssize_t, const __mmask16*, int, int, const float*,
-                              const float*, const float*);
+                              const float*, const float*, const float*);
 static const pj_tile512_fn pj_tiles512[PJ_MR] = {pj_tile512_1_4, pj_tile512_2_4,
     pj_tile512_3_4, pj_tile512_4_4, pj_tile512_5_4, pj_tile512_6_4};
 /* full tiles of 6 rows, by the vectors a panel fills */
@@ -178,9 +268,9 @@ static const pj_tile512_fn pj_narrow512[4] = {pj_tile512_6_1, pj_tile512_6_2, pj
  * then every tile of rows multiplied into it. */
 __attribute__((target("avx512f,fma"), always_inline)) static inline void
 pj_panel512(Py_ssize_t M, Py_ssize_t N, Py_ssize_t K, Py_ssize_t n0, Py_ssize_t k0,
-            const float* w, Py_ssize_t ldw, const pj_conv_geom* g, float* out,
-            Py_ssize_t ldo, const float* scale,
-            const float* shift, float lo, float hi, float* pack) {
+            const float* w, Py_ssize_t ldw, const pj_operand* src, float* out,
+            Py_ssize_t ldo, const float* scale, const float* shift, const float* colbias,
+            float lo, float hi, float* pack) {
     Py_ssize_t kc = K - k0 < PJ_KC ? K - k0 : PJ_KC;
     int first = k0 == 0, last = k0 + kc == K;
     Py_ssize_t left = N - n0;
@@ -192,14 +282,15 @@ pj_panel512(Py_ssize_t M, Py_ssize_t N, Py_ssize_t K, Py_ssize_t n0, Py_ssize_t 
     }
     /* the panel, contiguous: rows N floats apart in x would fall in a few of
      * L1's sets and each on a page of its own */
-    pj_pack_conv(g, k0, kc, n0, left < 64 ? left : 64, 64, pack);
+    pj_pack(src, k0, kc, n0, left < 64 ? left : 64, 64, pack);
     int vectors = left >= 64 ? 4 : (int)((left + 15) / 16);
     float bounds[2] = {lo, hi};
     for (Py_ssize_t r0 = 0; r0 < M; r0 += PJ_MR) {
         Py_ssize_t rows = M - r0 < PJ_MR ? M - r0 : PJ_MR;
         (rows == PJ_MR ? pj_narrow512[vectors - 1] : pj_tiles512[rows - 1])(kc, w + r0 * ldw + k0, ldw, pack, out + r0 * ldo + n0, ldo, m,
                               first, last, scale ? scale + r0 : NULL,
-                              shift ? shift + r0 : NULL, bounds);
+                              shift ? shift + r0 : NULL, bounds,
+                              colbias ? colbias + n0 : NULL);
     }
 }
 
@@ -209,24 +300,23 @@ pj_panel512(Py_ssize_t M, Py_ssize_t N, Py_ssize_t K, Py_ssize_t n0, Py_ssize_t 
 
 __attribute__((target("avx512f,fma"))) static void
 pj_sgemm512(Py_ssize_t M, Py_ssize_t N, Py_ssize_t K, const float* w, Py_ssize_t ldw,
-            const pj_conv_geom* g, float* out,
-            Py_ssize_t ldo, const float* scale, const float* shift, float lo, float hi,
-            float* pack) {
+            const pj_operand* src, float* out, Py_ssize_t ldo, const float* scale,
+            const float* shift, const float* colbias, float lo, float hi, float* pack) {
     if ((size_t)M * K * sizeof(float) <= PJ_W_IN_L2) {
         /* w stays in L2 for every panel: each panel's sums stay in registers
          * (its K blocks one after the other) */
         for (Py_ssize_t n0 = 0; n0 < N; n0 += 64)
             for (Py_ssize_t k0 = 0; k0 < K; k0 += PJ_KC)
-                pj_panel512(M, N, K, n0, k0, w, ldw, g, out, ldo, scale, shift, lo, hi,
-                            pack);
+                pj_panel512(M, N, K, n0, k0, w, ldw, src, out, ldo, scale, shift, colbias,
+                            lo, hi, pack);
     } else {
         /* a deep layer's w (256 x 2304: 2.4 MB) is not: a block of its
          * columns (M x PJ_KC, 128 KB) stays in L2 while every panel of x
          * meets it, the partial sums waiting in out between blocks */
         for (Py_ssize_t k0 = 0; k0 < K; k0 += PJ_KC)
             for (Py_ssize_t n0 = 0; n0 < N; n0 += 64)
-                pj_panel512(M, N, K, n0, k0, w, ldw, g, out, ldo, scale, shift, lo, hi,
-                            pack);
+                pj_panel512(M, N, K, n0, k0, w, ldw, src, out, ldo, scale, shift, colbias,
+                            lo, hi, pack);
     }
 }
 
@@ -237,12 +327,12 @@ __attribute__((target("avx2,fma"), always_inline)) static inline void           
 pj_tile256_##MR(Py_ssize_t kc, const float* w, Py_ssize_t ldw, const float* x,      \
                 Py_ssize_t ldx, float* o, Py_ssize_t ldo, __m256i m0, __m256i m1,   \
                 int first, int last, const float* scale, const float* shift,        \
-                const float* bounds) {                                              \
+                const float* bounds, const float* cb) {                             \
     __m256 acc[MR][2];                                                              \
     _Pragma("GCC unroll 6") for (int r = 0; r < MR; r++) {                          \
-        acc[r][0] = first ? _mm256_setzero_ps() : _mm256_maskload_ps(o + r * ldo, m0); \
-        acc[r][1] = first ? _mm256_setzero_ps()                                     \
-                          : _mm256_maskload_ps(o + r * ldo + 8, m1);                \
+        const float* init = first ? cb : o + r * ldo;                               \
+        acc[r][0] = init ? _mm256_maskload_ps(init, m0) : _mm256_setzero_ps();      \
+        acc[r][1] = init ? _mm256_maskload_ps(init + 8, m1) : _mm256_setzero_ps();  \
     }                                                                               \
     for (Py_ssize_t k = 0; k < kc; k++) {                                           \
         const float* xr = x + k * ldx;                                              \
@@ -278,28 +368,28 @@ __attribute__((target("avx2,fma"))) static __m256i pj_lanes256(Py_ssize_t lanes)
 
 __attribute__((target("avx2,fma"))) static void
 pj_sgemm256(Py_ssize_t M, Py_ssize_t N, Py_ssize_t K, const float* w, Py_ssize_t ldw,
-            const pj_conv_geom* g, float* out,
-            Py_ssize_t ldo, const float* scale, const float* shift, float lo, float hi,
-            float* pack) {
+            const pj_operand* src, float* out, Py_ssize_t ldo, const float* scale,
+            const float* shift, const float* colbias, float lo, float hi, float* pack) {
     float bounds[2] = {lo, hi};
     for (Py_ssize_t n0 = 0; n0 < N; n0 += 16) {
         __m256i m0 = pj_lanes256(N - n0), m1 = pj_lanes256(N - n0 - 8);
         for (Py_ssize_t k0 = 0; k0 < K; k0 += 2 * PJ_KC) {
             Py_ssize_t kc = K - k0 < 2 * PJ_KC ? K - k0 : 2 * PJ_KC;
             int first = k0 == 0, last = k0 + kc == K;
-            pj_pack_conv(g, k0, kc, n0, N - n0 < 16 ? N - n0 : 16, 16, pack);
+            pj_pack(src, k0, kc, n0, N - n0 < 16 ? N - n0 : 16, 16, pack);
+            const float* cb = colbias ? colbias + n0 : NULL;
             for (Py_ssize_t r0 = 0; r0 < M; r0 += PJ_MR) {
                 const float* wt = w + r0 * ldw + k0;
                 float* ot = out + r0 * ldo + n0;
                 const float* st = shift ? shift + r0 : NULL;
                 const float* sc = scale ? scale + r0 : NULL;
                 switch (M - r0 < PJ_MR ? M - r0 : PJ_MR) {
-                case 6: pj_tile256_6(kc, wt, ldw, pack, 16, ot, ldo, m0, m1, first, last, sc, st, bounds); break;
-                case 5: pj_tile256_5(kc, wt, ldw, pack, 16, ot, ldo, m0, m1, first, last, sc, st, bounds); break;
-                case 4: pj_tile256_4(kc, wt, ldw, pack, 16, ot, ldo, m0, m1, first, last, sc, st, bounds); break;
-                case 3: pj_tile256_3(kc, wt, ldw, pack, 16, ot, ldo, m0, m1, first, last, sc, st, bounds); break;
-                case 2: pj_tile256_2(kc, wt, ldw, pack, 16, ot, ldo, m0, m1, first, last, sc, st, bounds); break;
-                default: pj_tile256_1(kc, wt, ldw, pack, 16, ot, ldo, m0, m1, first, last, sc, st, bounds); break;
+                case 6: pj_tile256_6(kc, wt, ldw, pack, 16, ot, ldo, m0, m1, first, last, sc, st, bounds, cb); break;
+                case 5: pj_tile256_5(kc, wt, ldw, pack, 16, ot, ldo, m0, m1, first, last, sc, st, bounds, cb); break;
+                case 4: pj_tile256_4(kc, wt, ldw, pack, 16, ot, ldo, m0, m1, first, last, sc, st, bounds, cb); break;
+                case 3: pj_tile256_3(kc, wt, ldw, pack, 16, ot, ldo, m0, m1, first, last, sc, st, bounds, cb); break;
+                case 2: pj_tile256_2(kc, wt, ldw, pack, 16, ot, ldo, m0, m1, first, last, sc, st, bounds, cb); break;
+                default: pj_tile256_1(kc, wt, ldw, pack, 16, ot, ldo, m0, m1, first, last, sc, st, bounds, cb); break;
                 }
             }
         }
@@ -326,6 +416,34 @@ static int pj_gemm_level(void) {
 #endif
 }
 
+/* The GEMM itself, on whichever body this CPU has: out = clamp((w @ x) *
+ * scale + shift, lo, hi) by row, x the operand src describes, (K, N); the
+ * sums start at colbias (one value per column, NULL: 0).  Returns 0, having
+ * written nothing, where there is no body (or no memory for the panel). */
+static int pj_gemm_run(Py_ssize_t M, Py_ssize_t N, Py_ssize_t K, const float* w, Py_ssize_t ldw,
+                       const pj_operand* src, float* out, Py_ssize_t ldo, const float* scale,
+                       const float* shift, const float* colbias, float lo, float hi) {
+#if PJ_HAVE_GEMM
+    int level = pj_gemm_level();
+    if (level == 0)
+        return 0;
+    /* the panel: PJ_KC rows of 64 floats (AVX2: twice the rows, of 16) */
+    float* pack = (float*)aligned_alloc(64, PJ_KC * 64 * sizeof(float));
+    if (!pack)
+        return 0;
+    if (level == 2)
+        pj_sgemm512(M, N, K, w, ldw, src, out, ldo, scale, shift, colbias, lo, hi, pack);
+    else
+        pj_sgemm256(M, N, K, w, ldw, src, out, ldo, scale, shift, colbias, lo, hi, pack);
+    free(pack);
+    return 1;
+#else
+    (void)M; (void)N; (void)K; (void)w; (void)ldw; (void)src; (void)out; (void)ldo;
+    (void)scale; (void)shift; (void)colbias; (void)lo; (void)hi;
+    return 0;
+#endif
+}
+
 /* out[r, n] = min(hi, max(lo, (sum_k w[r, k] cols[k, n]) * scale[r] + shift[r]))
  * for r < M and the output's pixels n, cols the im2col columns of image g->x
  * (see pj_conv_geom), made a panel at a time in L1, never written out whole:
@@ -336,26 +454,21 @@ static int pj_gemm_level(void) {
 static int pj_conv2d_gemm(const pj_conv_geom* g, Py_ssize_t M, Py_ssize_t K, const float* w,
                           Py_ssize_t ldw, float* out, Py_ssize_t ldo, const float* scale,
                           const float* shift, float lo, float hi) {
-#if PJ_HAVE_GEMM
-    int level = pj_gemm_level();
-    Py_ssize_t N = g->oh * g->ow;
-    if (level == 0)
-        return 0;
-    /* the panel: PJ_KC rows of 64 floats (AVX2: twice the rows, of 16) */
-    float* pack = (float*)aligned_alloc(64, PJ_KC * 64 * sizeof(float));
-    if (!pack)
-        return 0;
-    if (level == 2)
-        pj_sgemm512(M, N, K, w, ldw, g, out, ldo, scale, shift, lo, hi, pack);
-    else
-        pj_sgemm256(M, N, K, w, ldw, g, out, ldo, scale, shift, lo, hi, pack);
-    free(pack);
-    return 1;
-#else
-    (void)g; (void)M; (void)K; (void)w; (void)ldw; (void)out; (void)ldo; (void)scale;
-    (void)shift; (void)lo; (void)hi;
-    return 0;
-#endif
+    pj_operand src = {g, NULL, 0, 0};
+    return pj_gemm_run(M, g->oh * g->ow, K, w, ldw, &src, out, ldo, scale, shift, NULL, lo, hi);
+}
+
+/* out[r, n] = min(hi, max(lo, bias[n] + sum_k a[r, k] b[k, n])), a (M, K)
+ * with rows lda floats apart, b (K, N) with element (k, n) at b[k * ldk + n *
+ * ldn] (ldn 1 or ldk 1, see pj_operand), bias NULL for none, out's rows ldo
+ * apart: a matrix product, as a linear layer's (b its weight's transpose,
+ * bias its bias, added first, as torch's addmm adds it).  Returns 0 where
+ * there is no body. */
+static int pj_matmul(Py_ssize_t M, Py_ssize_t N, Py_ssize_t K, const float* a, Py_ssize_t lda,
+                     const float* b, Py_ssize_t ldk, Py_ssize_t ldn, float* out, Py_ssize_t ldo,
+                     const float* bias, float lo, float hi) {
+    pj_operand src = {NULL, b, ldk, ldn};
+    return pj_gemm_run(M, N, K, a, lda, &src, out, ldo, NULL, NULL, bias, lo, hi);
 }
 
 #endif  /* PYJIT_KERNELS_GEMM_H */

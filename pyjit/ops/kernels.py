@@ -40,6 +40,7 @@ import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
 from .. import fperrors
+from . import blas
 
 __all__ = ["COMPILED", "NUMPY", "ACTIVE", "is_float32", "disabled", "conv2d", "conv_nd",
            "pool2d", "global_avg_pool2d", "batch_norm_inference", "layer_norm", "group_norm",
@@ -300,6 +301,17 @@ def conv2d_gemm_numpy(x, w, out, scale, shift, lo, hi, kh, kw, sh, sw, ph, pw, d
     return True
 
 
+def matmul_numpy(a, b, out, bias, lo, hi):
+    """``out = clip(a @ b + bias, lo, hi)`` (``bias`` per column, None: 0), a
+    NaN kept: the reference of the compiled ``matmul``."""
+    np.matmul(a, b, out=out)
+    if bias is not None:
+        out += bias
+    if lo != -math.inf or hi != math.inf:
+        clamp_numpy(out, out, lo, hi)
+    return True
+
+
 def clamp_numpy(x, out, lo, hi):
     """The larger of ``x`` and ``lo``, then the smaller of that and ``hi``, as
     ``np.minimum(np.maximum(x, lo), hi)`` (a NaN stays NaN): relu (``lo = 0``,
@@ -449,8 +461,7 @@ def recurrent_layer_numpy(mode, gi, sizes, w_hh, b_hh, w_hr, h, c, out, reverse)
 _NAMES = ("im2col2d", "conv2d_gemm", "depthwise2d", "conv2d_direct", "max_pool2d", "avg_pool2d",
           "plane_means", "erf", "gelu", "silu", "sigmoid", "hardswish", "clamp", "hardsigmoid",
           "softmax_rows", "plane_affine", "bn_affine", "batch_norm_planes", "row_stats",
-          "layer_norm_rows",
-          "recurrent_layer")
+          "layer_norm_rows", "recurrent_layer", "matmul")
 
 #: The numpy references, by the kernels' names.
 NUMPY = SimpleNamespace(name="numpy", **{n: globals()[f"{n}_numpy"] for n in _NAMES})
@@ -504,6 +515,27 @@ RUN_ARENA = _link_run_arena()
 
 #: The kernels the operators use: the compiled ones where built.
 ACTIVE = COMPILED if COMPILED is not None else NUMPY
+
+
+def _own_gemm_everywhere() -> bool:
+    if COMPILED is None:
+        return False
+    from . import _kernels
+    return blas.prefer_own_gemm(_kernels.gemm_level())
+
+
+#: Whether pyjit's own float32 GEMM (the compiled ``conv2d_gemm`` and
+#: ``matmul``) takes the products numpy's BLAS would otherwise make, long or
+#: with nothing to apply after them: where numpy's OpenBLAS runs narrower
+#: vectors than the CPU has (:func:`.blas.prefer_own_gemm`; on a Zen 5, its
+#: Haswell kernels: 100-110 GFLOP/s on one thread against 185-205 for pyjit's).
+OWN_GEMM_EVERYWHERE = _own_gemm_everywhere()
+
+#: ... but for a product of fewer rows than this: one row is a matrix-vector
+#: product, which OpenBLAS's gemv makes reading the matrix once, where the GEMM
+#: packs its transposed panels (1 x 1280 @ 1280 x 1000: 63 against 124 us;
+#: with 2 rows, 339 against 187).
+OWN_MATMUL_MIN_ROWS = 2
 
 
 # -- drivers ------------------------------------------------------------------------------
@@ -611,7 +643,7 @@ def conv2d(x, weight, bias, stride: Sequence[int], padding: Sequence[int],
                     gb = None if shift is None else shift[rows]
                 if pointwise:
                     _gemm(k, w_mats[g], xg, dst, gs, gb, lo, hi)
-                elif cg * kh * kw > OWN_GEMM_MAX_K or oh * ow < OWN_GEMM_MIN_N or \
+                elif _blas_takes(cg * kh * kw, oh * ow) or \
                         not k.conv2d_gemm(xg, w_mats[g], dst, gs, gb, lo, hi, kh, kw, sh, sw,
                                           ph, pw, dh, dw):
                     cols = _scratch((cg * kh * kw, oh, ow))
@@ -625,6 +657,13 @@ def conv2d(x, weight, bias, stride: Sequence[int], padding: Sequence[int],
     return out
 
 
+def _blas_takes(terms: int, pixels: int) -> bool:
+    """Whether a convolution's GEMM of ``terms`` a sum over ``pixels`` output
+    pixels is numpy's BLAS's, not pyjit's (:data:`OWN_GEMM_MAX_K`,
+    :data:`OWN_GEMM_MIN_N`, :data:`OWN_GEMM_EVERYWHERE`)."""
+    return (terms > OWN_GEMM_MAX_K and not OWN_GEMM_EVERYWHERE) or pixels < OWN_GEMM_MIN_N
+
+
 def _gemm(k, w, image, out, scale, shift, lo, hi) -> None:
     """``out = clip((w @ image) * scale + shift, lo, hi)`` by row, ``image``
     ``(C, H, W)`` taken as ``(C, H*W)``: a 1x1 convolution, by the set's
@@ -632,8 +671,8 @@ def _gemm(k, w, image, out, scale, shift, lo, hi) -> None:
     something to apply after it, else (or where the compiled one has no body
     for this CPU, or fewer than :data:`OWN_GEMM_MIN_N` pixels) numpy's BLAS and
     :func:`_finish`."""
-    if (scale is None and shift is None and lo == -math.inf and hi == math.inf) or \
-            w.shape[1] > OWN_GEMM_MAX_K or out.shape[1] < OWN_GEMM_MIN_N or \
+    plain = scale is None and shift is None and lo == -math.inf and hi == math.inf
+    if (plain and not OWN_GEMM_EVERYWHERE) or _blas_takes(w.shape[1], out.shape[1]) or \
             not k.conv2d_gemm(image, w, out, scale, shift, lo, hi, 1, 1, 1, 1, 0, 0, 1, 1):
         np.matmul(w, image.reshape(image.shape[0], -1), out=out)
         _finish(k, out, scale, shift, lo, hi)
@@ -653,6 +692,32 @@ def _finish(k, out, scale, shift, lo, hi) -> None:
     if lo != -math.inf or hi != math.inf:
         flat = out.reshape(-1)
         k.clamp(flat, flat, lo, hi)
+
+
+def matmul(a: np.ndarray, b: np.ndarray, bias: Optional[np.ndarray] = None,
+           out: Optional[np.ndarray] = None, k=None) -> np.ndarray:
+    """``a @ b + bias``, float32 ``a`` ``(M, K)`` and ``b`` ``(K, N)``, ``bias``
+    ``(N,)`` float32 or None, into ``out`` (``(M, N)`` float32 with contiguous
+    rows) or a new C-ordered array: by pyjit's GEMM where it takes numpy's
+    products (:data:`OWN_GEMM_EVERYWHERE`; the bias added first, as torch's
+    ``addmm`` adds it), else numpy's ``matmul`` and then the bias.  ``b`` may
+    be a transpose (a linear layer's ``weight.T``): the GEMM packs its columns
+    as they are."""
+    k = ACTIVE if k is None else k
+    m, n = a.shape[0], b.shape[1]
+    if out is None:
+        out = np.empty((m, n), F32)
+    if OWN_GEMM_EVERYWHERE and k is COMPILED and m >= OWN_MATMUL_MIN_ROWS and a.shape[1]:
+        if a.strides[1] != 4:
+            a = _c(a)
+        if b.strides[1] != 4 and b.strides[0] != 4:
+            b = _c(b)
+        if k.matmul(a, b, out, bias, -math.inf, math.inf):
+            return out
+    np.matmul(a, b, out=out)
+    if bias is not None:
+        out += bias
+    return out
 
 
 def conv_nd(x, weight, bias, stride, padding, dilation, groups: int, out_size,
@@ -728,7 +793,7 @@ def _conv3d_planes(x, weight, out, stride, padding, dilation, k) -> None:
             continue
         first = q * st - pt + lo
         block = cols[first:first + hi - lo].reshape((hi - lo) * rows2d, oh * ow)
-        np.matmul(wm[:, (lo - first_tap) * rows2d:(hi - first_tap) * rows2d], block, out=dst)
+        matmul(wm[:, (lo - first_tap) * rows2d:(hi - first_tap) * rows2d], block, out=dst, k=k)
 
 
 def _planes(x: np.ndarray, planes: int) -> np.ndarray:

@@ -9,6 +9,7 @@ import math
 import numpy as np
 
 from ..registry import library as R
+from . import kernels
 from .dims import as_array
 from .linalg import _same_dtype, _shape_text
 
@@ -24,6 +25,13 @@ def linear(x, weight, bias=None):
                          f"and {_shape_text(wt)})")
     _same_dtype(x, weight, "mat1 and mat2 must have the same dtype")
     lead = x.shape[:-1]
+    if kernels.OWN_GEMM_EVERYWHERE and x.ndim >= 2 and weight.ndim == 2 and \
+            kernels.is_float32(x, weight, bias):
+        # pyjit's GEMM, a bias of one per output its sums' start (kernels.matmul)
+        per_output = bias if bias is not None and bias.shape == wt.shape[1:] else None
+        out = kernels.matmul(x.reshape(math.prod(lead), x.shape[-1]), wt, per_output)
+        out = out.reshape(*lead, wt.shape[1])
+        return out if bias is None or per_output is not None else np.add(out, bias, out=...)
     if x.ndim > 2:
         # One product over all the rows, as torch makes it: numpy's matmul of a
         # stack makes one per leading index, and Swin's (1, 7, 7, C) inputs
