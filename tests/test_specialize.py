@@ -191,6 +191,44 @@ def test_a_module_runs_specialised_from_its_second_call(cnn):
     assert specialize.specialization(cnn) is fn               # reused while nothing changed
 
 
+def test_the_specialised_graph_reads_its_tensors_first(cnn):
+    # every read that follows a submodule or reads a tensor leads the graph,
+    # in order (run between two kernels each found the interpreter's objects
+    # evicted: freeze._hoist_reads), and the values are the same
+    x = ARRAYS["cnn/in0"]
+    fn = _specialised(cnn, x)
+    nodes = list(fn.code.graph.nodes())
+    kinds = [n.kind for n in nodes]
+    reads = kinds.count("prim::GetAttr")
+    assert reads >= 6 * 5   # six batch norms' four tensors, their convolutions' weights
+    loads = kinds.index("prim::GetAttr")
+    assert set(kinds[loads:loads + reads]) == {"prim::GetAttr"}
+    assert all(k != "prim::GetAttr" for k in kinds[loads + reads:])
+    assert all(not k.startswith(("aten::", "pyjit::")) for k in kinds[:loads])
+    _close_to_torch(cnn(x), "cnn")
+
+
+def test_a_read_of_an_attribute_the_graph_writes_stays_where_it_is():
+    from pyjit.passes.freeze import _hoist_reads
+    g = parse_ir("""graph(%self : __torch__.M, %x : Tensor):
+  %a : Tensor = prim::GetAttr[name="w"](%self)
+  %y : Tensor = aten::mul(%x, %a)
+   = prim::SetAttr[name="v"](%self, %y)
+  %b : Tensor = prim::GetAttr[name="v"](%self)
+  %c : Tensor = prim::GetAttr[name="u"](%self)
+  %z : Tensor = aten::add(%b, %c, %x)
+  return (%z)
+""")
+    self_, = g.inputs[:1]
+    reads = {n.output().debug_name: n.output() for n in g.nodes() if n.kind == "prim::GetAttr"}
+    # v is written: freeze_graph records neither its read nor follows it
+    _hoist_reads(g, {self_: object()}, {reads["a"], reads["c"]})
+    order = [(n.kind, n.outputs[0].debug_name if n.outputs else None) for n in g.nodes()]
+    assert order == [("prim::GetAttr", "a"), ("prim::GetAttr", "c"), ("aten::mul", "y"),
+                     ("prim::SetAttr", None), ("prim::GetAttr", "b"), ("aten::add", "z")]
+    g.lint()
+
+
 def _specialised(module, x):
     """``module``'s specialisation, made by calling it twice (O1 only: at O0 the
     test is skipped)."""

@@ -29,6 +29,7 @@ from typing import Any, Callable, List, NamedTuple, Optional
 import numpy as np
 
 from ..registry import library as R, torch_declares
+from . import kernels
 from .dims import as_array, reduce_axes, wrap_dim
 from ..fperrors import ignoring
 from .dtypes import DEFAULT_FLOAT, INT64, to_dtype, torch_name
@@ -100,6 +101,17 @@ def _ufunc_reduce(u: np.ufunc) -> Callable:
 
 
 def _mean(x, axis, keepdims):
+    if axis is not None and x.size and x.flags.c_contiguous and kernels.is_float32(x) and \
+            sorted(axis) == list(range(x.ndim - len(axis), x.ndim)):
+        # the trailing dimensions of a C array (a squeeze-excitation block's
+        # mean over H and W): rows of one plane each, as global average pooling
+        # sums them (numpy's mean over two axes of (1, 1280, 7, 7): 39 us
+        # against 18, and in double)
+        lead = x.shape[:x.ndim - len(axis)]
+        out = np.empty(lead, x.dtype)
+        n = x.size // max(out.size, 1)
+        kernels.ACTIVE.plane_means(x.reshape(out.size, n), out.reshape(-1), float(n))
+        return out.reshape(lead + (1,) * len(axis)) if keepdims else out
     return np.mean(x, axis=axis, keepdims=keepdims, dtype=x.dtype)
 
 

@@ -101,7 +101,34 @@ def freeze_graph(graph: Graph, root: Any, unit: Any, registry: Any,
                                    tensor_reads)
         changed |= _fold_branches(g, registry, tensor_reads)
         changed |= _drop_unused(g)
+    if not tensors and HOIST:
+        _hoist_reads(g, objects, tensor_reads)
     return g
+
+
+#: Whether :func:`_hoist_reads` runs (False: for measuring what it is worth).
+HOIST = True
+
+
+def _hoist_reads(g: Graph, objects: Dict[Value, Any], tensor_reads: Set[Value]) -> None:
+    """Move the reads of the graph's top level that only follow submodules or
+    read tensor attributes to its start, in their order.
+
+    Why: such a read is a dictionary lookup, but run between two kernels it
+    finds the interpreter's objects evicted by the kernel's megabytes and costs
+    a microsecond of cache misses (a MobileNet's 400 reads: 5-8% of its run);
+    run one after another at the start, they are warm.  Moving them changes
+    nothing a run sees: none of their attributes is written by the graph (a
+    written one is never followed nor its read recorded), and each reads an
+    object the graph does not replace."""
+    defined = {g.inputs[0]}   # what the reads moved so far need: self, then theirs
+    anchor = g.param_node
+    for n in list(g.nodes()):
+        if n.kind == prim.GetAttr and n.inputs[0] in defined and \
+                (n.output() in tensor_reads or n.output() in objects):
+            n.move_after(anchor)
+            anchor = n
+            defined.add(n.output())
 
 
 def _fold_attributes(g: Graph, objects: Dict[Value, Any], written, attribute,
