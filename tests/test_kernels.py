@@ -383,6 +383,41 @@ def test_the_matrix_gemm_agrees_with_numpy(m, k, n, layout, gemm_body):
         assert (out[:, n:] == 7.0).all()   # nothing past a row written
 
 
+@pytest.mark.parametrize("shape", [(2, 3, 9, 16, 20), (1, 6, 40, 8, 70), (4, 1, 2, 33, 1)])
+def test_a_stack_of_products_read_where_permutes_left_it_agrees_with_numpy(shape, gemm_body):
+    # attention's per-head products: q and k as views of one (B, T, 3, H, D)
+    # projection (rows H*D*3 apart, k transposed: columns contiguous), the
+    # weights times v
+    bsz, heads, t, d, s_ = shape
+    rng = np.random.default_rng(sum(shape))
+    qkv = rng.standard_normal((bsz, t, 3, heads, d)).astype(np.float32).transpose(2, 0, 3, 1, 4)
+    q, k = qkv[0], rng.standard_normal((bsz, s_, heads, d)).astype(np.float32).transpose(0, 2, 1, 3)
+    w = rng.standard_normal((bsz, heads, t, s_)).astype(np.float32)
+    v = rng.standard_normal((bsz, s_, heads, d)).astype(np.float32).transpose(0, 2, 1, 3)
+    for a, b in ((q, np.swapaxes(k, -1, -2)), (w, v)):
+        out = np.full(a.shape[:3] + (b.shape[3] + 3,), 7.0, np.float32)
+        assert kernels.COMPILED.matmul_stack(a, b, out[..., :b.shape[3]])
+        ref = np.empty(a.shape[:3] + b.shape[3:], np.float32)
+        kernels.NUMPY.matmul_stack(a, b, ref)
+        np.testing.assert_allclose(out[..., :b.shape[3]], ref, rtol=1e-5, atol=1e-5 * np.sqrt(d + s_))
+        assert (out[..., b.shape[3]:] == 7.0).all()
+
+
+@pytest.mark.parametrize("own", [True, False])
+def test_the_stack_driver_gives_numpys_products(own, monkeypatch):
+    monkeypatch.setattr(kernels, "OWN_GEMM_EVERYWHERE", own)
+    rng = np.random.default_rng(9)
+    for sa, sb in (((5, 4, 6), (5, 6, 3)), ((2, 3, 4, 6), (2, 3, 6, 7)), ((2, 2, 2, 4, 5), (2, 2, 2, 5, 3)),
+                   ((3, 4, 6), (6, 2)), ((1, 4, 6), (3, 6, 2)), ((0, 4, 6), (0, 6, 2)),
+                   ((2, 1, 6), (2, 6, 2)), ((2, 5, 0), (2, 0, 3))):
+        a = rng.standard_normal(sa).astype(np.float32)
+        b = rng.standard_normal(sb).astype(np.float32)
+        got = kernels.matmul_stack(a, b)
+        expected = np.matmul(a.astype(np.float64), b.astype(np.float64))
+        assert got.shape == expected.shape and got.dtype == np.float32
+        np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-5)
+
+
 def test_the_matrix_gemm_refuses_what_does_not_fit():
     k = kernels.COMPILED
     if k is None:

@@ -140,6 +140,46 @@ def matmul(const float[:, :] a, const float[:, :] b, float[:, :] out, const floa
     return done != 0
 
 
+def matmul_stack(const float[:, :, :, :] a, const float[:, :, :, :] b, float[:, :, :, :] out):
+    """``out[i, j] = a[i, j] @ b[i, j]`` for every ``(i, j)`` of a stack two deep
+    (attention's products per batch and head, ``q @ k.T`` and ``weights @ v``,
+    read where the heads' permutes left them), each as :func:`matmul` makes
+    it, with the same layouts (a ``b[i, j]`` with contiguous rows or columns).
+    Returns False, having written nothing, on a CPU the kernel has no body
+    for."""
+    cdef Py_ssize_t c0 = a.shape[0], c1 = a.shape[1], m = a.shape[2], kk = a.shape[3]
+    cdef Py_ssize_t n = b.shape[3], i, j, ldk, ldn
+    cdef int done = 1
+    if b.shape[0] != c0 or b.shape[1] != c1 or out.shape[0] != c0 or out.shape[1] != c1 or \
+            b.shape[2] != kk or out.shape[2] != m or out.shape[3] != n:
+        raise ValueError(f"matmul_stack: {[a.shape[d] for d in range(4)]} @ "
+                         f"{[b.shape[d] for d in range(4)]} into "
+                         f"{[out.shape[d] for d in range(4)]}")
+    if c0 == 0 or c1 == 0 or m == 0 or n == 0:
+        return True
+    if kk == 0:
+        return False
+    if (a.strides[3] != 4 and kk > 1) or (out.strides[3] != 4 and n > 1):
+        raise ValueError("matmul_stack: the rows of a and of out must be contiguous")
+    if b.strides[3] == 4 or n == 1:
+        ldk, ldn = b.strides[2] // 4, 1
+    elif b.strides[2] == 4 or kk == 1:
+        ldk, ldn = 1, b.strides[3] // 4
+    else:
+        raise ValueError("matmul_stack: b's rows or columns must be contiguous")
+    with nogil:
+        for i in range(c0):
+            for j in range(c1):
+                done = pj_matmul(m, n, kk, &a[i, j, 0, 0], a.strides[2] // 4, &b[i, j, 0, 0],
+                                 ldk, ldn, &out[i, j, 0, 0], out.strides[2] // 4, NULL,
+                                 -INFINITY, INFINITY)
+                if not done:   # no body: nothing was written (the first call says so)
+                    break
+            if not done:
+                break
+    return done != 0
+
+
 # A row shorter than this is summed inline: the vectorised loops of
 # _kernels_math.h are reached through the CPU dispatch of target_clones, a call
 # that costs more than a 7-wide row of a late MobileNet layer.

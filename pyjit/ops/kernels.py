@@ -312,6 +312,13 @@ def matmul_numpy(a, b, out, bias, lo, hi):
     return True
 
 
+def matmul_stack_numpy(a, b, out):
+    """``out[i, j] = a[i, j] @ b[i, j]``: the reference of the compiled
+    ``matmul_stack``."""
+    np.matmul(a, b, out=out)
+    return True
+
+
 def clamp_numpy(x, out, lo, hi):
     """The larger of ``x`` and ``lo``, then the smaller of that and ``hi``, as
     ``np.minimum(np.maximum(x, lo), hi)`` (a NaN stays NaN): relu (``lo = 0``,
@@ -461,7 +468,7 @@ def recurrent_layer_numpy(mode, gi, sizes, w_hh, b_hh, w_hr, h, c, out, reverse)
 _NAMES = ("im2col2d", "conv2d_gemm", "depthwise2d", "conv2d_direct", "max_pool2d", "avg_pool2d",
           "plane_means", "erf", "gelu", "silu", "sigmoid", "hardswish", "clamp", "hardsigmoid",
           "softmax_rows", "plane_affine", "bn_affine", "batch_norm_planes", "row_stats",
-          "layer_norm_rows", "recurrent_layer", "matmul")
+          "layer_norm_rows", "recurrent_layer", "matmul", "matmul_stack")
 
 #: The numpy references, by the kernels' names.
 NUMPY = SimpleNamespace(name="numpy", **{n: globals()[f"{n}_numpy"] for n in _NAMES})
@@ -718,6 +725,35 @@ def matmul(a: np.ndarray, b: np.ndarray, bias: Optional[np.ndarray] = None,
     if bias is not None:
         out += bias
     return out
+
+
+def matmul_stack(a: np.ndarray, b: np.ndarray, k=None) -> np.ndarray:
+    """``a @ b`` of float32 ``a`` ``(..., M, K)`` and ``b`` ``(..., K, N)``, as
+    numpy's ``matmul`` makes it: a product per leading index (attention's per
+    head), by pyjit's GEMM where it takes numpy's products
+    (:data:`OWN_GEMM_EVERYWHERE`) and the leading shapes are the same, else by
+    numpy.  ``b`` may be a transpose of its last two dimensions (``k.T`` per
+    head): the GEMM packs its columns as they are."""
+    k = ACTIVE if k is None else k
+    if a.ndim == b.ndim == 2:
+        return matmul(a, b, k=k)
+    lead, (m, kk), n = a.shape[:-2], a.shape[-2:], b.shape[-1]
+    if not (OWN_GEMM_EVERYWHERE and k is COMPILED and a.ndim >= 3 and
+            b.shape[:-2] == lead and b.shape[-2] == kk and m >= OWN_MATMUL_MIN_ROWS and kk and
+            n and math.prod(lead)):
+        return np.matmul(a, b)
+    # two leading dimensions, as attention's (batch, head) are: views of any
+    # strides; more are merged into the first (a copy where they cannot be)
+    shape4 = (1,) + lead if len(lead) == 1 else (-1, lead[-1])
+    a4, b4 = a.reshape(shape4 + (m, kk)), b.reshape(shape4 + (kk, n))
+    if a4.strides[3] != 4:
+        a4 = _c(a4)
+    if b4.strides[3] != 4 and b4.strides[2] != 4:
+        b4 = _c(b4)
+    out = np.empty(lead + (m, n), F32)
+    if k.matmul_stack(a4, b4, out.reshape(a4.shape[:2] + (m, n))):
+        return out
+    return np.matmul(a, b)
 
 
 def conv_nd(x, weight, bias, stride, padding, dilation, groups: int, out_size,

@@ -27,6 +27,7 @@ import math
 import numpy as np
 
 from ..registry import library as R
+from . import kernels
 from .dims import as_array, broadcast_shapes, reduce_axes, wrap_dim, wrap_dims
 from .dtypes import meta_name, to_dtype, torch_name
 from ..fperrors import ignoring
@@ -97,7 +98,11 @@ def mm(a, b):
 def matmul(a, b):
     """``aten::matmul``: numpy's ``matmul`` rules, which are torch's."""
     if a.ndim == 2 and b.ndim == 2 and a.dtype == b.dtype and a.shape[1] == b.shape[0]:
-        return np.matmul(a, b)  # the common case, checked: a 2-D result is an array
+        # the common case, checked: a 2-D result is an array
+        return kernels.matmul(a, b) if kernels.is_float32(a, b) else np.matmul(a, b)
+    if a.ndim >= 3 and a.ndim == b.ndim and a.shape[:-2] == b.shape[:-2] and \
+            a.shape[-1] == b.shape[-2] and kernels.is_float32(a, b):
+        return kernels.matmul_stack(a, b)   # products per leading index (attention's)
     if a.ndim == 0 or b.ndim == 0:
         raise ValueError(f"both arguments to matmul need to be at least 1D, but they are "
                          f"{a.ndim}D and {b.ndim}D")

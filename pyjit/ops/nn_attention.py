@@ -38,6 +38,14 @@ __all__ = ["scaled_dot_product_attention", "native_multi_head_attention",
            "transformer_encoder_layer_fwd"]
 
 
+def _product(a, b):
+    """``a @ b`` per head: float32 by :func:`.kernels.matmul_stack`, other dtypes
+    by numpy."""
+    if kernels.is_float32(a, b):
+        return kernels.matmul_stack(a, b)
+    return np.matmul(a, b)
+
+
 def _attend(q, k, v, mask=None, scale=None, is_causal=False):
     """``softmax(q @ kᵀ * scale + mask) @ v`` over the last two dimensions, and
     the attention weights; a query that may attend to nothing gets weights 0
@@ -46,7 +54,7 @@ def _attend(q, k, v, mask=None, scale=None, is_causal=False):
         mask is None or mask.dtype in (np.bool_, np.float32)) else np.float64
     qd, kd, vd = (t.astype(work, copy=False) for t in (q, k, v))
     scale = 1 / math.sqrt(q.shape[-1]) if scale is None else scale
-    scores = np.matmul(qd, np.swapaxes(kd, -1, -2))
+    scores = _product(qd, np.swapaxes(kd, -1, -2))
     scores *= work(scale)
     if is_causal:
         t, s = scores.shape[-2:]
@@ -56,7 +64,7 @@ def _attend(q, k, v, mask=None, scale=None, is_causal=False):
     weights = softmax(scores, -1)
     if mask is not None or is_causal:
         weights = np.where(np.isneginf(scores).all(axis=-1, keepdims=True), 0.0, weights)
-    return np.matmul(weights, vd), weights
+    return _product(weights, vd), weights
 
 
 def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0,
@@ -127,11 +135,11 @@ def _self_attention(x, num_head: int, qkv_weight, qkv_bias, proj_weight, proj_bi
     b, t, e = x.shape
     d = e // num_head
     qkv = linear(x, qkv_weight, qkv_bias).reshape(b, t, 3, num_head, d).transpose(2, 0, 3, 1, 4)
-    scores = np.matmul(qkv[0], np.swapaxes(qkv[1], -1, -2))
+    scores = _product(qkv[0], np.swapaxes(qkv[1], -1, -2))
     scores *= np.float32(1 / math.sqrt(d))
     rows = scores.reshape(-1, t)
     kernels.ACTIVE.softmax_rows(rows, rows, False)
-    out = np.matmul(scores, qkv[2]).transpose(0, 2, 1, 3).reshape(b, t, e)
+    out = _product(scores, qkv[2]).transpose(0, 2, 1, 3).reshape(b, t, e)
     return linear(out, proj_weight, proj_bias)
 
 
