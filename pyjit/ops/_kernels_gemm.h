@@ -124,6 +124,39 @@ typedef struct {
 } pj_operand;
 
 #if PJ_HAVE_GEMM
+/* r[i] (row i of a 16x16 block, 16 floats) made column i: r[j] holds element
+ * j of every row.  Within 128-bit lanes, pairs of 32 bits are interleaved,
+ * then pairs of 64; then the 4x4 transpose of the lanes: 64 shuffles. */
+__attribute__((target("avx512f"), always_inline)) static inline void
+pj_transpose16(__m512* r) {
+    __m512 a[16];
+    for (int i = 0; i < 16; i += 2) {
+        a[i] = _mm512_unpacklo_ps(r[i], r[i + 1]);
+        a[i + 1] = _mm512_unpackhi_ps(r[i], r[i + 1]);
+    }
+    for (int i = 0; i < 16; i += 4) {
+        __m512d a0 = _mm512_castps_pd(a[i]), a1 = _mm512_castps_pd(a[i + 1]);
+        __m512d a2 = _mm512_castps_pd(a[i + 2]), a3 = _mm512_castps_pd(a[i + 3]);
+        r[i] = _mm512_castpd_ps(_mm512_unpacklo_pd(a0, a2));      /* element c = 0 */
+        r[i + 1] = _mm512_castpd_ps(_mm512_unpackhi_pd(a0, a2));  /* 1 */
+        r[i + 2] = _mm512_castpd_ps(_mm512_unpacklo_pd(a1, a3));  /* 2 */
+        r[i + 3] = _mm512_castpd_ps(_mm512_unpackhi_pd(a1, a3));  /* 3 */
+    }
+    /* r[4g + c], lane L: element 4L + c of rows 4g..4g+3 */
+    for (int c = 0; c < 4; c++) {
+        __m512 p0 = _mm512_shuffle_f32x4(r[c], r[4 + c], 0x44);
+        __m512 p1 = _mm512_shuffle_f32x4(r[c], r[4 + c], 0xEE);
+        __m512 p2 = _mm512_shuffle_f32x4(r[8 + c], r[12 + c], 0x44);
+        __m512 p3 = _mm512_shuffle_f32x4(r[8 + c], r[12 + c], 0xEE);
+        a[c] = _mm512_shuffle_f32x4(p0, p2, 0x88);
+        a[4 + c] = _mm512_shuffle_f32x4(p0, p2, 0xDD);
+        a[8 + c] = _mm512_shuffle_f32x4(p1, p3, 0x88);
+        a[12 + c] = _mm512_shuffle_f32x4(p1, p3, 0xDD);
+    }
+    for (int i = 0; i < 16; i++)
+        r[i] = a[i];
+}
+
 /* pack[k * 64 + t] = b[(n0 + t) * ldn + k0 + k] for t < cols, k < kc, with
  * zeros to 64 columns: a panel of a matrix whose columns are contiguous, 16
  * rows by 16 columns at a time transposed in registers.  (A load of each
@@ -138,38 +171,13 @@ pj_pack_columns512(const float* b, Py_ssize_t ldn, Py_ssize_t k0, Py_ssize_t kc,
         for (Py_ssize_t kk = 0; kk < kc; kk += 16) {
             Py_ssize_t klen = kc - kk < 16 ? kc - kk : 16;
             __mmask16 km = (__mmask16)((1u << klen) - 1);
-            __m512 r[16], a[16];
+            __m512 r[16];
             for (int i = 0; i < 16; i++)
                 r[i] = i < here ? _mm512_maskz_loadu_ps(km, b + (n0 + t0 + i) * ldn + k0 + kk)
                                 : _mm512_setzero_ps();
-            /* r[i] is column t0 + i, elements kk..kk+15; make r[j] element
-             * kk + j of the 16 columns: within 128-bit lanes, pairs of 32
-             * bits, then of 64; then the 4x4 transpose of the lanes */
-            for (int i = 0; i < 16; i += 2) {
-                a[i] = _mm512_unpacklo_ps(r[i], r[i + 1]);
-                a[i + 1] = _mm512_unpackhi_ps(r[i], r[i + 1]);
-            }
-            for (int i = 0; i < 16; i += 4) {
-                __m512d a0 = _mm512_castps_pd(a[i]), a1 = _mm512_castps_pd(a[i + 1]);
-                __m512d a2 = _mm512_castps_pd(a[i + 2]), a3 = _mm512_castps_pd(a[i + 3]);
-                r[i] = _mm512_castpd_ps(_mm512_unpacklo_pd(a0, a2));      /* column c = 0 */
-                r[i + 1] = _mm512_castpd_ps(_mm512_unpackhi_pd(a0, a2));  /* 1 */
-                r[i + 2] = _mm512_castpd_ps(_mm512_unpacklo_pd(a1, a3));  /* 2 */
-                r[i + 3] = _mm512_castpd_ps(_mm512_unpackhi_pd(a1, a3));  /* 3 */
-            }
-            /* r[4g + c], lane L: element 4L + c of columns 4g..4g+3 */
-            for (int c = 0; c < 4; c++) {
-                __m512 p0 = _mm512_shuffle_f32x4(r[c], r[4 + c], 0x44);
-                __m512 p1 = _mm512_shuffle_f32x4(r[c], r[4 + c], 0xEE);
-                __m512 p2 = _mm512_shuffle_f32x4(r[8 + c], r[12 + c], 0x44);
-                __m512 p3 = _mm512_shuffle_f32x4(r[8 + c], r[12 + c], 0xEE);
-                a[c] = _mm512_shuffle_f32x4(p0, p2, 0x88);
-                a[4 + c] = _mm512_shuffle_f32x4(p0, p2, 0xDD);
-                a[8 + c] = _mm512_shuffle_f32x4(p1, p3, 0x88);
-                a[12 + c] = _mm512_shuffle_f32x4(p1, p3, 0xDD);
-            }
+            pj_transpose16(r);
             for (Py_ssize_t j = 0; j < klen; j++)
-                _mm512_store_ps(pack + (kk + j) * 64 + t0, a[j]);
+                _mm512_store_ps(pack + (kk + j) * 64 + t0, r[j]);
         }
     }
 }
@@ -499,5 +507,71 @@ static int pj_matmul(Py_ssize_t M, Py_ssize_t N, Py_ssize_t K, const float* a, P
     pj_operand src = {NULL, b, ldk, ldn};
     return pj_gemm_run(M, N, K, a, lda, &src, out, ldo, NULL, NULL, bias, lo, hi);
 }
+
+/* A recurrent layer's product by its weight, step after step: out[b, j] =
+ * bias[j] + sum_k x[b, k] w[j, k] for the n rows of one step, with the weight
+ * transposed once a call (pj_transpose_weight: wt[k, j] = w[j, k]), so that a
+ * step is K broadcasts of x[b, k], each times a row of wt: 16 vectors of sums
+ * at once, in registers, no sums across lanes after.  (On the weight as torch
+ * keeps it, pj_rows_times of _kernels_rnn.h, an LSTM of 64 took 0.95 us a
+ * step.)  AVX-512 only: the caller asks pj_gemm_level() first. */
+#if PJ_HAVE_GEMM
+/* wt (K, M), rows M apart = w (M, K) transposed, 16x16 blocks in registers. */
+__attribute__((target("avx512f"))) static void
+pj_transpose_weight(const float* w, Py_ssize_t M, Py_ssize_t K, float* wt) {
+    for (Py_ssize_t j0 = 0; j0 < M; j0 += 16) {
+        Py_ssize_t rows = M - j0 < 16 ? M - j0 : 16;
+        __mmask16 jm = (__mmask16)((1u << rows) - 1);
+        for (Py_ssize_t k0 = 0; k0 < K; k0 += 16) {
+            Py_ssize_t cols = K - k0 < 16 ? K - k0 : 16;
+            __mmask16 km = (__mmask16)((1u << cols) - 1);
+            __m512 r[16];
+            for (int i = 0; i < 16; i++)
+                r[i] = i < rows ? _mm512_maskz_loadu_ps(km, w + (j0 + i) * K + k0)
+                                : _mm512_setzero_ps();
+            pj_transpose16(r);
+            for (Py_ssize_t j = 0; j < cols; j++)
+                _mm512_mask_storeu_ps(wt + (k0 + j) * M + j0, jm, r[j]);
+        }
+    }
+}
+
+/* out[b, j] = bias[j] + sum_k x[b, k] wt[k, j], for b < n, j < M (bias NULL:
+ * 0): 256 columns at a time, the sums started at the bias, k in order. */
+__attribute__((target("avx512f,fma"))) static void
+pj_rows_times_t512(const float* x, Py_ssize_t n, Py_ssize_t K, const float* wt, Py_ssize_t M,
+                   const float* bias, float* out) {
+    for (Py_ssize_t b = 0; b < n; b++) {
+        const float* xb = x + b * K;
+        for (Py_ssize_t j0 = 0; j0 < M; j0 += 256) {
+            __mmask16 m[16];
+            __m512 acc[16];
+            for (int v = 0; v < 16; v++) {
+                Py_ssize_t lanes = M - j0 - 16 * v;
+                m[v] = lanes >= 16 ? (__mmask16)0xFFFF
+                     : lanes <= 0 ? (__mmask16)0 : (__mmask16)((1u << lanes) - 1);
+                acc[v] = bias ? _mm512_maskz_loadu_ps(m[v], bias + j0 + 16 * v)
+                              : _mm512_setzero_ps();
+            }
+            for (Py_ssize_t k = 0; k < K; k++) {
+                __m512 xv = _mm512_set1_ps(xb[k]);
+                const float* row = wt + k * M + j0;
+                for (int v = 0; v < 16; v++)
+                    acc[v] = _mm512_fmadd_ps(xv, _mm512_maskz_loadu_ps(m[v], row + 16 * v), acc[v]);
+            }
+            for (int v = 0; v < 16; v++)
+                _mm512_mask_storeu_ps(out + b * M + j0 + 16 * v, m[v], acc[v]);
+        }
+    }
+}
+#else
+static void pj_transpose_weight(const float* w, Py_ssize_t M, Py_ssize_t K, float* wt) {
+    (void)w; (void)M; (void)K; (void)wt;
+}
+static void pj_rows_times_t512(const float* x, Py_ssize_t n, Py_ssize_t K, const float* wt,
+                               Py_ssize_t M, const float* bias, float* out) {
+    (void)x; (void)n; (void)K; (void)wt; (void)M; (void)bias; (void)out;
+}
+#endif
 
 #endif  /* PYJIT_KERNELS_GEMM_H */

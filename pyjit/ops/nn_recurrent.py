@@ -64,9 +64,7 @@ def _layer(mode: str, x, sizes, h0, c0, weights: Sequence[np.ndarray], has_biase
     b_ih, b_hh = (weights[2], weights[3]) if has_biases else (None, None)
     w_hr = weights[4 if has_biases else 2] if len(weights) > (4 if has_biases else 2) else None
     # every step's input projection in one GEMM, as torch's kernels make it
-    gi = _projection(x, w_ih)
-    if b_ih is not None:
-        gi += b_ih
+    gi = _projection(x, w_ih, b_ih)
     h = np.array(h0, order="C")
     c = None if c0 is None else np.array(c0, order="C")
     out = np.empty((x.shape[0], h.shape[1]), x.dtype)
@@ -85,14 +83,18 @@ def _layer(mode: str, x, sizes, h0, c0, weights: Sequence[np.ndarray], has_biase
 SHORT_PROJECTION = 64
 
 
-def _projection(x, w_ih):
-    """``x @ w_ih.T``: every step's input projection, ``(R, G*H)``, C-ordered."""
-    if x.ndim == 2 and x.shape[0] <= SHORT_PROJECTION and x.shape[1] <= SHORT_PROJECTION \
-            and kernels.is_float32(x, w_ih) and w_ih.ndim == 2:
-        out = np.empty((x.shape[0], w_ih.shape[0]), np.float32)
-        np.matmul(w_ih, np.ascontiguousarray(x.T), out=out.T)
-        return out
-    return x @ w_ih.T
+def _projection(x, w_ih, b_ih=None):
+    """``x @ w_ih.T + b_ih``: every step's input projection, ``(R, G*H)``,
+    C-ordered (``b_ih`` None: none)."""
+    if x.ndim == 2 and w_ih.ndim == 2 and kernels.is_float32(x, w_ih, b_ih):
+        if kernels.OWN_GEMM_EVERYWHERE:   # the bias the sums' start (kernels.matmul)
+            return kernels.matmul(x, w_ih.T, b_ih)
+        if x.shape[0] <= SHORT_PROJECTION and x.shape[1] <= SHORT_PROJECTION:
+            out = np.empty((x.shape[0], w_ih.shape[0]), np.float32)
+            np.matmul(w_ih, np.ascontiguousarray(x.T), out=out.T)
+            return out if b_ih is None else np.add(out, b_ih, out=out)
+    out = x @ w_ih.T
+    return out if b_ih is None else np.add(out, b_ih, out=out)
 
 
 def _kernels_for(x, rows: int, w_hh):
