@@ -29,11 +29,12 @@ cdef extern from "_kernels_depthwise.h" nogil:
     void pj_depthwise(const float* x, Py_ssize_t h, Py_ssize_t w, int ph, int pw,
                       const float* k, int kh, int s, Py_ssize_t oh, Py_ssize_t ow, float bias,
                       float scale, float shift, float lo, float hi, float* out,
-                      const float* zeros)
+                      const float* zeros, const float* nx, float* nout)
     int pj_max_pool_takes(int kh, int kw, int sh, int sw, int dh, int dw, Py_ssize_t oh,
                           Py_ssize_t ow)
     void pj_max_pool(const float* x, Py_ssize_t h, Py_ssize_t w, int ph, int pw, Py_ssize_t oh,
-                     Py_ssize_t ow, float* out, const float* minus_inf)
+                     Py_ssize_t ow, float* out, const float* minus_inf, const float* nx,
+                     float* nout)
 
 cdef extern from "_kernels_gemm.h" nogil:
     int pj_gemm_level()
@@ -378,7 +379,8 @@ def depthwise2d(const float[:, :, ::1] x, const float[:, :, ::1] weight, const f
                 fb = shift[o] if shift is not None else (0 if epilogue else -0.0)
                 if fast:
                     pj_depthwise(&x[c, 0, 0], h, w, ph, pw, taps, kh, sh, oh, ow, b, fa, fb, lo,
-                                 hi, orow, src)
+                                 hi, orow, src, &x[c + 1, 0, 0] if c + 1 < c_n else NULL,
+                                 &out[c + 1, 0, 0] if c + 1 < c_n else NULL)
                     continue
                 for q in range(n):
                     acc[q] = b
@@ -504,7 +506,9 @@ def max_pool2d(const float[:, :, ::1] x, float[:, :, ::1] out, int kh, int kw, i
             for i in range(w):
                 minus_inf[i] = -INFINITY
             for p in range(planes):
-                pj_max_pool(&x[p, 0, 0], h, w, ph, pw, oh, ow, &out[p, 0, 0], minus_inf)
+                pj_max_pool(&x[p, 0, 0], h, w, ph, pw, oh, ow, &out[p, 0, 0], minus_inf,
+                            &x[p + 1, 0, 0] if p + 1 < planes else NULL,
+                            &out[p + 1, 0, 0] if p + 1 < planes else NULL)
         free(minus_inf)
         return
     with nogil:

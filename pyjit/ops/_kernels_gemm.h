@@ -183,28 +183,46 @@ pj_pack_columns512(const float* b, Py_ssize_t ldn, Py_ssize_t k0, Py_ssize_t kc,
 }
 #endif
 
-/* Asks for the panel of a matrix operand at (k0, n0) to come into L2 while
- * the one before it is multiplied.  A linear layer's weight is read from
- * memory once a call, its panel 64 rows of it a few KB apart (the transpose's
- * columns): without this, the panel's loads waited on memory one line after
- * another, and a product of 49 rows ran at two thirds of its speed with the
- * weight in cache (Swin's last stage, 9 MB weights: 120 against 180 GF/s). */
-static inline void pj_prefetch_panel(const pj_operand* src, Py_ssize_t N, Py_ssize_t K,
-                                     Py_ssize_t k0, Py_ssize_t n0, Py_ssize_t part,
+/* Asks for the panel of the operand at (k0, n0), and for the output's
+ * columns under it (when k0 is 0: their first writes), to come into L2
+ * while the panel before them is multiplied, this tile's share of the lines
+ * (part of parts: asked for all at once, most were dropped).
+ *
+ * Why: a linear layer's weight is read from memory once a call, its panel 64
+ * rows of it a few KB apart (the transpose's columns), and a 1x1
+ * convolution's panel is PJ_KC planes of its image, and its output M rows,
+ * each a plane apart: more streams than the hardware follows, so their loads
+ * waited on memory one line after another (Swin's last stage, 9 MB weights:
+ * 120 against 180 GF/s; a MobileNet's expansion in a model: twice its time
+ * with the data in cache).  A convolution with taps reads its image row by
+ * row, which the hardware follows: only its output is asked for. */
+static inline void pj_prefetch_panel(const pj_operand* src, Py_ssize_t M, Py_ssize_t N,
+                                     Py_ssize_t K, Py_ssize_t k0, Py_ssize_t n0,
+                                     const float* out, Py_ssize_t ldo, Py_ssize_t part,
                                      Py_ssize_t parts) {
-    if (src->conv || k0 >= K || n0 >= N)
+    if (k0 >= K || n0 >= N)
         return;
     Py_ssize_t kc = K - k0 < PJ_KC ? K - k0 : PJ_KC, cols = N - n0 < 64 ? N - n0 : 64;
-    /* its cache lines, numbered along the operand's contiguous runs: this
-     * part's share of them (asked for all at once, most were dropped) */
-    int rows = src->ldn == 1;
-    Py_ssize_t runs = rows ? kc : cols, per_run = ((rows ? cols : kc) + 15) / 16;
-    Py_ssize_t lines = runs * per_run;
+    const pj_conv_geom* g = src->conv;
+    int plain = g && g->kh * g->kw == 1 && g->sh == 1 && g->sw == 1 && g->ph == 0 && g->pw == 0;
+    /* the operand's lines, numbered along its contiguous runs, then the
+     * output's: this part's share of them */
+    int rows = g ? 1 : src->ldn == 1;
+    const float* b = g ? g->x : src->b;
+    Py_ssize_t ldk = g ? g->h * g->w : src->ldk;
+    Py_ssize_t runs = g && !plain ? 0 : rows ? kc : cols;
+    Py_ssize_t per_run = ((rows ? cols : kc) + 15) / 16, per_out = (cols + 15) / 16;
+    Py_ssize_t lines = runs * per_run + (k0 == 0 ? M * per_out : 0);
     Py_ssize_t first = lines * part / parts, last = lines * (part + 1) / parts;
     for (Py_ssize_t l = first; l < last; l++) {
-        Py_ssize_t run = l / per_run, at = 16 * (l % per_run);
-        __builtin_prefetch(rows ? src->b + (k0 + run) * src->ldk + n0 + at
-                                : src->b + (n0 + run) * src->ldn + k0 + at, 0, 2);
+        if (l < runs * per_run) {
+            Py_ssize_t run = l / per_run, at = 16 * (l % per_run);
+            __builtin_prefetch(rows ? b + (k0 + run) * ldk + n0 + at
+                                    : b + (n0 + run) * src->ldn + k0 + at, 0, 2);
+        } else {
+            Py_ssize_t o = l - runs * per_run, r = o / per_out, at = 16 * (o % per_out);
+            __builtin_prefetch(out + r * ldo + n0 + at, 1, 2);
+        }
     }
 }
 
@@ -321,7 +339,7 @@ pj_panel512(Py_ssize_t M, Py_ssize_t N, Py_ssize_t K, Py_ssize_t n0, Py_ssize_t 
     Py_ssize_t tiles = (M + PJ_MR - 1) / PJ_MR;
     for (Py_ssize_t r0 = 0; r0 < M; r0 += PJ_MR) {
         Py_ssize_t rows = M - r0 < PJ_MR ? M - r0 : PJ_MR;
-        pj_prefetch_panel(src, N, K, next_k0, next_n0, r0 / PJ_MR, tiles);
+        pj_prefetch_panel(src, M, N, K, next_k0, next_n0, out, ldo, r0 / PJ_MR, tiles);
         (rows == PJ_MR ? pj_narrow512[vectors - 1] : pj_tiles512[rows - 1])(kc, w + r0 * ldw + k0, ldw, pack, out + r0 * ldo + n0, ldo, m,
                               first, last, scale ? scale + r0 : NULL,
                               shift ? shift + r0 : NULL, bounds,

@@ -197,9 +197,7 @@ def cell(mode: str):
             c = c[None] if c is not None else None
         dtype, work = x.dtype, _work_dtype([x, h, c, w_ih, w_hh, b_ih, b_hh])
         x, w_ih, w_hh = (a.astype(work, copy=False) for a in (x, w_ih, w_hh))
-        gi = x @ w_ih.T
-        if b_ih is not None:
-            gi += b_ih.astype(work, copy=False)
+        gi = _projection(x, w_ih, None if b_ih is None else b_ih.astype(work, copy=False))
         h2 = np.array(h, work, order="C")            # the kernel updates the state
         c2 = None if c is None else np.array(c, work, order="C")
         out = np.empty_like(h2)
