@@ -418,6 +418,50 @@ def test_the_stack_driver_gives_numpys_products(own, monkeypatch):
         np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-5)
 
 
+@pytest.mark.parametrize("c,h,w,o,ph,pw", [(3, 224, 224, 32, 1, 1), (3, 17, 23, 13, 1, 1),
+                                           (3, 30, 30, 64, 0, 0), (1, 9, 40, 5, 1, 0),
+                                           (4, 31, 33, 16, 2, 1), (2, 7, 7, 9, 0, 2)])
+def test_the_stem_kernel_agrees_with_the_reference(c, h, w, o, ph, pw, gemm_body):
+    # a 3x3 convolution at stride 2 summed in registers, 8 output channels at
+    # a time (a last group of fewer), the padding masked, its epilogue applied
+    # as it stores, a NaN kept
+    if gemm_body != 2:
+        pytest.skip("the stem kernel is AVX-512's")
+    rng = np.random.default_rng(c * h + o)
+    x = rng.standard_normal((c, h, w)).astype(np.float32)
+    x[0, 0, 0] = np.nan
+    weight = rng.standard_normal((o, c, 3, 3)).astype(np.float32)
+    oh, ow = (h + 2 * ph - 3) // 2 + 1, (w + 2 * pw - 3) // 2 + 1
+    per = rng.standard_normal((2, o)).astype(np.float32)
+    for args in ((None, None, -np.inf, np.inf), (per[0], per[1], 0.0, 6.0),
+                 (None, per[1], -np.inf, np.inf)):
+        got = np.full((o, oh, ow), 7.0, np.float32)
+        ref = np.full((o, oh, ow), 7.0, np.float32)
+        assert kernels.COMPILED.conv3x3s2(x, weight, got, ph, pw, *args)
+        kernels.NUMPY.conv3x3s2(x, weight, ref, ph, pw, *args)
+        np.testing.assert_allclose(got, ref, rtol=1e-5, atol=1e-5)
+        np.testing.assert_array_equal(np.isnan(got), np.isnan(ref))
+
+
+def test_a_stem_convolution_is_the_same_by_every_path(kernel_set, monkeypatch):
+    # kernels.conv2d sends a 3x3 stride-2 convolution of few channels to the
+    # stem kernel; with STEM_MAX_CHANNELS 0 it takes the general paths
+    rng = np.random.default_rng(4)
+    x = rng.standard_normal((2, 3, 41, 37)).astype(np.float32)
+    weight = rng.standard_normal((24, 3, 3, 3)).astype(np.float32)
+    bias = rng.standard_normal(24).astype(np.float32)
+    scale, shift = rng.uniform(0.5, 2, 24).astype(np.float32), bias
+    outs = []
+    for limit in (4, 0):
+        monkeypatch.setattr(kernels, "STEM_MAX_CHANNELS", limit)
+        outs.append((kernels.conv2d(x, weight, bias, (2, 2), (1, 1), (1, 1), 1, (21, 19),
+                                    k=kernel_set),
+                     kernels.conv2d(x, weight, None, (2, 2), (1, 1), (1, 1), 1, (21, 19),
+                                    k=kernel_set, clamp=(0.0, 6.0), affine=(scale, shift))))
+    for a, b in zip(*outs):
+        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-5)
+
+
 def test_the_matrix_gemm_refuses_what_does_not_fit():
     k = kernels.COMPILED
     if k is None:

@@ -22,6 +22,8 @@ cdef extern from "_kernels_math.h" nogil:
     void pj_scale_loop(float* x, float k, Py_ssize_t n)
     void pj_clamp_loop(const float* x, float* out, Py_ssize_t n, float lo, float hi)
     void pj_hardsigmoid_loop(const float* x, float* out, Py_ssize_t n)
+    void pj_softmax_rows(const float* x, Py_ssize_t ldx, float* out, Py_ssize_t ldo,
+                         Py_ssize_t rows, Py_ssize_t d, int log)
 
 
 ctypedef void (*_loop)(const float*, float*, Py_ssize_t) noexcept nogil
@@ -86,32 +88,11 @@ def softmax_rows(const float[:, ::1] x, float[:, ::1] out, bint log):
     """Softmax (``log``: log-softmax) of every row: the row's maximum, the sum of
     ``exp(x - max)`` in double, then each element; a row whose maximum is not
     finite is shifted by 0, as torch does."""
-    cdef Py_ssize_t r, j, rows = x.shape[0], d = x.shape[1]
-    cdef const float* src
-    cdef float* dst
-    cdef float m, scale
-    cdef double total
+    cdef Py_ssize_t rows = x.shape[0], d = x.shape[1]
     if rows == 0 or d == 0:
         return
+    if out.shape[0] != rows or out.shape[1] != d:
+        raise ValueError(f"softmax_rows: ({rows}, {d}) into ({out.shape[0]}, {out.shape[1]})")
     with nogil:
-        for r in range(rows):
-            src = &x[r, 0]
-            dst = &out[r, 0]
-            m = pj_max_nan(src, d)
-            if (m - m) == 0:
-                pj_exp_shifted_loop(src, m, dst, d)
-            else:
-                # an infinite or NaN maximum (m - m is NaN): shifted by 0, and
-                # libm's expf for infinities exact where x - m has them
-                m = 0
-                for j in range(d):
-                    dst[j] = expf(src[j])
-            # (in eight running sums, which vectorise: Cython's loop of four
-            # did not)
-            total = pj_sum_double(dst, d)
-            if log:
-                scale = logf(<float>total)
-                for j in range(d):
-                    dst[j] = (src[j] - m) - scale
-            else:
-                pj_scale_loop(dst, <float>(1 / total), d)
+        pj_softmax_rows(&x[0, 0], x.strides[0] // 4, &out[0, 0], out.strides[0] // 4, rows, d,
+                        log)

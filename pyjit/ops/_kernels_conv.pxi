@@ -8,7 +8,7 @@ over the batch and the groups, and gives the GEMMs to numpy's float32 BLAS.
 """
 
 from libc.math cimport INFINITY
-from libc.stdlib cimport malloc, free
+from libc.stdlib cimport calloc, malloc, free
 from libc.string cimport memset
 
 cdef extern from "_kernels_math.h" nogil:
@@ -32,6 +32,11 @@ cdef extern from "_kernels_depthwise.h" nogil:
                       const float* zeros, const float* nx, float* nout)
     int pj_max_pool_takes(int kh, int kw, int sh, int sw, int dh, int dw, Py_ssize_t oh,
                           Py_ssize_t ow)
+    int pj_conv3x3s2_takes()
+    void pj_conv3x3s2(const float* x, Py_ssize_t C, Py_ssize_t h, Py_ssize_t w, int ph, int pw,
+                      const float* wt, Py_ssize_t O, Py_ssize_t oh, Py_ssize_t ow,
+                      const float* scale, const float* shift, float lo, float hi, float* out,
+                      const float* zeros)
     void pj_max_pool(const float* x, Py_ssize_t h, Py_ssize_t w, int ph, int pw, Py_ssize_t oh,
                      Py_ssize_t ow, float* out, const float* minus_inf, const float* nx,
                      float* nout)
@@ -399,6 +404,39 @@ def depthwise2d(const float[:, :, ::1] x, const float[:, :, ::1] weight, const f
 #: sums its taps over one block before the next, so that the block's inputs
 #: (a 3-channel stem's 12 phase planes, ~18 KB of them) stay in L1.
 cdef Py_ssize_t _DIRECT_BLOCK = 256
+
+
+def conv3x3s2(const float[:, :, ::1] x, const float[:, :, :, ::1] weight, float[:, :, ::1] out,
+              int ph, int pw, const float[::1] scale, const float[::1] shift, float lo, float hi):
+    """``out[o] = clip((sum over c, i, j of weight[o, c, i, j] * x[c]`` under tap
+    ``(i, j)``) ``* scale[o] + shift[o], lo, hi)`` (None: 1, 0): a dense 3x3
+    convolution at stride 2, padded by ``ph`` rows and ``pw`` columns before
+    (and after, as far as ``out`` reaches), a CNN's stem, summed in registers
+    (``_kernels_depthwise.h``).  Returns False, having written nothing, on a
+    CPU the kernel has no body for."""
+    cdef Py_ssize_t c_n = x.shape[0], h = x.shape[1], w = x.shape[2]
+    cdef Py_ssize_t oc = out.shape[0], oh = out.shape[1], ow = out.shape[2]
+    if weight.shape[0] != oc or weight.shape[1] != c_n or weight.shape[2] != 3 or \
+            weight.shape[3] != 3 or ph < 0 or pw < 0:
+        raise ValueError(f"conv3x3s2: weight ({weight.shape[0]}, {weight.shape[1]}, "
+                         f"{weight.shape[2]}, {weight.shape[3]}) for {c_n} channels into "
+                         f"({oc}, {oh}, {ow}), padding ({ph}, {pw})")
+    _per_row(scale, oc, "scales", "conv3x3s2")
+    _per_row(shift, oc, "shifts", "conv3x3s2")
+    if not pj_conv3x3s2_takes():
+        return False
+    if oc == 0 or oh == 0 or ow == 0:
+        return True
+    cdef float* zeros = <float*>calloc(w + 32, sizeof(float))
+    if zeros == NULL:
+        raise MemoryError("conv3x3s2: no memory for a row of zeros")
+    cdef const float* fp = &scale[0] if scale is not None else NULL
+    cdef const float* sp = &shift[0] if shift is not None else NULL
+    with nogil:
+        pj_conv3x3s2(&x[0, 0, 0], c_n, h, w, ph, pw, &weight[0, 0, 0, 0], oc, oh, ow, fp, sp,
+                     lo, hi, &out[0, 0, 0], zeros)
+    free(zeros)
+    return True
 
 
 def conv2d_direct(const float[:, :, ::1] x, const float[:, :, :, ::1] weight,

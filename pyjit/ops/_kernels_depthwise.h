@@ -156,7 +156,121 @@ typedef void (*pj_dw512_fn)(const float*, Py_ssize_t, Py_ssize_t, int, int, cons
 static const pj_dw512_fn pj_dw512_sums[2][2] = {{pj_dw512_3_1, pj_dw512_3_2},
                                                 {pj_dw512_5_1, pj_dw512_5_2}};
 
+/* A CNN's stem: a dense 3x3 convolution at stride 2 of an image of few
+ * channels (C * 9 taps an output), out = clamp((sum of the taps in order (c,
+ * i, j)) * scale + shift, lo, hi) per output channel.  As a GEMM its panels
+ * are a strided gather of 27 taps (half its time), and summed over phase
+ * planes (conv2d_direct) every partial sum goes through memory: here a block
+ * of 16 output columns of one row is summed for 8 output channels at once in
+ * registers, each input vector (a pair of loads, every other element picked
+ * by a permute, as the depthwise bodies' stride 2) serving the 8, the weights
+ * broadcast from memory, the padding masked off the loads (a row of it read
+ * from zeros).  No FMA for an output past O. */
+#define PJ_STEM_OC 8
+
+/* One block of pj_conv3x3s2_512: no (at most PJ_STEM_OC) output channels from
+ * o0, 16 columns from ox of output row oy.  Inlined with no a constant for
+ * full blocks: with a bound known only at run time, GCC kept the
+ * accumulators in memory (2.3x slower). */
+__attribute__((target("avx512f,fma"), always_inline)) static inline void
+pj_stem_block(const float* x, Py_ssize_t C, Py_ssize_t h, Py_ssize_t w, int ph, int pw,
+              const float* wt, Py_ssize_t o0, int no, Py_ssize_t oh, Py_ssize_t ow,
+              Py_ssize_t oy, Py_ssize_t ox, const float* scale, const float* shift,
+              __m512 vlo, __m512 vhi, float* out, const float* zeros) {
+    __m512i even = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+    __m512i odd = _mm512_add_epi32(even, _mm512_set1_epi32(1));
+    Py_ssize_t left = ow - ox, a0 = 2 * ox - pw;
+    __mmask16 m = left >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << left) - 1);
+    __mmask16 in0 = pj_dw_inside(a0, w), in1 = pj_dw_inside(a0 + 16, w);
+    __mmask16 in2 = pj_dw_inside(a0 + 2, w), in3 = pj_dw_inside(a0 + 18, w);
+    __m512 acc[PJ_STEM_OC];
+    for (int q = 0; q < no; q++)
+        acc[q] = _mm512_setzero_ps();
+    for (Py_ssize_t c = 0; c < C; c++)
+        for (int i = 0; i < 3; i++) {
+            Py_ssize_t iy = 2 * oy - ph + i;
+            const float* row = iy >= 0 && iy < h ? x + (c * h + iy) * w : zeros;
+            __m512 v0 = _mm512_maskz_loadu_ps(in0, row + a0);
+            __m512 v1 = _mm512_maskz_loadu_ps(in1, row + a0 + 16);
+            __m512 u0 = _mm512_maskz_loadu_ps(in2, row + a0 + 2);
+            __m512 u1 = _mm512_maskz_loadu_ps(in3, row + a0 + 18);
+            /* tap j reads columns a0 + j + 2t */
+            __m512 t0 = _mm512_permutex2var_ps(v0, even, v1);
+            __m512 t1 = _mm512_permutex2var_ps(v0, odd, v1);
+            __m512 t2 = _mm512_permutex2var_ps(u0, even, u1);
+            const float* k = wt + ((o0 * C + c) * 3 + i) * 3;
+            for (int q = 0; q < no; q++) {
+                const float* kq = k + q * C * 9;
+                acc[q] = _mm512_fmadd_ps(_mm512_set1_ps(kq[0]), t0, acc[q]);
+                acc[q] = _mm512_fmadd_ps(_mm512_set1_ps(kq[1]), t1, acc[q]);
+                acc[q] = _mm512_fmadd_ps(_mm512_set1_ps(kq[2]), t2, acc[q]);
+            }
+        }
+    for (int q = 0; q < no; q++) {
+        Py_ssize_t o = o0 + q;
+        __m512 f = _mm512_set1_ps(scale ? scale[o] : 1.0f);
+        __m512 s = _mm512_set1_ps(shift ? shift[o] : -0.0f);
+        /* the value second: max/min give it back when it is NaN */
+        __m512 y = _mm512_min_ps(vhi, _mm512_max_ps(vlo, _mm512_fmadd_ps(acc[q], f, s)));
+        _mm512_mask_storeu_ps(out + (o * oh + oy) * ow + ox, m, y);
+    }
+}
+
+/* A CNN's stem: a dense 3x3 convolution at stride 2 of an image of few
+ * channels (C * 9 taps an output), out = clamp((sum of the taps in order (c,
+ * i, j)) * scale + shift, lo, hi) per output channel.  As a GEMM its panels
+ * are a strided gather of 27 taps (half its time), and summed over phase
+ * planes (conv2d_direct) every partial sum goes through memory: here a block
+ * of 16 output columns of one row is summed for 8 output channels at once in
+ * registers, each input vector (a pair of loads, every other element picked
+ * by a permute, as the depthwise bodies' stride 2) serving the 8, the weights
+ * broadcast from memory, the padding masked off the loads (a row of it read
+ * from zeros); the output channels 8 at a time outermost, so that 8 planes
+ * are written at once. */
+__attribute__((target("avx512f,fma"))) static void
+pj_conv3x3s2_512(const float* x, Py_ssize_t C, Py_ssize_t h, Py_ssize_t w, int ph, int pw,
+                 const float* wt, Py_ssize_t O, Py_ssize_t oh, Py_ssize_t ow, const float* scale,
+                 const float* shift, float lo, float hi, float* out, const float* zeros) {
+    __m512 vlo = _mm512_set1_ps(lo), vhi = _mm512_set1_ps(hi);
+    for (Py_ssize_t o0 = 0; o0 < O; o0 += PJ_STEM_OC) {
+        int no = O - o0 < PJ_STEM_OC ? (int)(O - o0) : PJ_STEM_OC;
+        for (Py_ssize_t oy = 0; oy < oh; oy++)
+            for (Py_ssize_t ox = 0; ox < ow; ox += 16) {
+                if (no == PJ_STEM_OC)
+                    pj_stem_block(x, C, h, w, ph, pw, wt, o0, PJ_STEM_OC, oh, ow, oy, ox, scale,
+                                  shift, vlo, vhi, out, zeros);
+                else
+                    pj_stem_block(x, C, h, w, ph, pw, wt, o0, no, oh, ow, oy, ox, scale, shift,
+                                  vlo, vhi, out, zeros);
+            }
+    }
+}
+
 #endif  /* PJ_HAVE_GEMM */
+
+/* Whether pj_conv3x3s2 has a body on this CPU (AVX-512, not capped by the
+ * tests, pj_gemm_cap). */
+static int pj_conv3x3s2_takes(void) {
+#if PJ_HAVE_GEMM
+    return pj_gemm_level() >= 2;
+#else
+    return 0;
+#endif
+}
+
+/* See pj_conv3x3s2_512: x (C, h, w), wt (O, C, 3, 3), out (O, oh, ow), zeros
+ * w + 32 zeros.  Only where pj_conv3x3s2_takes says so. */
+static void pj_conv3x3s2(const float* x, Py_ssize_t C, Py_ssize_t h, Py_ssize_t w, int ph,
+                         int pw, const float* wt, Py_ssize_t O, Py_ssize_t oh, Py_ssize_t ow,
+                         const float* scale, const float* shift, float lo, float hi, float* out,
+                         const float* zeros) {
+#if PJ_HAVE_GEMM
+    pj_conv3x3s2_512(x, C, h, w, ph, pw, wt, O, oh, ow, scale, shift, lo, hi, out, zeros);
+#else
+    (void)x; (void)C; (void)h; (void)w; (void)ph; (void)pw; (void)wt; (void)O; (void)oh;
+    (void)ow; (void)scale; (void)shift; (void)lo; (void)hi; (void)out; (void)zeros;
+#endif
+}
 
 /* Whether pj_depthwise takes a kh x kw kernel at stride sh x sw onto an oh x
  * ow plane on this CPU: an AVX-512 one (not capped by the tests,

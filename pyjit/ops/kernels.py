@@ -170,6 +170,15 @@ def conv2d_direct_numpy(x, weight, bias, out, groups, sh, sw, ph, pw, dh, dw):
                 out += weight[:, c, i, j, None, None] * tap
 
 
+def conv3x3s2_numpy(x, weight, out, ph, pw, scale, shift, lo, hi):
+    """``out[o] = clip(sums[o] * scale[o] + shift[o], lo, hi)`` (None: 1, 0),
+    ``sums`` the 3x3 convolution of ``x`` at stride 2 with ``weight``, the taps
+    in order ``(c, i, j)``: the reference of the compiled stem kernel."""
+    conv2d_direct_numpy(x, weight, None, out, 1, 2, 2, ph, pw, 1, 1)
+    _epilogue_numpy(out.reshape(out.shape[0], -1), scale, shift, lo, hi)
+    return True
+
+
 def max_pool2d_numpy(x, out, kh, kw, sh, sw, ph, pw, dh, dw):
     """``out[p, oy, ox]``: the largest element of ``x[p]`` under the window at
     ``(oy*sh - ph, ox*sw - pw)`` (taps ``dh``/``dw`` apart, those outside ``x``
@@ -465,7 +474,8 @@ def recurrent_layer_numpy(mode, gi, sizes, w_hh, b_hh, w_hr, h, c, out, reverse)
         h[:n] = hn
 
 
-_NAMES = ("im2col2d", "conv2d_gemm", "depthwise2d", "conv2d_direct", "max_pool2d", "avg_pool2d",
+_NAMES = ("im2col2d", "conv2d_gemm", "depthwise2d", "conv2d_direct", "conv3x3s2", "max_pool2d",
+          "avg_pool2d",
           "plane_means", "erf", "gelu", "silu", "sigmoid", "hardswish", "clamp", "hardsigmoid",
           "softmax_rows", "plane_affine", "bn_affine", "batch_norm_planes", "row_stats",
           "layer_norm_rows", "recurrent_layer", "matmul", "matmul_stack")
@@ -573,6 +583,13 @@ DIRECT_MAX_TAPS = 80
 DIRECT_MAX_OUTPUTS = 1 << 19
 
 
+#: A dense 3x3 convolution at stride 2 of at most this many input channels (a
+#: CNN's stem) is summed in registers, 8 output channels at a time
+#: (``conv3x3s2``): 2.5-3x conv2d_direct's phase planes, whose partial sums go
+#: through memory, and the GEMM's strided gather of its 27 taps.
+STEM_MAX_CHANNELS = 4
+
+
 #: A convolution's GEMM of at most this many terms a sum (``C/groups * kh *
 #: kw``) is the compiled ``conv2d_gemm``, which packs nothing but a panel of
 #: the columns and applies the bias, batch norm and clamp before it stores
@@ -631,6 +648,12 @@ def conv2d(x, weight, bias, stride: Sequence[int], padding: Sequence[int],
         for i in range(n):   # the affine map and clamp as it stores each row
             k.depthwise2d(x[i], w3, b, out[i], sh, sw, ph, pw, dh, dw, scale,
                           None if affine is None else shift, lo, hi)
+        return out
+    elif groups == 1 and kh == kw == 3 and sh == sw == 2 and dh == dw == 1 and \
+            c <= STEM_MAX_CHANNELS and k.conv3x3s2(x[0], weight, out[0], ph, pw, scale, shift,
+                                                   lo, hi):
+        for i in range(1, n):   # (a body for this CPU: the first image says so)
+            k.conv3x3s2(x[i], weight, out[i], ph, pw, scale, shift, lo, hi)
         return out
     elif not pointwise and cg * kh * kw <= DIRECT_MAX_TAPS and \
             (groups > 1 or o * oh * ow <= DIRECT_MAX_OUTPUTS):
