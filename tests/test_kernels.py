@@ -462,6 +462,40 @@ def test_a_stem_convolution_is_the_same_by_every_path(kernel_set, monkeypatch):
         np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-5)
 
 
+@pytest.mark.parametrize("c,h,w,o,ph,pw", [(3, 16, 16, 7, 1, 1), (16, 20, 56, 13, 1, 1),
+                                           (15, 9, 30, 64, 0, 1), (2, 31, 14, 6, 1, 0),
+                                           (33, 5, 17, 11, 0, 0), (1, 3, 40, 1, 1, 1)])
+def test_a_3x3_convolution_gemm_without_panels_agrees_with_the_packing_one(c, h, w, o, ph, pw,
+                                                                           gemm_body):
+    # pj_conv3x3_gemm reads each tap's column where it is (runs of an output
+    # row, the padding masked off): the same sums as the packed panels, K past
+    # one block (c * 9 > 128), rows of out past one tile and 5 floats apart more
+    from pyjit.ops import _kernels
+    rng = np.random.default_rng(c * w + o)
+    x = rng.standard_normal((c, h, w)).astype(np.float32)
+    x[0, 1, 2] = np.nan
+    weight = rng.standard_normal((o, c * 9)).astype(np.float32)
+    oh, ow = h + 2 * ph - 2, w + 2 * pw - 2
+    shift = rng.standard_normal(o).astype(np.float32)
+    scale = rng.uniform(0.5, 2, o).astype(np.float32)
+    outs = []
+    try:
+        for unpacked in (True, False):
+            _kernels.conv3x3_unpacked(unpacked)
+            out = np.full((o, oh * ow + 5), 7.0, np.float32)
+            assert kernels.COMPILED.conv2d_gemm(x, weight, out[:, :oh * ow], scale, shift, -0.5,
+                                                3.0, 3, 3, 1, 1, ph, pw, 1, 1)
+            outs.append(out)
+    finally:
+        _kernels.conv3x3_unpacked(True)
+    ref = np.empty((o, oh * ow), np.float32)
+    kernels.NUMPY.conv2d_gemm(x, weight, ref, scale, shift, -0.5, 3.0, 3, 3, 1, 1, ph, pw, 1, 1)
+    for out in outs:
+        np.testing.assert_allclose(out[:, :oh * ow], ref, rtol=1e-5, atol=1e-5 * np.sqrt(c * 9))
+        np.testing.assert_array_equal(np.isnan(out[:, :oh * ow]), np.isnan(ref))
+        assert (out[:, oh * ow:] == 7.0).all()
+
+
 def test_the_matrix_gemm_refuses_what_does_not_fit():
     k = kernels.COMPILED
     if k is None:

@@ -44,6 +44,7 @@ cdef extern from "_kernels_depthwise.h" nogil:
 cdef extern from "_kernels_gemm.h" nogil:
     int pj_gemm_level()
     int pj_gemm_cap
+    int pj_conv3x3_cap
     ctypedef struct pj_conv_geom:
         const float* x
         Py_ssize_t h, w, oh, ow
@@ -54,6 +55,16 @@ cdef extern from "_kernels_gemm.h" nogil:
     int pj_matmul(Py_ssize_t M, Py_ssize_t N, Py_ssize_t K, const float* a, Py_ssize_t lda,
                   const float* b, Py_ssize_t ldk, Py_ssize_t ldn, float* out, Py_ssize_t ldo,
                   const float* bias, float lo, float hi)
+
+
+def conv3x3_unpacked(on=None):
+    """Whether the convolutions' GEMM takes a 3x3 convolution at stride 1
+    without packing its panels where it can (``_kernels_gemm.h``'s
+    ``pj_conv3x3_gemm``); ``on``: first set it (for tests, which run both)."""
+    global pj_conv3x3_cap
+    if on is not None:
+        pj_conv3x3_cap = 1 if on else 0
+    return pj_conv3x3_cap != 0
 
 
 def gemm_level(cap=None):

@@ -157,6 +157,14 @@ pj_transpose16(__m512* r) {
         r[i] = a[i];
 }
 
+/* The lanes t of 16 columns from column a that are inside [0, w). */
+static inline __mmask16 pj_lanes_inside(Py_ssize_t a, Py_ssize_t w) {
+    Py_ssize_t first = -a, end = w - a;
+    first = first < 0 ? 0 : first > 16 ? 16 : first;
+    end = end < 0 ? 0 : end > 16 ? 16 : end;
+    return (__mmask16)(((1u << end) - 1) & ~((1u << first) - 1));
+}
+
 /* pack[k * 64 + t] = b[(n0 + t) * ldn + k0 + k] for t < cols, k < kc, with
  * zeros to 64 columns: a panel of a matrix whose columns are contiguous, 16
  * rows by 16 columns at a time transposed in registers.  (A load of each
@@ -347,6 +355,155 @@ pj_panel512(Py_ssize_t M, Py_ssize_t N, Py_ssize_t K, Py_ssize_t n0, Py_ssize_t 
     }
 }
 
+/* The GEMM of a 3x3 convolution at stride 1, undilated, padded by at most one
+ * (resnet18's and SqueezeNet's), with no panel packed: each vector of a panel
+ * is a run of at most 16 output pixels of one output row, and the column of
+ * tap (c, i, j) for it is the input's row under it, shifted by j, read where
+ * it is -- base (that run's input at tap (0, 0)) plus off[k] -- its lanes
+ * over the padding masked off the load (m9[i * 3 + j]).  Packing the panel
+ * (pj_pack_conv: a copy of each of its K rows, in runs of an output row) was
+ * a third of these layers' time.  A tile of MR rows of w by the panel's 4
+ * vectors, as PJ_TILE512's, its stores at each vector's own pixels. */
+#define PJ_TILE512_3X3(MR)                                                          \
+__attribute__((target("avx512f,fma"), always_inline)) static inline void            \
+pj_tile3x3_##MR(Py_ssize_t kc, const float* w, Py_ssize_t ldw, const Py_ssize_t* off,\
+                const unsigned char* ij, const __mmask16 (*m9)[4],                  \
+                const float* const* base, float* o, Py_ssize_t ldo,                 \
+                const Py_ssize_t* at, const __mmask16* ms, int first, int last,     \
+                const float* scale, const float* shift, const float* bounds) {      \
+    __m512 acc[MR][4];                                                              \
+    _Pragma("GCC unroll 6") for (int r = 0; r < MR; r++)                           \
+        _Pragma("GCC unroll 4") for (int v = 0; v < 4; v++)                         \
+            acc[r][v] = first ? _mm512_setzero_ps()                                 \
+                              : _mm512_maskz_loadu_ps(ms[v], o + r * ldo + at[v]);  \
+    for (Py_ssize_t k = 0; k < kc; k++) {                                           \
+        const __mmask16* mk = m9[ij[k]];                                            \
+        Py_ssize_t d = off[k];                                                      \
+        __m512 xv[4];                                                               \
+        _Pragma("GCC unroll 4") for (int v = 0; v < 4; v++)                         \
+            xv[v] = _mm512_maskz_loadu_ps(mk[v], base[v] + d);                      \
+        _Pragma("GCC unroll 6") for (int r = 0; r < MR; r++) {                     \
+            __m512 a = _mm512_set1_ps(w[r * ldw + k]);                              \
+            _Pragma("GCC unroll 4") for (int v = 0; v < 4; v++)                     \
+                acc[r][v] = _mm512_fmadd_ps(a, xv[v], acc[r][v]);                   \
+        }                                                                           \
+    }                                                                               \
+    __m512 vlo = _mm512_set1_ps(bounds[0]), vhi = _mm512_set1_ps(bounds[1]);        \
+    _Pragma("GCC unroll 6") for (int r = 0; r < MR; r++) {                         \
+        __m512 s = _mm512_set1_ps(last && shift ? shift[r] : 0.0f);                 \
+        __m512 f = _mm512_set1_ps(last && scale ? scale[r] : 1.0f);                 \
+        _Pragma("GCC unroll 4") for (int v = 0; v < 4; v++) {                       \
+            __m512 y = acc[r][v];                                                   \
+            if (last)                                                               \
+                y = _mm512_min_ps(vhi, _mm512_max_ps(vlo, _mm512_fmadd_ps(y, f, s))); \
+            _mm512_mask_storeu_ps(o + r * ldo + at[v], ms[v], y);                   \
+        }                                                                           \
+    }                                                                               \
+}
+PJ_TILE512_3X3(1) PJ_TILE512_3X3(2) PJ_TILE512_3X3(3) PJ_TILE512_3X3(4) PJ_TILE512_3X3(5)
+PJ_TILE512_3X3(6)
+
+typedef void (*pj_tile3x3_fn)(Py_ssize_t, const float*, Py_ssize_t, const Py_ssize_t*,
+                              const unsigned char*, const __mmask16 (*)[4], const float* const*,
+                              float*, Py_ssize_t, const Py_ssize_t*, const __mmask16*, int, int,
+                              const float*, const float*, const float*);
+static const pj_tile3x3_fn pj_tiles3x3[PJ_MR] = {pj_tile3x3_1, pj_tile3x3_2, pj_tile3x3_3,
+    pj_tile3x3_4, pj_tile3x3_5, pj_tile3x3_6};
+
+/* Asks for what the next panel reads first and writes, part of parts of it:
+ * the input row entering its taps' window (row iy of every channel) and its
+ * pixels [p0, p1) of every output row (C and M streams a plane apart, more
+ * than the hardware follows; see pj_prefetch_panel). */
+static inline void pj_prefetch_3x3(const pj_conv_geom* g, Py_ssize_t C, Py_ssize_t iy,
+                                   Py_ssize_t M, const float* out, Py_ssize_t ldo,
+                                   Py_ssize_t p0, Py_ssize_t p1, Py_ssize_t part,
+                                   Py_ssize_t parts) {
+    Py_ssize_t per_in = iy >= 0 && iy < g->h ? (g->w + 15) / 16 : 0;
+    Py_ssize_t first_out = p0 / 16, per_out = p1 > p0 ? (p1 - 1) / 16 - first_out + 1 : 0;
+    Py_ssize_t lines = C * per_in + M * per_out;
+    Py_ssize_t first = lines * part / parts, last = lines * (part + 1) / parts;
+    for (Py_ssize_t l = first; l < last; l++) {
+        if (l < C * per_in) {
+            Py_ssize_t c = l / per_in, at = 16 * (l % per_in);
+            __builtin_prefetch(g->x + (c * g->h + iy) * g->w + at, 0, 2);
+        } else {
+            Py_ssize_t o = l - C * per_in, r = o / per_out, at = 16 * (first_out + o % per_out);
+            __builtin_prefetch(out + r * ldo + at, 1, 2);
+        }
+    }
+}
+
+/* out (M, oh * ow), rows ldo apart = clamp((w @ cols) * scale + shift, lo, hi)
+ * by row, cols the im2col columns of g's 3x3 convolution (stride 1, undilated,
+ * padding ph, pw at most 1), K = C * 9, without the columns: see
+ * PJ_TILE512_3X3.  Panels of 4 runs of output pixels in raster order (a run
+ * at most 16 pixels of one output row), every block of PJ_KC taps meeting
+ * every tile of rows. */
+__attribute__((target("avx512f,fma"))) static void
+pj_conv3x3_512(const pj_conv_geom* g, Py_ssize_t M, Py_ssize_t K, const float* w,
+               Py_ssize_t ldw, float* out, Py_ssize_t ldo, const float* scale,
+               const float* shift, float lo, float hi, Py_ssize_t* off, unsigned char* ij) {
+    Py_ssize_t h = g->h, wd = g->w, oh = g->oh, ow = g->ow;
+    /* tap k = (c, i, j): its input is the pixel's own shifted by off[k] */
+    for (Py_ssize_t k = 0; k < K; k++) {
+        Py_ssize_t c = k / 9, i = (k % 9) / 3, j = k % 3;
+        off[k] = c * h * wd + (i - g->ph) * wd + (j - g->pw);
+        ij[k] = (unsigned char)(k % 9);
+    }
+    float bounds[2] = {lo, hi};
+    Py_ssize_t oy = 0, ox = 0;
+    while (oy < oh) {
+        /* the panel's runs */
+        const float* base[4];
+        Py_ssize_t at[4];
+        __mmask16 ms[4], m9[9][4];
+        for (int v = 0; v < 4; v++) {
+            if (oy >= oh) {   /* past the last pixel: a run of none */
+                base[v] = g->x;
+                at[v] = 0;
+                ms[v] = 0;
+                for (int t = 0; t < 9; t++)
+                    m9[t][v] = 0;
+                continue;
+            }
+            Py_ssize_t len = ow - ox < 16 ? ow - ox : 16;
+            base[v] = g->x + oy * wd + ox;
+            at[v] = oy * ow + ox;
+            ms[v] = (__mmask16)((1u << len) - 1);
+            for (int i = 0; i < 3; i++) {
+                Py_ssize_t iy = oy + i - g->ph;
+                for (int j = 0; j < 3; j++) {
+                    /* lanes t < len whose input column ox + t + j - pw is inside */
+                    __mmask16 in = pj_lanes_inside(ox + j - g->pw, wd) & ms[v];
+                    m9[i * 3 + j][v] = iy >= 0 && iy < h ? in : 0;
+                }
+            }
+            ox += len;
+            if (ox == ow) {
+                ox = 0;
+                oy++;
+            }
+        }
+        /* the next panel: its first pixel is where this one ended (oy, ox),
+         * its last 64 on at most, its new input row the one under its last */
+        Py_ssize_t p0 = oy * ow + ox, p1 = p0 + 64 < oh * ow ? p0 + 64 : oh * ow;
+        Py_ssize_t next_row = p1 > p0 ? (p1 - 1) / ow + 2 - g->ph : -1;
+        Py_ssize_t calls = ((K + PJ_KC - 1) / PJ_KC) * ((M + PJ_MR - 1) / PJ_MR), call = 0;
+        for (Py_ssize_t k0 = 0; k0 < K; k0 += PJ_KC) {
+            Py_ssize_t kc = K - k0 < PJ_KC ? K - k0 : PJ_KC;
+            int first = k0 == 0, last = k0 + kc == K;
+            for (Py_ssize_t r0 = 0; r0 < M; r0 += PJ_MR) {
+                Py_ssize_t rows = M - r0 < PJ_MR ? M - r0 : PJ_MR;
+                pj_prefetch_3x3(g, K / 9, next_row, M, out, ldo, p0, p1, call++, calls);
+                pj_tiles3x3[rows - 1](kc, w + r0 * ldw + k0, ldw, off + k0, ij + k0,
+                                      (const __mmask16 (*)[4])m9, base, out + r0 * ldo, ldo,
+                                      at, ms, first, last, scale ? scale + r0 : NULL,
+                                      shift ? shift + r0 : NULL, bounds);
+            }
+        }
+    }
+}
+
 /* w bigger than this many bytes is walked in blocks of PJ_KC columns
  * outermost (see pj_sgemm512). */
 #define PJ_W_IN_L2 (1 << 20)
@@ -453,6 +610,11 @@ pj_sgemm256(Py_ssize_t M, Py_ssize_t N, Py_ssize_t K, const float* w, Py_ssize_t
 
 #endif  /* PJ_HAVE_GEMM */
 
+/* Whether pj_conv2d_gemm takes a 3x3 convolution at stride 1 without packing
+ * its panels where it can (pj_conv3x3_gemm); the tests turn it off to run the
+ * packing path. */
+static int pj_conv3x3_cap = 1;
+
 /* Which body this CPU runs: 2 AVX-512, 1 AVX2 with FMA, 0 none; at most
  * pj_gemm_cap (the tests lower it to run every body this CPU has). */
 static int pj_gemm_cap = 2;
@@ -506,11 +668,46 @@ static int pj_gemm_run(Py_ssize_t M, Py_ssize_t N, Py_ssize_t K, const float* w,
  * inf for no clamp), a convolution's bias, or an inference batch norm's
  * affine map, and a ReLU.  Rows of w ldw floats apart, of out ldo.  Returns
  * 0, having written nothing, on a CPU with neither body. */
+static int pj_conv3x3_gemm(const pj_conv_geom* g, Py_ssize_t M, Py_ssize_t K, const float* w,
+                           Py_ssize_t ldw, float* out, Py_ssize_t ldo, const float* scale,
+                           const float* shift, float lo, float hi);
+
 static int pj_conv2d_gemm(const pj_conv_geom* g, Py_ssize_t M, Py_ssize_t K, const float* w,
                           Py_ssize_t ldw, float* out, Py_ssize_t ldo, const float* scale,
                           const float* shift, float lo, float hi) {
+    if (pj_conv3x3_cap && pj_conv3x3_gemm(g, M, K, w, ldw, out, ldo, scale, shift, lo, hi))
+        return 1;
     pj_operand src = {g, NULL, 0, 0};
     return pj_gemm_run(M, g->oh * g->ow, K, w, ldw, &src, out, ldo, scale, shift, NULL, lo, hi);
+}
+
+/* pj_conv2d_gemm for a 3x3 convolution at stride 1, undilated, padded by at
+ * most 1, of an output at least 14 pixels wide (narrower rows fill too few
+ * lanes of a run), without packing (pj_conv3x3_512); 0, having written
+ * nothing, where it does not apply or there is no AVX-512 body. */
+static int pj_conv3x3_gemm(const pj_conv_geom* g, Py_ssize_t M, Py_ssize_t K, const float* w,
+                           Py_ssize_t ldw, float* out, Py_ssize_t ldo, const float* scale,
+                           const float* shift, float lo, float hi) {
+#if PJ_HAVE_GEMM
+    if (pj_gemm_level() < 2 || g->kh != 3 || g->kw != 3 || g->sh != 1 || g->sw != 1 ||
+        g->dh != 1 || g->dw != 1 || g->ph > 1 || g->pw > 1 || g->ow < 14 || K % 9)
+        return 0;
+    Py_ssize_t* off = (Py_ssize_t*)malloc(K * sizeof(Py_ssize_t));
+    unsigned char* ij = (unsigned char*)malloc(K);
+    if (!off || !ij) {
+        free(off);
+        free(ij);
+        return 0;
+    }
+    pj_conv3x3_512(g, M, K, w, ldw, out, ldo, scale, shift, lo, hi, off, ij);
+    free(off);
+    free(ij);
+    return 1;
+#else
+    (void)g; (void)M; (void)K; (void)w; (void)ldw; (void)out; (void)ldo; (void)scale;
+    (void)shift; (void)lo; (void)hi;
+    return 0;
+#endif
 }
 
 /* out[r, n] = min(hi, max(lo, bias[n] + sum_k a[r, k] b[k, n])), a (M, K)
