@@ -262,6 +262,32 @@ static void pj_pack(const pj_operand* src, Py_ssize_t k0, Py_ssize_t kc, Py_ssiz
 
 #if PJ_HAVE_GEMM
 
+/* What every AVX-512 tile does with a k: acc[r][v] += w[r, k] * xv[v], for
+ * its MR rows of w and NV vectors of x's row k (one broadcast a row). */
+#define PJ_TILE_STEP(MR, NV)                                                        \
+    _Pragma("GCC unroll 6") for (int r = 0; r < MR; r++) {                         \
+        __m512 a = _mm512_set1_ps(w[r * ldw + k]);                                  \
+        _Pragma("GCC unroll 4") for (int v = 0; v < NV; v++)                        \
+            acc[r][v] = _mm512_fmadd_ps(a, xv[v], acc[r][v]);                       \
+    }
+
+/* ... and after its last k: on the last block of K the epilogue, then each
+ * vector stored at AT (an expression of r and v) under MASK. */
+#define PJ_TILE_STORE(MR, NV, AT, MASK)                                             \
+    __m512 vlo = _mm512_set1_ps(bounds[0]), vhi = _mm512_set1_ps(bounds[1]);        \
+    _Pragma("GCC unroll 6") for (int r = 0; r < MR; r++) {                         \
+        __m512 s = _mm512_set1_ps(last && shift ? shift[r] : 0.0f);                 \
+        __m512 f = _mm512_set1_ps(last && scale ? scale[r] : 1.0f);                 \
+        _Pragma("GCC unroll 4") for (int v = 0; v < NV; v++) {                      \
+            __m512 y = acc[r][v];                                                   \
+            if (last) {                                                             \
+                /* the value second: max/min give it back when it is NaN */        \
+                y = _mm512_min_ps(vhi, _mm512_max_ps(vlo, _mm512_fmadd_ps(y, f, s))); \
+            }                                                                       \
+            _mm512_mask_storeu_ps(AT, MASK, y);                                     \
+        }                                                                           \
+    }
+
 /* One tile of the AVX-512 body: MR rows of out by NV vectors of 16 columns,
  * masked by m[], over kc rows of the packed panel (64 floats a row); first:
  * the accumulators start at 0, else at out; last: the epilogue is applied.
@@ -286,25 +312,9 @@ pj_tile512_##MR##_##NV(Py_ssize_t kc, const float* w, Py_ssize_t ldw,           
         __m512 xv[NV];                                                              \
         _Pragma("GCC unroll 4") for (int v = 0; v < NV; v++)                        \
             xv[v] = _mm512_load_ps(xr + 16 * v);                                    \
-        _Pragma("GCC unroll 6") for (int r = 0; r < MR; r++) {                     \
-            __m512 a = _mm512_set1_ps(w[r * ldw + k]);                              \
-            _Pragma("GCC unroll 4") for (int v = 0; v < NV; v++)                    \
-                acc[r][v] = _mm512_fmadd_ps(a, xv[v], acc[r][v]);                   \
-        }                                                                           \
+        PJ_TILE_STEP(MR, NV)                                                        \
     }                                                                               \
-    __m512 vlo = _mm512_set1_ps(bounds[0]), vhi = _mm512_set1_ps(bounds[1]);        \
-    _Pragma("GCC unroll 6") for (int r = 0; r < MR; r++) {                         \
-        __m512 s = _mm512_set1_ps(last && shift ? shift[r] : 0.0f);                 \
-        __m512 f = _mm512_set1_ps(last && scale ? scale[r] : 1.0f);                 \
-        _Pragma("GCC unroll 4") for (int v = 0; v < NV; v++) {                      \
-            __m512 y = acc[r][v];                                                   \
-            if (last) {                                                             \
-                /* the value second: max/min give it back when it is NaN */        \
-                y = _mm512_min_ps(vhi, _mm512_max_ps(vlo, _mm512_fmadd_ps(y, f, s))); \
-            }                                                                       \
-            _mm512_mask_storeu_ps(o + r * ldo + 16 * v, m[v], y);                   \
-        }                                                                           \
-    }                                                                               \
+    PJ_TILE_STORE(MR, NV, o + r * ldo + 16 * v, m[v])                               \
 }
 /* A tile is up to 6 rows by 4 vectors (24 accumulators).  A last panel of
  * at most 48 columns takes tiles of 6 rows by as many vectors as it fills,
@@ -382,23 +392,9 @@ pj_tile3x3_##MR(Py_ssize_t kc, const float* w, Py_ssize_t ldw, const Py_ssize_t*
         __m512 xv[4];                                                               \
         _Pragma("GCC unroll 4") for (int v = 0; v < 4; v++)                         \
             xv[v] = _mm512_maskz_loadu_ps(mk[v], base[v] + d);                      \
-        _Pragma("GCC unroll 6") for (int r = 0; r < MR; r++) {                     \
-            __m512 a = _mm512_set1_ps(w[r * ldw + k]);                              \
-            _Pragma("GCC unroll 4") for (int v = 0; v < 4; v++)                     \
-                acc[r][v] = _mm512_fmadd_ps(a, xv[v], acc[r][v]);                   \
-        }                                                                           \
+        PJ_TILE_STEP(MR, 4)                                                         \
     }                                                                               \
-    __m512 vlo = _mm512_set1_ps(bounds[0]), vhi = _mm512_set1_ps(bounds[1]);        \
-    _Pragma("GCC unroll 6") for (int r = 0; r < MR; r++) {                         \
-        __m512 s = _mm512_set1_ps(last && shift ? shift[r] : 0.0f);                 \
-        __m512 f = _mm512_set1_ps(last && scale ? scale[r] : 1.0f);                 \
-        _Pragma("GCC unroll 4") for (int v = 0; v < 4; v++) {                       \
-            __m512 y = acc[r][v];                                                   \
-            if (last)                                                               \
-                y = _mm512_min_ps(vhi, _mm512_max_ps(vlo, _mm512_fmadd_ps(y, f, s))); \
-            _mm512_mask_storeu_ps(o + r * ldo + at[v], ms[v], y);                   \
-        }                                                                           \
-    }                                                                               \
+    PJ_TILE_STORE(MR, 4, o + r * ldo + at[v], ms[v])                                \
 }
 PJ_TILE512_3X3(1) PJ_TILE512_3X3(2) PJ_TILE512_3X3(3) PJ_TILE512_3X3(4) PJ_TILE512_3X3(5)
 PJ_TILE512_3X3(6)
