@@ -42,7 +42,7 @@ import numpy as np
 from ..registry import library as R
 from . import kernels
 from .activations import _gelu, _hardswish, _silu
-from .nn_conv import conv, conv2d, direct_conv2d
+from .nn_conv import direct_size, conv, conv2d, direct_conv2d
 from .nn_layers import linear
 from .nn_norm import batch_norm
 
@@ -130,13 +130,14 @@ def conv_bn_act(x, weight, bias, stride, padding, dilation, groups: int, nd: int
             (bn_weight is None or bn_weight.shape == mean.shape) and \
             (bn_bias is None or bn_bias.shape == mean.shape) and \
             (bias is None or bias.shape == mean.shape):
-        # the affine map as batch_norm_planes makes it: in double, rounded
-        # once; a bias first, (sums + bias) * scale + shift
-        scale, shift = np.empty(mean.shape, np.float32), np.empty(mean.shape, np.float32)
-        kernels.ACTIVE.bn_affine(bn_weight, bn_bias, mean, var, eps, bias, scale, shift)
-        out = direct_conv2d(x, weight, None, stride, padding, dilation, groups,
-                            CLAMPS.get(activation), (scale, shift))
-        if out is not None:
+        size = direct_size(x, weight, stride, padding, dilation, groups)
+        if size:
+            # the affine map as batch_norm_planes makes it: in double, rounded
+            # once; a bias first, (sums + bias) * scale + shift
+            scale, shift = np.empty((2,) + mean.shape, np.float32)
+            kernels.ACTIVE.bn_affine(bn_weight, bn_bias, mean, var, eps, bias, scale, shift)
+            out = kernels.conv2d(x, weight, None, stride, padding, dilation, groups, size,
+                                 clamp=CLAMPS.get(activation), affine=(scale, shift))
             return out if act is None or activation in CLAMPS else act(out)
     y = conv2d(x, weight, bias, stride, padding, dilation, groups) if nd == 2 else \
         conv(x, weight, bias, stride, padding, dilation, groups, nd)

@@ -416,15 +416,25 @@ def direct_conv2d(x, w, b, s, p, d, g, clamp=None, affine=None):
     two, its output mapped by ``affine`` (``(scale, shift)`` per channel: a fused
     batch norm) and clamped to ``clamp`` (``(lo, hi)``: a fused ReLU) if given;
     None for any other (for :func:`conv`, which checks and reports)."""
+    size = kernels.is_float32(x, w, b) and direct_size(x, w, s, p, d, g)
+    if size:
+        return kernels.conv2d(x, w, b, s, p, d, g, size, clamp=clamp, affine=affine)
+    return None
+
+
+def direct_size(x, w, s, p, d, g):
+    """The output's ``(oh, ow)`` when arrays ``x`` and ``w`` make a batched 2-d
+    convolution of geometry ``s``, ``p``, ``d`` given as lists of two and ``g``
+    groups, each dimension at least 1, that :func:`kernels.conv2d` takes as it
+    is (its dtypes aside); else None."""
     if type(x) is np.ndarray and x.ndim == 4 and type(w) is np.ndarray and w.ndim == 4 and \
             _pair(s) and _pair(p) and _pair(d) and type(g) is int and g > 0 and \
             x.shape[1] == w.shape[1] * g and w.shape[0] % g == 0 and x.size and w.size and \
-            kernels.is_float32(x, w, b) and s[0] > 0 and s[1] > 0 and d[0] > 0 and \
-            d[1] > 0 and p[0] >= 0 and p[1] >= 0:
+            s[0] > 0 and s[1] > 0 and d[0] > 0 and d[1] > 0 and p[0] >= 0 and p[1] >= 0:
         oh = (x.shape[2] + 2 * p[0] - d[0] * (w.shape[2] - 1) - 1) // s[0] + 1
         ow = (x.shape[3] + 2 * p[1] - d[1] * (w.shape[3] - 1) - 1) // s[1] + 1
         if oh > 0 and ow > 0:
-            return kernels.conv2d(x, w, b, s, p, d, g, (oh, ow), clamp=clamp, affine=affine)
+            return oh, ow
     return None
 
 
