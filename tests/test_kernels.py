@@ -895,6 +895,22 @@ def test_softmax_rows_agree_with_the_reference_at_every_special_position(log):
                                    err_msg=f"rows of {d}")
 
 
+@pytest.mark.skipif(kernels.COMPILED is None, reason="built without a compiler")
+@pytest.mark.parametrize("d", [1, 15, 16, 17, 49, 64, 65])
+def test_short_softmax_rows_in_blocks_of_16_agree_with_the_reference(d):
+    # 16 rows a lane each (_kernels_softmax.h), the rows past the last block
+    # row by row, and in place
+    rng = np.random.default_rng(d)
+    x = (rng.standard_normal((53, d)) * 6).astype(np.float32)
+    want = np.empty(x.shape, np.float32)
+    kernels.NUMPY.softmax_rows(x, want, False)
+    got = np.full(x.shape, 7.0, np.float32)
+    kernels.COMPILED.softmax_rows(x, got, False)
+    np.testing.assert_allclose(got, want, rtol=2e-6, atol=1e-7)
+    kernels.COMPILED.softmax_rows(x, x, False)
+    np.testing.assert_allclose(x, want, rtol=2e-6, atol=1e-7)
+
+
 def test_a_short_recurrent_projection_is_the_product():
     from pyjit.ops.nn_recurrent import SHORT_PROJECTION, _projection
     rng = np.random.default_rng(12)

@@ -25,6 +25,10 @@ cdef extern from "_kernels_math.h" nogil:
     void pj_softmax_rows(const float* x, Py_ssize_t ldx, float* out, Py_ssize_t ldo,
                          Py_ssize_t rows, Py_ssize_t d, int log)
 
+cdef extern from "_kernels_softmax.h" nogil:
+    void pj_softmax(const float* x, Py_ssize_t ldx, float* out, Py_ssize_t ldo,
+                    Py_ssize_t rows, Py_ssize_t d)
+
 
 ctypedef void (*_loop)(const float*, float*, Py_ssize_t) noexcept nogil
 
@@ -94,5 +98,8 @@ def softmax_rows(const float[:, ::1] x, float[:, ::1] out, bint log):
     if out.shape[0] != rows or out.shape[1] != d:
         raise ValueError(f"softmax_rows: ({rows}, {d}) into ({out.shape[0]}, {out.shape[1]})")
     with nogil:
-        pj_softmax_rows(&x[0, 0], x.strides[0] // 4, &out[0, 0], out.strides[0] // 4, rows, d,
-                        log)
+        if log:
+            pj_softmax_rows(&x[0, 0], x.strides[0] // 4, &out[0, 0], out.strides[0] // 4, rows,
+                            d, 1)
+        else:   # short rows 16 at a time (_kernels_softmax.h)
+            pj_softmax(&x[0, 0], x.strides[0] // 4, &out[0, 0], out.strides[0] // 4, rows, d)
