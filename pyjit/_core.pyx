@@ -59,6 +59,8 @@ here is only how it is made fast:
 """
 
 cimport cython
+from cpython.dict cimport PyDict_GetItem
+from cpython.object cimport PyObject
 from libc.stdint cimport int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t
 from libc.string cimport memcpy, memset
 from libc.math cimport floor, fmod, copysign, pow, fabs, isfinite
@@ -407,6 +409,26 @@ cdef class Program:
         (``CALL1``, ``REM_POW2``... of :mod:`pyjit.opcodes`) that the loop runs
         in its place.  A list of n ints."""
         return [self._code[i].op for i in range(self._n)]
+
+
+def guards_hold(list same, list tensors):
+    """Whether a specialised method's guards hold: every ``(fields, name, value)``
+    of ``same`` has ``fields[name] is value``, every ``(fields, name)`` of
+    ``tensors`` a ``fields[name]`` that is not None
+    (:meth:`pyjit.archive.specialize.Guards.hold`, whose loop this is, run
+    before every call: in Python, 35-55 ns a guard, and a MobileNet has 1,300).
+    ``fields`` are dicts, ``name`` strs."""
+    cdef object t
+    cdef PyObject* v
+    for t in same:
+        v = PyDict_GetItem(<dict>(<tuple>t)[0], (<tuple>t)[1])
+        if v is NULL or v is not <PyObject*>(<tuple>t)[2]:
+            return False
+    for t in tensors:
+        v = PyDict_GetItem(<dict>(<tuple>t)[0], (<tuple>t)[1])
+        if v is NULL or <object>v is None:
+            return False
+    return True
 
 
 # How many activations a Frame may hold at once (set_max_depth).

@@ -260,25 +260,27 @@ def test_a_change_of_the_module_is_seen_as_the_shared_graph_sees_it(cnn):
     assert specialize.specialization(cnn) not in (first, second)
 
 
-def test_the_guards_hold_while_each_attribute_is_as_the_graph_took_it():
+@pytest.mark.parametrize("way", ["hold", "hold_python"])
+def test_the_guards_hold_while_each_attribute_is_as_the_graph_took_it(way):
     guards = specialize.Guards()
+    hold = getattr(guards, way)
     owner, sub = {"training": False, "eps": 1e-5}, {"mean": np.zeros(3)}
     child = object()
     owner["sub"] = child
     guards.same += [(owner, "training", False), (owner, "sub", child)]
     guards.tensors.append((sub, "mean"))
-    assert guards.hold() and len(guards) == 3
+    assert hold() and len(guards) == 3
     sub["mean"] = np.ones(3)            # another tensor: read at run time, fine
-    assert guards.hold()
+    assert hold()
     for fields, name, value in ((sub, "mean", None), (owner, "training", True),
                                 (owner, "sub", object())):
         old = fields[name]
         fields[name] = value
-        assert not guards.hold(), name
+        assert not hold(), name
         fields[name] = old
-        assert guards.hold()
+        assert hold()
     del owner["training"]
-    assert not guards.hold()
+    assert not hold()
 
 
 def test_a_module_that_keeps_changing_runs_the_shared_graph(cnn):

@@ -63,6 +63,11 @@ MAX_RESPECIALISATIONS = 3
 
 _MISSING = object()
 
+try:   # the guards' loop, compiled (Guards.hold)
+    from .._core import guards_hold as _guards_hold
+except ImportError:   # a build without a compiler
+    _guards_hold = None
+
 
 class Guards:
     """What a specialised graph relies on: per attribute, its owner's fields, its
@@ -76,7 +81,14 @@ class Guards:
         self.tensors: List[Tuple[dict, str]] = []
 
     def hold(self) -> bool:
-        """Whether every attribute is still as the graph took it."""
+        """Whether every attribute is still as the graph took it (the compiled
+        loop's ``guards_hold`` where it is built, else :meth:`hold_python`)."""
+        if _guards_hold is not None:
+            return _guards_hold(self.same, self.tensors)
+        return self.hold_python()
+
+    def hold_python(self) -> bool:
+        """:meth:`hold` in Python: the reference of the compiled one."""
         for fields, name, value in self.same:
             if fields.get(name, _MISSING) is not value:
                 return False
