@@ -17,6 +17,8 @@ cdef extern from "_kernels_math.h" nogil:
                               Py_ssize_t n)
     void pj_max_row(const float* x, Py_ssize_t stride, float* o, Py_ssize_t n)
     double pj_sum_double(const float* x, Py_ssize_t n)
+    void pj_plane_means(const float* x, Py_ssize_t planes, Py_ssize_t n, double divisor,
+                        float* out)
     void pj_strided_copy(const float* x, Py_ssize_t stride, float* d, Py_ssize_t n)
     void pj_taps_sum(const float* src, const Py_ssize_t* offs, const float* k, Py_ssize_t ntaps,
                      float* acc, Py_ssize_t n)
@@ -605,7 +607,10 @@ def plane_means(const float[:, ::1] x, float[::1] out, double divisor):
     """``out[p]``: the sum of plane ``x[p]`` in double, divided by ``divisor``
     (the plane's size, or an average pooling's ``divisor_override``) and rounded
     once: global average pooling, every squeeze-excitation block's."""
-    cdef Py_ssize_t p, planes = x.shape[0], size = x.shape[1]
+    cdef Py_ssize_t planes = x.shape[0], size = x.shape[1]
+    if out.shape[0] != planes:
+        raise ValueError(f"plane_means: {planes} planes into {out.shape[0]}")
+    if planes == 0:
+        return
     with nogil:
-        for p in range(planes):
-            out[p] = <float>((pj_sum_double(&x[p, 0], size) if size else 0.0) / divisor)
+        pj_plane_means(&x[0, 0], planes, size, divisor, &out[0])

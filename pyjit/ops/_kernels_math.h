@@ -191,6 +191,15 @@ PJ_CLONES static double pj_sum_double(const float* x, Py_ssize_t n) {
     return pj_sum_double_in(x, n);
 }
 
+/* out[p] = (float)(sum of x[p * n .. p * n + n) in double / divisor), every
+ * plane in one call: a squeeze-excitation block's 1152 planes of 7x7 took a
+ * call through the clones' dispatch each, a third of their time. */
+PJ_CLONES static void pj_plane_means(const float* x, Py_ssize_t planes, Py_ssize_t n,
+                                     double divisor, float* out) {
+    for (Py_ssize_t p = 0; p < planes; p++)
+        out[p] = (float)((n ? pj_sum_double_in(x + p * n, n) : 0.0) / divisor);
+}
+
 /* The sum of (x[i] - m)**2 in double, by eight running sums as pj_sum_double:
  * a row's variance about its mean (layer and group norm).  One running sum
  * waits on its own latency at every element: with it and the mean's, a layer
