@@ -345,7 +345,7 @@ def _print_operators() -> None:
 
 
 def _print_surface(registry=None) -> None:
-    """pyjit against torch's own schema list (``pyjit/ir/torch_schemas.txt``),
+    """pyjit against torch's own schema list (``pyjit/ir/torch_schemas.txt.xz``),
     computed now from the list and ``registry`` (the default one): by kind, by
     overload, what is missing, and what is out of scope and why."""
     import textwrap

@@ -36,7 +36,7 @@ def test_the_whole_list_in_torch_order_is_the_kinds_lists():
     everything = torch_schemas.all_schemas()
     assert len(everything) == 4374 and torch_schemas.version() == "2.13.0"
     assert everything[0].name == "prim::rpc_async"
-    lines = [l for l in torch_schemas.PATH.read_text(encoding="utf-8").splitlines()
+    lines = [l for l in torch_schemas.read_text().splitlines()
              if l and not l.startswith("#")]
     assert [s.text for s in everything] == lines
     assert {s.kind for s in everything} == torch_schemas.kinds()

@@ -1,7 +1,7 @@
 """torch's operator schemas as objects: one reader of the text torch prints.
 
 A schema line is what ``str(torch._C.FunctionSchema)`` prints, and what
-``pyjit/ir/torch_schemas.txt`` holds one a line::
+``pyjit/ir/torch_schemas.txt.xz`` holds one a line::
 
     aten::add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
     aten::add_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)

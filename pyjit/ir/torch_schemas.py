@@ -1,6 +1,6 @@
 """torch's schema list: every operator schema torch registers, read once.
 
-``torch_schemas.txt`` (beside this module) is ``torch._C._jit_get_all_schemas()``
+``torch_schemas.txt.xz`` (beside this module) is ``torch._C._jit_get_all_schemas()``
 of the torch version its header names, one schema a line, in torch's order
 (written by ``tools/schemas/make_torch_schemas.py``).  It is the one declaration
 of torch's operator surface that pyjit reads:
@@ -22,14 +22,25 @@ asked for.  Every function is safe to call from several threads.
 from __future__ import annotations
 
 import threading
+import lzma
 from pathlib import Path
 from typing import Dict, FrozenSet, List, Optional, Tuple
 
 from .schema import Schema, parse
 
-__all__ = ["PATH", "version", "kinds", "schemas_of", "overload", "all_schemas"]
+__all__ = ["PATH", "read_text", "version", "kinds", "schemas_of", "overload", "all_schemas"]
 
-PATH = Path(__file__).with_name("torch_schemas.txt")
+#: The list, xz-compressed (40 KB where the text is 420 KB and a wheel's deflate
+#: made 56 KB of it: a wheel is at most 1.2 MB).
+PATH = Path(__file__).with_name("torch_schemas.txt.xz")
+
+
+def read_text(path: Path = PATH) -> str:
+    """The text of a schema list: ``path``, decompressed if it is a ``.xz`` file."""
+    if path.suffix == ".xz":
+        with lzma.open(path, "rt", encoding="utf-8") as f:
+            return f.read()
+    return path.read_text(encoding="utf-8")
 
 _lock = threading.Lock()
 #: (line number, line) of each schema, by kind, in torch's order; the header's version.
@@ -50,7 +61,7 @@ def _lines() -> Tuple[Dict[str, List[Tuple[int, str]]], str]:
         with _lock:
             if _index is None:
                 by_kind: Dict[str, List[Tuple[int, str]]] = {}
-                text = PATH.read_text(encoding="utf-8")
+                text = read_text()
                 header = text.split("\n", 1)[0]
                 found = header.split()[2].rstrip(":") if header.startswith("# torch ") else "?"
                 for number, line in enumerate(text.splitlines(), 1):

@@ -262,20 +262,24 @@ static void pj_pack(const pj_operand* src, Py_ssize_t k0, Py_ssize_t kc, Py_ssiz
 
 #if PJ_HAVE_GEMM
 
-/* What every AVX-512 tile does with a k: acc[r][v] += w[r, k] * xv[v], for
- * its MR rows of w and NV vectors of x's row k (one broadcast a row). */
-#define PJ_TILE_STEP(MR, NV)                                                        \
+/* What every AVX-512 tile does with a k: acc[r][v] += W * xv[v], W row r's
+ * element k of w (an expression of r and k), for its MR rows of w and NV
+ * vectors of x's row k (one broadcast a row). */
+#define PJ_TILE_STEP(MR, NV, W)                                                     \
     _Pragma("GCC unroll 6") for (int r = 0; r < MR; r++) {                         \
-        __m512 a = _mm512_set1_ps(w[r * ldw + k]);                                  \
+        __m512 a = _mm512_set1_ps(W);                                               \
         _Pragma("GCC unroll 4") for (int v = 0; v < NV; v++)                        \
             acc[r][v] = _mm512_fmadd_ps(a, xv[v], acc[r][v]);                       \
     }
 
 /* ... and after its last k: on the last block of K the epilogue, then each
- * vector stored at AT (an expression of r and v) under MASK. */
-#define PJ_TILE_STORE(MR, NV, AT, MASK)                                             \
+ * vector of the rows r < ROWS stored at AT (an expression of r and v) under
+ * MASK. */
+#define PJ_TILE_STORE(MR, NV, ROWS, AT, MASK)                                       \
     __m512 vlo = _mm512_set1_ps(bounds[0]), vhi = _mm512_set1_ps(bounds[1]);        \
     _Pragma("GCC unroll 6") for (int r = 0; r < MR; r++) {                         \
+        if (r >= (ROWS))                                                            \
+            break;                                                                  \
         __m512 s = _mm512_set1_ps(last && shift ? shift[r] : 0.0f);                 \
         __m512 f = _mm512_set1_ps(last && scale ? scale[r] : 1.0f);                 \
         _Pragma("GCC unroll 4") for (int v = 0; v < NV; v++) {                      \
@@ -312,9 +316,9 @@ pj_tile512_##MR##_##NV(Py_ssize_t kc, const float* w, Py_ssize_t ldw,           
         __m512 xv[NV];                                                              \
         _Pragma("GCC unroll 4") for (int v = 0; v < NV; v++)                        \
             xv[v] = _mm512_load_ps(xr + 16 * v);                                    \
-        PJ_TILE_STEP(MR, NV)                                                        \
+        PJ_TILE_STEP(MR, NV, w[r * ldw + k])                                        \
     }                                                                               \
-    PJ_TILE_STORE(MR, NV, o + r * ldo + 16 * v, m[v])                               \
+    PJ_TILE_STORE(MR, NV, MR, o + r * ldo + 16 * v, m[v])                           \
 }
 /* A tile is up to 6 rows by 4 vectors (24 accumulators).  A last panel of
  * at most 48 columns takes tiles of 6 rows by as many vectors as it fills,
@@ -376,15 +380,19 @@ pj_panel512(Py_ssize_t M, Py_ssize_t N, Py_ssize_t K, Py_ssize_t n0, Py_ssize_t 
  * vectors, as PJ_TILE512's, its stores at each vector's own pixels. */
 #define PJ_TILE512_3X3(MR)                                                          \
 __attribute__((target("avx512f,fma"), always_inline)) static inline void            \
-pj_tile3x3_##MR(Py_ssize_t kc, const float* w, Py_ssize_t ldw, const Py_ssize_t* off,\
-                const unsigned char* ij, const __mmask16 (*m9)[4],                  \
-                const float* const* base, float* o, Py_ssize_t ldo,                 \
-                const Py_ssize_t* at, const __mmask16* ms, int first, int last,     \
-                const float* scale, const float* shift, const float* bounds) {      \
+pj_tile3x3_##MR(Py_ssize_t kc, const float* w, Py_ssize_t ldw, int rows,            \
+                const Py_ssize_t* off, const unsigned char* ij,                     \
+                const __mmask16 (*m9)[4], const float* const* base, float* o,       \
+                Py_ssize_t ldo, const Py_ssize_t* at, const __mmask16* ms,          \
+                int first, int last, const float* scale, const float* shift,        \
+                const float* bounds) {                                              \
+    /* fewer rows than MR: w's rows past them are zeros (a copy, see           \
+     * pj_conv3x3_512), their sums neither loaded nor stored: one body for      \
+     * every tile, not one for each count of rows */                            \
     __m512 acc[MR][4];                                                              \
     _Pragma("GCC unroll 6") for (int r = 0; r < MR; r++)                           \
         _Pragma("GCC unroll 4") for (int v = 0; v < 4; v++)                         \
-            acc[r][v] = first ? _mm512_setzero_ps()                                 \
+            acc[r][v] = first || r >= rows ? _mm512_setzero_ps()                    \
                               : _mm512_maskz_loadu_ps(ms[v], o + r * ldo + at[v]);  \
     for (Py_ssize_t k = 0; k < kc; k++) {                                           \
         const __mmask16* mk = m9[ij[k]];                                            \
@@ -392,19 +400,11 @@ pj_tile3x3_##MR(Py_ssize_t kc, const float* w, Py_ssize_t ldw, const Py_ssize_t*
         __m512 xv[4];                                                               \
         _Pragma("GCC unroll 4") for (int v = 0; v < 4; v++)                         \
             xv[v] = _mm512_maskz_loadu_ps(mk[v], base[v] + d);                      \
-        PJ_TILE_STEP(MR, 4)                                                         \
+        PJ_TILE_STEP(MR, 4, w[r * ldw + k])                                         \
     }                                                                               \
-    PJ_TILE_STORE(MR, 4, o + r * ldo + at[v], ms[v])                                \
+    PJ_TILE_STORE(MR, 4, rows, o + r * ldo + at[v], ms[v])                          \
 }
-PJ_TILE512_3X3(1) PJ_TILE512_3X3(2) PJ_TILE512_3X3(3) PJ_TILE512_3X3(4) PJ_TILE512_3X3(5)
 PJ_TILE512_3X3(6)
-
-typedef void (*pj_tile3x3_fn)(Py_ssize_t, const float*, Py_ssize_t, const Py_ssize_t*,
-                              const unsigned char*, const __mmask16 (*)[4], const float* const*,
-                              float*, Py_ssize_t, const Py_ssize_t*, const __mmask16*, int, int,
-                              const float*, const float*, const float*);
-static const pj_tile3x3_fn pj_tiles3x3[PJ_MR] = {pj_tile3x3_1, pj_tile3x3_2, pj_tile3x3_3,
-    pj_tile3x3_4, pj_tile3x3_5, pj_tile3x3_6};
 
 /* Asks for what the next panel reads first and writes, part of parts of it:
  * the input row entering its taps' window (row iy of every channel) and its
@@ -438,8 +438,14 @@ static inline void pj_prefetch_3x3(const pj_conv_geom* g, Py_ssize_t C, Py_ssize
 __attribute__((target("avx512f,fma"))) static void
 pj_conv3x3_512(const pj_conv_geom* g, Py_ssize_t M, Py_ssize_t K, const float* w,
                Py_ssize_t ldw, float* out, Py_ssize_t ldo, const float* scale,
-               const float* shift, float lo, float hi, Py_ssize_t* off, unsigned char* ij) {
+               const float* shift, float lo, float hi, Py_ssize_t* off, unsigned char* ij,
+               float* tail) {
     Py_ssize_t h = g->h, wd = g->w, oh = g->oh, ow = g->ow;
+    /* the last tile's rows of w, if fewer than PJ_MR, padded with zeros */
+    Py_ssize_t full = M - M % PJ_MR;
+    memset(tail, 0, PJ_MR * K * sizeof(float));
+    for (Py_ssize_t r = full; r < M; r++)
+        memcpy(tail + (r - full) * K, w + r * ldw, K * sizeof(float));
     /* tap k = (c, i, j): its input is the pixel's own shifted by off[k] */
     for (Py_ssize_t k = 0; k < K; k++) {
         Py_ssize_t c = k / 9, i = (k % 9) / 3, j = k % 3;
@@ -491,10 +497,12 @@ pj_conv3x3_512(const pj_conv_geom* g, Py_ssize_t M, Py_ssize_t K, const float* w
             for (Py_ssize_t r0 = 0; r0 < M; r0 += PJ_MR) {
                 Py_ssize_t rows = M - r0 < PJ_MR ? M - r0 : PJ_MR;
                 pj_prefetch_3x3(g, K / 9, next_row, M, out, ldo, p0, p1, call++, calls);
-                pj_tiles3x3[rows - 1](kc, w + r0 * ldw + k0, ldw, off + k0, ij + k0,
-                                      (const __mmask16 (*)[4])m9, base, out + r0 * ldo, ldo,
-                                      at, ms, first, last, scale ? scale + r0 : NULL,
-                                      shift ? shift + r0 : NULL, bounds);
+                int own = r0 < full;
+                pj_tile3x3_6(kc, own ? w + r0 * ldw + k0 : tail + k0, own ? ldw : K, (int)rows,
+                             off + k0, ij + k0,
+                             (const __mmask16 (*)[4])m9, base, out + r0 * ldo, ldo, at, ms,
+                             first, last, scale ? scale + r0 : NULL,
+                             shift ? shift + r0 : NULL, bounds);
             }
         }
     }
@@ -504,7 +512,7 @@ pj_conv3x3_512(const pj_conv_geom* g, Py_ssize_t M, Py_ssize_t K, const float* w
  * outermost (see pj_sgemm512). */
 #define PJ_W_IN_L2 (1 << 20)
 
-__attribute__((target("avx512f,fma"))) static void
+__attribute__((noclone, noinline, target("avx512f,fma"))) static void
 pj_sgemm512(Py_ssize_t M, Py_ssize_t N, Py_ssize_t K, const float* w, Py_ssize_t ldw,
             const pj_operand* src, float* out, Py_ssize_t ldo, const float* scale,
             const float* shift, const float* colbias, float lo, float hi, float* pack) {
@@ -574,7 +582,7 @@ __attribute__((target("avx2,fma"))) static __m256i pj_lanes256(Py_ssize_t lanes)
     return _mm256_cmpgt_epi32(_mm256_set1_epi32(n), index);
 }
 
-__attribute__((target("avx2,fma"))) static void
+__attribute__((noclone, noinline, target("avx2,fma"))) static void
 pj_sgemm256(Py_ssize_t M, Py_ssize_t N, Py_ssize_t K, const float* w, Py_ssize_t ldw,
             const pj_operand* src, float* out, Py_ssize_t ldo, const float* scale,
             const float* shift, const float* colbias, float lo, float hi, float* pack) {
@@ -690,14 +698,17 @@ static int pj_conv3x3_gemm(const pj_conv_geom* g, Py_ssize_t M, Py_ssize_t K, co
         return 0;
     Py_ssize_t* off = (Py_ssize_t*)malloc(K * sizeof(Py_ssize_t));
     unsigned char* ij = (unsigned char*)malloc(K);
-    if (!off || !ij) {
+    float* tail = (float*)malloc(PJ_MR * K * sizeof(float));
+    if (!off || !ij || !tail) {
         free(off);
         free(ij);
+        free(tail);
         return 0;
     }
-    pj_conv3x3_512(g, M, K, w, ldw, out, ldo, scale, shift, lo, hi, off, ij);
+    pj_conv3x3_512(g, M, K, w, ldw, out, ldo, scale, shift, lo, hi, off, ij, tail);
     free(off);
     free(ij);
+    free(tail);
     return 1;
 #else
     (void)g; (void)M; (void)K; (void)w; (void)ldw; (void)out; (void)ldo; (void)scale;

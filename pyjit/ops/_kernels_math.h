@@ -184,9 +184,9 @@ PJ_INLINE double pj_sum_double_in(const float* x, Py_ssize_t n) {
     return ((s[0] + s[1]) + (s[2] + s[3])) + ((s[4] + s[5]) + (s[6] + s[7]));
 }
 
-/* (Each of these loops is an always-inline body, for the kernels that run it
- * row after row inside one function of their own, and a function of its
- * clones: a call through the clones' dispatch costs more than a short row.) */
+/* (The body is always inlined into pj_plane_means, which sums plane after
+ * plane in one call of its own: a call through the clones' dispatch costs
+ * more than a short plane.) */
 PJ_CLONES static double pj_sum_double(const float* x, Py_ssize_t n) {
     return pj_sum_double_in(x, n);
 }
@@ -260,7 +260,7 @@ typedef int pj_i8m __attribute__((vector_size(32)));
  * stores; two chains, since each select waits for the one before (a 197-long
  * row 205 -> 46 ns).  A lane keeps a NaN once it has one (v > NaN is false),
  * and the lanes are combined by the same rule. */
-PJ_INLINE float pj_max_nan_in(const float* x, Py_ssize_t n) {
+PJ_CLONES static float pj_max_nan(const float* x, Py_ssize_t n) {
     pj_f8 mv = {-INFINITY, -INFINITY, -INFINITY, -INFINITY,
                 -INFINITY, -INFINITY, -INFINITY, -INFINITY};
     pj_f8 mw = mv;
@@ -284,58 +284,45 @@ PJ_INLINE float pj_max_nan_in(const float* x, Py_ssize_t n) {
     return r;
 }
 
-PJ_CLONES static float pj_max_nan(const float* x, Py_ssize_t n) {
-    return pj_max_nan_in(x, n);
-}
-
 /* x[i] *= k: softmax's last pass. */
-PJ_INLINE void pj_scale_in(float* x, float k, Py_ssize_t n) {
+PJ_CLONES static void pj_scale_loop(float* x, float k, Py_ssize_t n) {
     for (Py_ssize_t i = 0; i < n; i++)
         x[i] = x[i] * k;
 }
 
-PJ_CLONES static void pj_scale_loop(float* x, float k, Py_ssize_t n) {
-    pj_scale_in(x, k, n);
-}
-
 /* out[i] = exp(x[i] - shift): softmax's middle pass. */
-PJ_INLINE void pj_exp_shifted_in(const float* x, float shift, float* out, Py_ssize_t n) {
+PJ_CLONES static void pj_exp_shifted_loop(const float* x, float shift, float* out,
+                                          Py_ssize_t n) {
     for (Py_ssize_t i = 0; i < n; i++)
         out[i] = pj_expf(x[i] - shift);
 }
 
-PJ_CLONES static void pj_exp_shifted_loop(const float* x, float shift, float* out,
-                                          Py_ssize_t n) {
-    pj_exp_shifted_in(x, shift, out, n);
-}
-
 /* Softmax (log: log-softmax) of each of rows rows of d floats, x's rows ldx
- * floats apart and out's ldo (out may be x): the row's maximum, the sum of exp(x - max) in double,
- * then each element; a row whose maximum is not finite is shifted by 0, as
- * torch does (libm's expf then, exact where x has infinities).  Every row in
- * one call, its passes inlined: attention's rows of 49 are short enough that
- * four calls through the clones' dispatch a row were half a MultiheadAttention's
- * softmax (20.7 us for 392 rows). */
-PJ_CLONES static void pj_softmax_rows(const float* x, Py_ssize_t ldx, float* out,
-                                      Py_ssize_t ldo, Py_ssize_t rows, Py_ssize_t d, int log) {
+ * floats apart and out's ldo (out may be x): the row's maximum, the sum of
+ * exp(x - max) in double, then each element; a row whose maximum is not finite is shifted by 0, as
+ * torch does (libm's expf then, exact where x has infinities); each pass one
+ * call of its clones (the short rows of attention take _kernels_softmax.h's
+ * blocks of 16 instead). */
+static void pj_softmax_rows(const float* x, Py_ssize_t ldx, float* out, Py_ssize_t ldo,
+                            Py_ssize_t rows, Py_ssize_t d, int log) {
     for (Py_ssize_t r = 0; r < rows; r++) {
         const float* src = x + r * ldx;
         float* dst = out + r * ldo;
-        float m = pj_max_nan_in(src, d);
+        float m = pj_max_nan(src, d);
         if (m - m == 0) {
-            pj_exp_shifted_in(src, m, dst, d);
+            pj_exp_shifted_loop(src, m, dst, d);
         } else {   /* an infinite or NaN maximum (m - m is NaN) */
             m = 0;
             for (Py_ssize_t j = 0; j < d; j++)
                 dst[j] = expf(src[j]);
         }
-        double total = pj_sum_double_in(dst, d);
+        double total = pj_sum_double(dst, d);
         if (log) {
             float scale = logf((float)total);
             for (Py_ssize_t j = 0; j < d; j++)
                 dst[j] = (src[j] - m) - scale;
         } else {
-            pj_scale_in(dst, (float)(1 / total), d);
+            pj_scale_loop(dst, (float)(1 / total), d);
         }
     }
 }

@@ -4,7 +4,7 @@
   entry by entry; ``tests/test_opdb.py`` checks every line against torch's
   recorded results, so the counts here are measured, not claimed.
 * torch's operator surface: every schema torch registers for TorchScript
-  (``torch_schemas.txt``, torch's own text, one a line), classified as
+  (``torch_schemas.txt.xz``, torch's own text, one a line), classified as
   implemented by the registry, out of scope by one of :data:`RULES` (each a
   reason), or missing (:func:`surface_coverage`); ``pyjit info --ops`` prints it.
 """
@@ -66,7 +66,7 @@ def opdb_coverage(path: Path = OPDB) -> Coverage:
 
 # -- torch's operator surface ---------------------------------------------------------------
 #
-# Every schema of torch's list (torch_schemas.txt, written by
+# Every schema of torch's list (torch_schemas.txt.xz, written by
 # tools/schemas/make_torch_schemas.py) is one of three things, decided in this
 # order: *implemented* (pyjit's registry runs a node of its kind with its
 # argument types), *out of scope* (a rule below says why pyjit will not run it),
@@ -220,7 +220,7 @@ def torch_schemas(path: Path = SCHEMAS) -> List[Schema]:
     if path == SCHEMAS:
         return torch_list.all_schemas()
     out = []
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+    for number, line in enumerate(torch_list.read_text(path).splitlines(), 1):
         if line.strip() and not line.startswith("#"):
             try:
                 out.append(parse_schema(line))
@@ -425,7 +425,7 @@ def surface_coverage(registry: Optional[Registry] = None, path: Path = SCHEMAS) 
     if registry is None:
         from ..registry import default_registry as registry
     schemas = torch_schemas(path)
-    header = path.read_text(encoding="utf-8").split("\n", 1)[0]
+    header = torch_list.read_text(path).split("\n", 1)[0]
     version = header.split()[2].rstrip(":") if header.startswith("# torch ") else "?"
     out = []
     for s in schemas:

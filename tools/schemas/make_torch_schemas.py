@@ -1,4 +1,4 @@
-"""Write pyjit/ir/torch_schemas.txt: every operator schema torch registers for
+"""Write pyjit/ir/torch_schemas.txt.xz (xz-compressed text): every operator schema torch registers for
 TorchScript (``torch._C._jit_get_all_schemas()``), one a line, as torch prints it.
 
 torch's own text is the format because it is complete and exact: the name and
@@ -14,13 +14,14 @@ Run with torch 2.13 installed (a CPU build is enough)::
     python tools/schemas/make_torch_schemas.py
 """
 
+import lzma
 import os
 import sys
 
 import torch
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-OUT = os.path.join(ROOT, "pyjit", "ir", "torch_schemas.txt")
+OUT = os.path.join(ROOT, "pyjit", "ir", "torch_schemas.txt.xz")
 
 
 def main() -> None:
@@ -29,7 +30,7 @@ def main() -> None:
         if "\n" in line:   # one schema a line is the format's one rule
             raise SystemExit(f"a schema spans lines: {line!r}")
     version = torch.__version__.split("+")[0]
-    with open(OUT, "w", encoding="utf-8") as f:
+    with lzma.open(OUT, "wt", encoding="utf-8", preset=9 | lzma.PRESET_EXTREME) as f:
         f.write(f"# torch {version}: torch._C._jit_get_all_schemas(), {len(lines)} schemas, "
                 "in torch's order; written by tools/schemas/make_torch_schemas.py\n")
         f.write("\n".join(lines) + "\n")
