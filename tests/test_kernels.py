@@ -352,7 +352,6 @@ def test_the_depthwise_bodies_agree_with_the_reference(g, gemm_body):
     assert (out == 0).all() and np.signbit(out).all()
 
 
-@pytest.mark.skipif(kernels.COMPILED is None, reason="built without a compiler")
 @pytest.mark.parametrize("m,k,n", [(1, 1, 1), (2, 3, 17), (7, 16, 16), (13, 200, 70),
                                    (6, 128, 64), (25, 129, 65), (12, 300, 1000), (197, 40, 33),
                                    (3, 17, 130)])
@@ -554,6 +553,7 @@ def test_the_blas_core_is_read_and_decides_whose_gemm(monkeypatch):
         blas._choice()
 
 
+@pytest.mark.skipif(kernels.COMPILED is None, reason="built without a compiler")
 def test_the_gemm_kernels_refuse_what_does_not_fit():
     k = kernels.COMPILED
     image = np.ones((2, 4, 4), np.float32)
