@@ -13,10 +13,12 @@ AVX-512 GEMM.  :func:`vector_bits` says which it is, and
 itself.
 
 What is read: the core OpenBLAS says it picked (``openblas_get_corename``,
-under the prefixes and suffixes of numpy's bundled build), from the library
-numpy already loaded, found among the process's mapped files.  Nothing is
-loaded that was not, and where it cannot be told (another BLAS, another
-platform) the answer is None: numpy's BLAS is trusted, as before.
+under the prefixes and suffixes of numpy's bundled build), looked up through
+the handles of numpy's own extension modules, which link it.  No file is read
+(the first operator of a loaded archive may import this module, and an
+archive makes pyjit read no file), nothing is loaded that was not, and where
+it cannot be told (another BLAS) the answer is None: numpy's BLAS is trusted,
+as before.
 
 ``PYJIT_GEMM`` overrides the choice: ``own`` (pyjit's GEMM wherever it has a
 body for the CPU), ``blas`` (numpy's), ``auto`` or unset (by the core).
@@ -39,29 +41,24 @@ _SYMBOLS = ("scipy_openblas_get_corename64_", "scipy_openblas_get_corename",
             "openblas_get_corename64_", "openblas_get_corename")
 
 
-def _mapped_blas_paths():
-    """Paths of the mapped shared objects that look like OpenBLAS (Linux's
-    ``/proc/self/maps``; elsewhere none)."""
-    try:
-        with open("/proc/self/maps", encoding="utf-8", errors="replace") as maps:
-            lines = maps.read().splitlines()
-    except OSError:
-        return []
-    paths = []
-    for line in lines:
-        path = line.split(maxsplit=5)[-1] if line.count(" ") >= 5 else ""
-        if "openblas" in os.path.basename(path).lower() and path not in paths:
-            paths.append(path)
-    return paths
+def _numpy_extensions():
+    """numpy's extension modules that link its BLAS: a symbol of the BLAS is
+    found through their handles (dlsym searches a library's dependencies)."""
+    from numpy._core import _multiarray_umath
+    from numpy.linalg import _umath_linalg
+    return [m.__file__ for m in (_multiarray_umath, _umath_linalg)]
 
 
 @functools.lru_cache(maxsize=None)
 def core_name() -> Optional[str]:
     """The name of the core whose kernels numpy's OpenBLAS runs (``Haswell``,
     ``SkylakeX``...), or None when it cannot be told."""
-    import numpy  # noqa: F401  (its BLAS is what is asked about: loaded first)
-    for path in _mapped_blas_paths():
-        try:
+    try:
+        paths = _numpy_extensions()
+    except (ImportError, AttributeError):
+        return None
+    for path in paths:
+        try:   # already loaded: RTLD_NOLOAD opens no file
             lib = ctypes.CDLL(path, mode=getattr(os, "RTLD_NOLOAD", 0) | os.RTLD_LOCAL)
         except OSError:
             continue
