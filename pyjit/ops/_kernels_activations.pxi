@@ -8,7 +8,7 @@ a loop of ``_kernels_math.h``: float math that vectorises, compiled for the
 CPU's widest vectors.
 """
 
-from libc.math cimport erff, expf, logf
+from libc.math cimport erff
 
 cdef extern from "_kernels_math.h" nogil:
     void pj_gelu_erf_loop(const float* x, float* out, Py_ssize_t n)
@@ -16,10 +16,6 @@ cdef extern from "_kernels_math.h" nogil:
     void pj_silu_loop(const float* x, float* out, Py_ssize_t n)
     void pj_sigmoid_loop(const float* x, float* out, Py_ssize_t n)
     void pj_hardswish_loop(const float* x, float* out, Py_ssize_t n)
-    void pj_exp_shifted_loop(const float* x, float shift, float* out, Py_ssize_t n)
-    double pj_sum_double(const float* x, Py_ssize_t n)
-    float pj_max_nan(const float* x, Py_ssize_t n)
-    void pj_scale_loop(float* x, float k, Py_ssize_t n)
     void pj_clamp_loop(const float* x, float* out, Py_ssize_t n, float lo, float hi)
     void pj_hardsigmoid_loop(const float* x, float* out, Py_ssize_t n)
     void pj_softmax_rows(const float* x, Py_ssize_t ldx, float* out, Py_ssize_t ldo,

@@ -16,7 +16,6 @@ cdef extern from "_kernels_math.h" nogil:
     void pj_affine_clamp_loop(const float* x, float a, float b, float lo, float hi, float* out,
                               Py_ssize_t n)
     void pj_max_row(const float* x, Py_ssize_t stride, float* o, Py_ssize_t n)
-    double pj_sum_double(const float* x, Py_ssize_t n)
     void pj_plane_means(const float* x, Py_ssize_t planes, Py_ssize_t n, double divisor,
                         float* out)
     void pj_strided_copy(const float* x, Py_ssize_t stride, float* d, Py_ssize_t n)

@@ -25,18 +25,9 @@
 #ifndef PYJIT_KERNELS_DEPTHWISE_H
 #define PYJIT_KERNELS_DEPTHWISE_H
 
-#include "_kernels_gemm.h"   /* PJ_HAVE_GEMM, immintrin.h, pj_gemm_level */
+#include "_kernels_gemm.h"   /* PJ_HAVE_GEMM, immintrin.h, pj_gemm_level, pj_lanes_inside */
 
 #if PJ_HAVE_GEMM
-
-/* The lanes t of a load of 16 input columns from column a that are inside
- * [0, w): the others lie in the padding. */
-static inline __mmask16 pj_dw_inside(Py_ssize_t a, Py_ssize_t w) {
-    Py_ssize_t first = -a, end = w - a;
-    first = first < 0 ? 0 : first > 16 ? 16 : first;
-    end = end < 0 ? 0 : end > 16 ? 16 : end;
-    return (__mmask16)(((1u << end) - 1) & ~((1u << first) - 1));
-}
 
 /* What a body does with the KH x KH window: sums it by the taps (a
  * depthwise convolution), or takes its largest element, NaN winning (a max
@@ -110,7 +101,7 @@ pj_dw512_##NAME(const float* x, Py_ssize_t h, Py_ssize_t w, int ph, int pw,     
             _Pragma("GCC unroll 5") for (int l = 0; l < LOADS; l++) {               \
                 a[l] = S * ox - pw + S * l;                                         \
                 _Pragma("GCC unroll 2") for (int u = 0; u < S; u++)                 \
-                    in[l][u] = pj_dw_inside(a[l] + 16 * u, w);                      \
+                    in[l][u] = pj_lanes_inside(a[l] + 16 * u, w);                      \
             }                                                                       \
             __m512 acc[RB];                                                         \
             _Pragma("GCC unroll 8") for (int r = 0; r < RB; r++)                   \
@@ -181,8 +172,8 @@ pj_stem_block(const float* x, Py_ssize_t C, Py_ssize_t h, Py_ssize_t w, int ph, 
     __m512i odd = _mm512_add_epi32(even, _mm512_set1_epi32(1));
     Py_ssize_t left = ow - ox, a0 = 2 * ox - pw;
     __mmask16 m = left >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << left) - 1);
-    __mmask16 in0 = pj_dw_inside(a0, w), in1 = pj_dw_inside(a0 + 16, w);
-    __mmask16 in2 = pj_dw_inside(a0 + 2, w), in3 = pj_dw_inside(a0 + 18, w);
+    __mmask16 in0 = pj_lanes_inside(a0, w), in1 = pj_lanes_inside(a0 + 16, w);
+    __mmask16 in2 = pj_lanes_inside(a0 + 2, w), in3 = pj_lanes_inside(a0 + 18, w);
     __m512 acc[PJ_STEM_OC];
     for (int q = 0; q < no; q++)
         acc[q] = _mm512_setzero_ps();

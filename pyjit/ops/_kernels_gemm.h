@@ -157,7 +157,8 @@ pj_transpose16(__m512* r) {
         r[i] = a[i];
 }
 
-/* The lanes t of 16 columns from column a that are inside [0, w). */
+/* The lanes t of a load of 16 columns from column a that are inside [0, w):
+ * the others lie in a convolution's padding (masked off the load). */
 static inline __mmask16 pj_lanes_inside(Py_ssize_t a, Py_ssize_t w) {
     Py_ssize_t first = -a, end = w - a;
     first = first < 0 ? 0 : first > 16 ? 16 : first;
@@ -165,28 +166,36 @@ static inline __mmask16 pj_lanes_inside(Py_ssize_t a, Py_ssize_t w) {
     return (__mmask16)(((1u << end) - 1) & ~((1u << first) - 1));
 }
 
+/* dst[j * ldd + i] = src[i * lds + j] for i < rows, j < cols (at most 16
+ * each): a block transposed in registers, each of dst's cols rows written
+ * under mask store (a lane i past rows holds 0).  Masked loads read nothing
+ * past rows or cols. */
+__attribute__((target("avx512f"), always_inline)) static inline void
+pj_transpose_block(const float* src, Py_ssize_t lds, int rows, int cols, float* dst,
+                   Py_ssize_t ldd, __mmask16 store) {
+    __mmask16 in = (__mmask16)((1u << cols) - 1);
+    __m512 r[16];
+    for (int i = 0; i < 16; i++)
+        r[i] = i < rows ? _mm512_maskz_loadu_ps(in, src + i * lds) : _mm512_setzero_ps();
+    pj_transpose16(r);
+    for (int j = 0; j < cols; j++)
+        _mm512_mask_storeu_ps(dst + j * ldd, store, r[j]);
+}
+
 /* pack[k * 64 + t] = b[(n0 + t) * ldn + k0 + k] for t < cols, k < kc, with
  * zeros to 64 columns: a panel of a matrix whose columns are contiguous, 16
  * rows by 16 columns at a time transposed in registers.  (A load of each
  * element and a store of it, scalar, was a sixth of the time of a 197-row
- * product; the 64 shuffles of a 16x16 block are a few per cent.)  Masked
- * loads read nothing past kc or cols. */
+ * product; the 64 shuffles of a 16x16 block are a few per cent.) */
 __attribute__((target("avx512f"))) static void
 pj_pack_columns512(const float* b, Py_ssize_t ldn, Py_ssize_t k0, Py_ssize_t kc,
                    Py_ssize_t n0, Py_ssize_t cols, float* pack) {
     for (Py_ssize_t t0 = 0; t0 < 64; t0 += 16) {
         Py_ssize_t here = cols - t0 < 0 ? 0 : cols - t0 > 16 ? 16 : cols - t0;
-        for (Py_ssize_t kk = 0; kk < kc; kk += 16) {
-            Py_ssize_t klen = kc - kk < 16 ? kc - kk : 16;
-            __mmask16 km = (__mmask16)((1u << klen) - 1);
-            __m512 r[16];
-            for (int i = 0; i < 16; i++)
-                r[i] = i < here ? _mm512_maskz_loadu_ps(km, b + (n0 + t0 + i) * ldn + k0 + kk)
-                                : _mm512_setzero_ps();
-            pj_transpose16(r);
-            for (Py_ssize_t j = 0; j < klen; j++)
-                _mm512_store_ps(pack + (kk + j) * 64 + t0, r[j]);
-        }
+        for (Py_ssize_t kk = 0; kk < kc; kk += 16)   /* all 16 lanes: zeros past here */
+            pj_transpose_block(b + (n0 + t0) * ldn + k0 + kk, ldn, (int)here,
+                               (int)(kc - kk < 16 ? kc - kk : 16), pack + kk * 64 + t0, 64,
+                               (__mmask16)0xFFFF);
     }
 }
 #endif
@@ -742,19 +751,10 @@ static int pj_matmul(Py_ssize_t M, Py_ssize_t N, Py_ssize_t K, const float* a, P
 __attribute__((target("avx512f"))) static void
 pj_transpose_weight(const float* w, Py_ssize_t M, Py_ssize_t K, float* wt) {
     for (Py_ssize_t j0 = 0; j0 < M; j0 += 16) {
-        Py_ssize_t rows = M - j0 < 16 ? M - j0 : 16;
-        __mmask16 jm = (__mmask16)((1u << rows) - 1);
-        for (Py_ssize_t k0 = 0; k0 < K; k0 += 16) {
-            Py_ssize_t cols = K - k0 < 16 ? K - k0 : 16;
-            __mmask16 km = (__mmask16)((1u << cols) - 1);
-            __m512 r[16];
-            for (int i = 0; i < 16; i++)
-                r[i] = i < rows ? _mm512_maskz_loadu_ps(km, w + (j0 + i) * K + k0)
-                                : _mm512_setzero_ps();
-            pj_transpose16(r);
-            for (Py_ssize_t j = 0; j < cols; j++)
-                _mm512_mask_storeu_ps(wt + (k0 + j) * M + j0, jm, r[j]);
-        }
+        int rows = M - j0 < 16 ? (int)(M - j0) : 16;
+        for (Py_ssize_t k0 = 0; k0 < K; k0 += 16)
+            pj_transpose_block(w + j0 * K + k0, K, rows, K - k0 < 16 ? (int)(K - k0) : 16,
+                               wt + k0 * M + j0, M, (__mmask16)((1u << rows) - 1));
     }
 }
 

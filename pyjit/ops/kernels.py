@@ -475,10 +475,9 @@ def recurrent_layer_numpy(mode, gi, sizes, w_hh, b_hh, w_hr, h, c, out, reverse)
 
 
 _NAMES = ("im2col2d", "conv2d_gemm", "depthwise2d", "conv2d_direct", "conv3x3s2", "max_pool2d",
-          "avg_pool2d",
-          "plane_means", "erf", "gelu", "silu", "sigmoid", "hardswish", "clamp", "hardsigmoid",
-          "softmax_rows", "plane_affine", "bn_affine", "batch_norm_planes", "row_stats",
-          "layer_norm_rows", "recurrent_layer", "matmul", "matmul_stack")
+          "avg_pool2d", "plane_means", "erf", "gelu", "silu", "sigmoid", "hardswish", "clamp",
+          "hardsigmoid", "softmax_rows", "plane_affine", "bn_affine", "batch_norm_planes",
+          "row_stats", "layer_norm_rows", "recurrent_layer", "matmul", "matmul_stack")
 
 #: The numpy references, by the kernels' names.
 NUMPY = SimpleNamespace(name="numpy", **{n: globals()[f"{n}_numpy"] for n in _NAMES})
